@@ -1,0 +1,15 @@
+"""Test configuration: JAX's 64-bit mode and hypothesis profiles.
+
+The suite runs with JAX's 64-bit mode on unless JAX_ENABLE_X64 is set in the environment
+(``tests/test_x64_off.py`` reruns the dtype-sensitive modules with it off, in a subprocess).
+"""
+
+import os
+
+os.environ.setdefault("JAX_ENABLE_X64", "1")
+
+import hypothesis  # noqa: E402
+
+hypothesis.settings.register_profile("default", max_examples=40, deadline=None, print_blob=True)
+hypothesis.settings.register_profile("thorough", max_examples=300, deadline=None, print_blob=True)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

@@ -1,0 +1,346 @@
+"""The array object: ``xp.Array``, a mutable wrapper around a ``jax.Array`` or a tracer.
+
+Why a wrapper (see DESIGN.md): array-api-compat routes raw JAX arrays to ``jax.numpy`` by
+class, so only a type of xp's own reaches xp; and generic code writes into arrays
+(``x[mask] = 0``, ``x += 1``), which an immutable ``jax.Array`` cannot take.
+
+- The wrapper is a JAX pytree with one leaf, so ``jax.jit``, ``grad``, ``vmap`` and
+  ``jax.tree`` functions take and return xp arrays; under a trace it holds a tracer.
+- Mutation rebinds: ``x[k] = v`` and ``x += y`` compute a new value functionally and store it in
+  the same wrapper. The wrapped value is always a strongly typed array of an xp dtype.
+- ``x[basic_index]`` is a view (NumPy semantics): writing into the view writes into ``x``, and
+  writing into ``x`` refreshes its live views, so no reader ever sees stale data.
+- ``x.jax`` is the wrapped ``jax.Array``, zero-copy; ``xp.asarray(jax_array)`` is the way in.
+
+Operators (``+``, ``<``, ``@``, ...) are installed by ``xp._operators`` from the same functions
+as ``xp.add``, ``xp.less``, ``xp.matmul``: one implementation each.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import jax
+import numpy as np
+
+from xp import _devices
+from xp._dtypes import PUBLIC, DType
+
+if TYPE_CHECKING:
+    from xp._typing import ArrayLike
+
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+_BinaryOperator = Callable[["Array", "ArrayLike"], "Array"]
+_UnaryOperator = Callable[["Array"], "Array"]
+
+
+class Array:
+    """An n-dimensional array of the array API standard, running on JAX.
+
+    Create arrays with ``xp.asarray``, ``xp.zeros`` and the other creation functions; the
+    constructor is not public.
+    """
+
+    __slots__ = ("_value", "_base", "_views", "__weakref__")
+    __array_priority__ = 100  # NumPy defers binary operators to ours
+    __hash__ = None  # type: ignore[assignment]  # mutable, like NumPy arrays
+
+    _value: Any  # a jax.Array or a tracer, strongly typed, of an xp dtype
+    _base: tuple[Array, Any]  # for a view: the array it views and the BasicIndex into it
+    _views: list[weakref.ref[Array]]  # the live views of this array
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Array:
+        raise TypeError("xp.Array cannot be constructed directly; use xp.asarray (or another creation function)")
+
+    # --- the namespace and attributes ---------------------------------------------------------
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        if api_version is not None and api_version not in API_VERSIONS:
+            raise ValueError(
+                f"xp.Array.__array_namespace__: api_version must be None or one of {', '.join(API_VERSIONS)}, "
+                f"got {api_version!r}"
+            )
+        import xp
+
+        return xp
+
+    @property
+    def dtype(self) -> DType:
+        return PUBLIC[self._value.dtype]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._value.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim  # type: ignore[no-any-return]
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._value.shape)
+
+    @property
+    def device(self) -> Any:
+        return _devices.device_of(self._value)
+
+    @property
+    def jax(self) -> jax.Array:
+        """The wrapped ``jax.Array`` (a tracer under a transformation), without a copy."""
+        return self._value  # type: ignore[no-any-return]
+
+    @property
+    def T(self) -> Array:
+        if self.ndim != 2:
+            raise ValueError(f"xp.Array.T: the array must be 2-dimensional, got {self.ndim} dimensions (use .mT)")
+        return wrap(self._value.T)
+
+    @property
+    def mT(self) -> Array:
+        if self.ndim < 2:
+            raise ValueError(f"xp.Array.mT: the array must have at least 2 dimensions, got {self.ndim}")
+        return wrap(self._value.mT)
+
+    def to_device(self, device: Any, /, *, stream: int | Any | None = None) -> Array:
+        from xp import _boundary
+
+        if stream is not None:
+            raise ValueError("xp.Array.to_device: stream must be None (JAX orders transfers itself)")
+        try:
+            target = _boundary.device(device)
+        except _boundary.ArgumentError as e:
+            raise e.kind("xp.Array.to_device: " + e.message) from None
+        return wrap(_devices.place(self._value, target))
+
+    def block_until_ready(self) -> Array:
+        """Wait until the array's value is computed (JAX dispatches asynchronously)."""
+        self._value.block_until_ready()
+        return self
+
+    # --- conversions ----------------------------------------------------------------------------
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return self._value.__array__(dtype=dtype, copy=copy)  # type: ignore[no-any-return]
+
+    def __jax_array__(self) -> jax.Array:
+        return self._value  # type: ignore[no-any-return]
+
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: int | Any | None = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[Any, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        return self._value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self, /) -> tuple[Any, int]:
+        return self._value.__dlpack_device__()  # type: ignore[no-any-return]
+
+    def __bool__(self, /) -> bool:
+        return self._scalar(bool)
+
+    def __int__(self, /) -> int:
+        if self.dtype.kind == "c":
+            raise TypeError("xp.Array.__int__: cannot convert a complex array to int")
+        return self._scalar(int)
+
+    def __float__(self, /) -> float:
+        if self.dtype.kind == "c":
+            raise TypeError("xp.Array.__float__: cannot convert a complex array to float (use xp.real first)")
+        return self._scalar(float)
+
+    def __complex__(self, /) -> complex:
+        return self._scalar(complex)
+
+    def __index__(self, /) -> int:
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"xp.Array.__index__: only integer arrays can be used as an index, got {self.dtype}")
+        return self._scalar(int)
+
+    def _scalar(self, convert: type) -> Any:
+        """A Python scalar of a one-element array (a TypeError subclass under a trace)."""
+        value = self._value
+        if not isinstance(value, jax.core.Tracer) and value.size != 1:
+            raise TypeError(
+                f"xp.Array: only arrays of one element convert to a Python {convert.__name__}, got shape {self.shape}"
+            )
+        return convert(value)
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("xp.Array: len() of a 0-d array")
+        return int(self._value.shape[0])
+
+    def __iter__(self) -> Iterator[Array]:
+        if self.ndim == 0:
+            raise TypeError("xp.Array: iteration over a 0-d array")
+        for i in range(self._value.shape[0]):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        value = self._value
+        if isinstance(value, jax.core.Tracer):
+            return f"Array(traced {value.aval.str_short()})"
+        return repr(value)  # jax's repr already reads "Array(..., dtype=...)"
+
+    def __str__(self) -> str:
+        return str(self._value)
+
+    def __format__(self, spec: str) -> str:
+        return format(self._value, spec)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_from_numpy, (np.asarray(self._value),))
+
+    def __copy__(self) -> Array:
+        return wrap(self._value)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Array:
+        return wrap(self._value)
+
+    # --- indexing and mutation ------------------------------------------------------------------
+
+    def __getitem__(self, key: Any, /) -> Array:
+        try:
+            index = _indexing.parse(key, self._value.shape)
+            result = wrap(index.get(self._value))
+        except _indexing.b.ArgumentError as e:
+            raise e.kind("xp.Array.__getitem__: " + e.message) from None
+        if type(index) is _indexing.BasicIndex:
+            result._base = (self, index)
+            ref = weakref.ref(result)
+            try:
+                self._views.append(ref)
+            except AttributeError:
+                self._views = [ref]
+        return result
+
+    def __setitem__(self, key: Any, value: Any, /) -> None:
+        try:
+            index = _indexing.parse(key, self._value.shape)
+            update = _indexing.b.update_value(value, self._value.dtype, "value")
+            if isinstance(index, _indexing.BasicIndex) and not _broadcastable(update.shape, index.shape):
+                raise _indexing.b.ArgumentError(
+                    ValueError,
+                    f"value of shape {tuple(update.shape)} cannot be broadcast to the indexed shape {index.shape}",
+                )
+            new_value = index.set(self._value, update)
+        except _indexing.b.ArgumentError as e:
+            raise e.kind("xp.Array.__setitem__: " + e.message) from None
+        self._assign(new_value)
+
+    def _assign(self, value: Any, _origin: Array | None = None) -> None:
+        """Rebind the value (same shape and dtype); update the viewed array and live views."""
+        self._value = value
+        base = getattr(self, "_base", None)
+        if base is not None and base[0] is not _origin:
+            viewed, index = base
+            viewed._assign(index.set(viewed._value, value), _origin=self)
+        self._refresh_views(skip=_origin)
+
+    def _refresh_views(self, skip: Array | None) -> None:
+        views = getattr(self, "_views", None)
+        if not views:
+            return
+        alive = []
+        for ref in views:
+            view = ref()
+            if view is None:
+                continue
+            alive.append(ref)
+            if view is not skip:
+                view._value = view._base[1].get(self._value)
+                view._refresh_views(skip=None)
+        self._views = alive
+
+    # --- operators: installed by xp._operators; declared here for type checkers ----------------
+
+    if TYPE_CHECKING:
+        __add__: _BinaryOperator
+        __sub__: _BinaryOperator
+        __mul__: _BinaryOperator
+        __truediv__: _BinaryOperator
+        __floordiv__: _BinaryOperator
+        __mod__: _BinaryOperator
+        __pow__: _BinaryOperator
+        __matmul__: _BinaryOperator
+        __and__: _BinaryOperator
+        __or__: _BinaryOperator
+        __xor__: _BinaryOperator
+        __lshift__: _BinaryOperator
+        __rshift__: _BinaryOperator
+        __lt__: _BinaryOperator
+        __le__: _BinaryOperator
+        __gt__: _BinaryOperator
+        __ge__: _BinaryOperator
+        __eq__: _BinaryOperator  # type: ignore[assignment]
+        __ne__: _BinaryOperator  # type: ignore[assignment]
+        __radd__: _BinaryOperator
+        __rsub__: _BinaryOperator
+        __rmul__: _BinaryOperator
+        __rtruediv__: _BinaryOperator
+        __rfloordiv__: _BinaryOperator
+        __rmod__: _BinaryOperator
+        __rpow__: _BinaryOperator
+        __rmatmul__: _BinaryOperator
+        __rand__: _BinaryOperator
+        __ror__: _BinaryOperator
+        __rxor__: _BinaryOperator
+        __rlshift__: _BinaryOperator
+        __rrshift__: _BinaryOperator
+        __iadd__: _BinaryOperator
+        __isub__: _BinaryOperator
+        __imul__: _BinaryOperator
+        __itruediv__: _BinaryOperator
+        __ifloordiv__: _BinaryOperator
+        __imod__: _BinaryOperator
+        __ipow__: _BinaryOperator
+        __imatmul__: _BinaryOperator
+        __iand__: _BinaryOperator
+        __ior__: _BinaryOperator
+        __ixor__: _BinaryOperator
+        __ilshift__: _BinaryOperator
+        __irshift__: _BinaryOperator
+        __abs__: _UnaryOperator
+        __neg__: _UnaryOperator
+        __pos__: _UnaryOperator
+        __invert__: _UnaryOperator
+
+
+_new = object.__new__
+
+
+def wrap(value: Any) -> Array:
+    """An Array around ``value`` (a strongly typed jax array or tracer of an xp dtype), unchecked."""
+    result = _new(Array)
+    result._value = value
+    return result
+
+
+def _broadcastable(source: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    if len(source) > len(target):
+        return False
+    return all(s == 1 or s == t for s, t in zip(reversed(source), reversed(target), strict=False))
+
+
+def _from_numpy(value: np.ndarray) -> Array:
+    import jax.numpy as jnp
+
+    return wrap(jnp.asarray(value))
+
+
+jax.tree_util.register_pytree_node(
+    Array,
+    lambda x: ((x._value,), None),
+    lambda _, children: wrap(children[0]),
+)
+
+from xp import _indexing  # noqa: E402  (a cycle: _indexing needs Array)

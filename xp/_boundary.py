@@ -1,0 +1,397 @@
+"""The boundary: the one place where public arguments are checked and converted.
+
+Every public function is decorated with :func:`api` and converts each argument with one of the
+helpers below (:func:`array`, :func:`dtype`, :func:`axes`, ...). A helper that rejects an
+argument raises :class:`ArgumentError`, which names the parameter, what was expected and what
+came; :func:`api` turns it into the public exception (TypeError, ValueError, IndexError, ...)
+prefixed with the function's name, e.g. ``xp.add: x2 must be an array or a Python scalar, got
+str``. The helpers' fast paths are a type check and an attribute read (well under a
+microsecond), so they can sit on every call.
+
+:func:`api` is also the single routing point for sparse arrays: a helper that meets a sparse
+argument raises :class:`SparseArgument`, and the call is re-dispatched to the implementation
+that ``xp.sparse`` registered under the function's name, or fails with NotImplementedError
+naming ``.todense()``. Dense code paths never densify a sparse array.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from xp import _devices
+from xp import _dtypes as dt
+from xp._array import Array
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+Tracer = jax.core.Tracer
+PY_SCALARS = (bool, int, float, complex)
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+class ArgumentError(Exception):
+    """A rejected argument. Internal: :func:`api` re-raises it as ``kind`` with the function's name."""
+
+    def __init__(self, kind: type[Exception], message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class AxisError(ValueError, IndexError):
+    """An axis out of range (both a ValueError and an IndexError, as in NumPy)."""
+
+
+class DataDependentShapeError(TypeError):
+    """An operation whose output shape depends on array values was called under a JAX trace.
+
+    A TypeError, like JAX's ConcretizationTypeError, so that code probing for lazy arrays
+    recognises it.
+    """
+
+
+class SparseArgument(Exception):
+    """Internal: a sparse array met a dense code path; :func:`api` re-routes the call."""
+
+
+def fail(kind: type[Exception], message: str) -> NoReturn:
+    raise ArgumentError(kind, message)
+
+
+def describe(x: object) -> str:
+    """How an unexpected argument is named in messages: its type, and dtype and shape if it has them."""
+    if isinstance(x, (Array, jax.Array, np.ndarray)):
+        return f"{type(x).__name__} of dtype {x.dtype} and shape {tuple(x.shape)}"
+    if x is None or isinstance(x, (bool, int, float, complex, str)):
+        return f"{type(x).__name__} {x!r}"
+    return type(x).__name__
+
+
+# --- the decorator --------------------------------------------------------------------------
+
+SPARSE_TYPES: tuple[type, ...] = ()
+"""The sparse array types; ``xp.sparse`` adds its own when it is imported."""
+
+SPARSE_IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {}
+"""Sparse implementations by public name (``"add"``, ``"linalg.matmul"``), from ``xp.sparse``."""
+
+
+def public_name(fn: Callable[..., Any]) -> str:
+    """``"sum"`` for ``xp.sum``, ``"linalg.solve"`` for ``xp.linalg.solve``."""
+    parts = [p for p in fn.__module__.split(".")[1:] if not p.startswith("_")]
+    return ".".join([*parts, fn.__name__])
+
+
+def api(fn: F) -> F:
+    """Make ``fn`` a public xp function: named errors and sparse routing (see the module)."""
+    name = public_name(fn)
+    prefix = f"xp.{name}: "
+
+    @functools.wraps(fn)
+    def public(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ArgumentError as e:
+            raise e.kind(prefix + e.message) from None
+        except SparseArgument:
+            return route_sparse(name, args, kwargs)
+
+    public.__module__ = "xp" if name.count(".") == 0 else "xp." + name.rsplit(".", 1)[0]
+    return public  # type: ignore[return-value]
+
+
+def route_sparse(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    impl = SPARSE_IMPLEMENTATIONS.get(name)
+    if impl is None:
+        raise NotImplementedError(
+            f"xp.{name} has no sparse implementation; convert the sparse argument with "
+            f".todense() first if a dense result is what you want"
+        )
+    return impl(*args, **kwargs)
+
+
+# --- arrays ---------------------------------------------------------------------------------
+
+
+def array(x: Any, param: str) -> Any:
+    """``x`` (any ArrayLike) as a strongly typed ``jax.Array`` or tracer, without copying."""
+    if type(x) is Array:
+        return x._value
+    return _foreign_array(x, param, "an array")
+
+
+def operand(x: Any, param: str) -> Any:
+    """Like :func:`array`, but a Python scalar comes back unchanged, for the caller to promote."""
+    if type(x) is Array:
+        return x._value
+    if type(x) in PY_SCALARS:
+        return x
+    return _foreign_array(x, param, "an array or a Python scalar")
+
+
+def optional_array(x: Any, param: str) -> Any:
+    return None if x is None else array(x, param)
+
+
+def _foreign_array(x: Any, param: str, expected: str) -> Any:
+    if isinstance(x, Array):
+        return x._value
+    if isinstance(x, (jax.Array, Tracer)):
+        return from_jax(x, param)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return from_numpy(x, None, param)
+    if type(x) in PY_SCALARS:
+        return scalar_array(x, dt.default_dtype_of_scalar(type(x)), param)
+    if SPARSE_TYPES and isinstance(x, SPARSE_TYPES):
+        raise SparseArgument
+    if isinstance(x, (list, tuple)):
+        fail(TypeError, f"{param} must be {expected}, got {type(x).__name__} "
+             f"(lists and tuples are not arrays; convert with xp.asarray)")  # fmt: skip
+    fail(TypeError, f"{param} must be {expected}, got {describe(x)}")
+
+
+def from_jax(x: Any, param: str) -> Any:
+    """A jax array or tracer checked for an xp dtype, with JAX's weak type removed."""
+    if x.dtype not in dt.ANY:
+        fail(TypeError, f"{param} has dtype {x.dtype}, which is not an array API dtype "
+             f"(convert it with astype to one of {', '.join(d.name for d in dt.ALL)})")  # fmt: skip
+    if _is_weak(x):
+        return jax.lax.convert_element_type(x, x.dtype)
+    return x
+
+
+def _is_weak(x: Any) -> bool:
+    if isinstance(x, Tracer):
+        return bool(getattr(x.aval, "weak_type", False))
+    return bool(x.weak_type)
+
+
+def from_numpy(x: np.ndarray | np.generic, dtype: np.dtype | None, param: str) -> Any:
+    """A NumPy array or scalar on the default device, with ``dtype`` if given.
+
+    Without ``dtype``, the array must have an xp dtype that is available now: with JAX's
+    64-bit mode off, a float64 or int64 array is an error rather than a silent conversion.
+    """
+    source = x.dtype
+    if dtype is None:
+        if source not in dt.ANY:
+            fail(TypeError, f"{param} has dtype {source}, which is not an array API dtype; "
+                 f"pass dtype= to convert it")  # fmt: skip
+        if not dt.is_available(source):
+            fail(TypeError, f"{param} has dtype {source}: {dt.unavailable_message(source)}, "
+                 f"or pass dtype= to convert explicitly")  # fmt: skip
+        dtype = source
+    elif source.kind == "c" and dtype.kind != "c":
+        fail(TypeError, f"cannot convert complex {param} to {dtype} (take xp.real or xp.imag first)")
+    return jnp.asarray(np.asarray(x, dtype=dtype))
+
+
+def check_int_range(value: int, dtype: np.dtype, param: str) -> None:
+    low, high = INTEGER_BOUNDS[dtype]
+    if not low <= value <= high:
+        fail(OverflowError, f"Python int {value} in {param} is out of bounds for {dtype}")
+
+
+INTEGER_BOUNDS = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in dt.INTEGER}
+
+
+def check_scalar_fits(value: bool | int | float | complex, dtype: np.dtype, param: str) -> None:
+    """A Python scalar must be of a kind ``dtype`` can hold, and an int must be in range."""
+    kind = dt.SCALAR_KIND[type(value)]
+    if kind > dt._ARRAY_KIND[dtype.kind]:
+        fail(TypeError, f"{param} is a Python {type(value).__name__}, which {dtype} cannot hold")
+    if kind == 1 and dtype.kind in "iu":
+        check_int_range(value, dtype, param)  # type: ignore[arg-type]
+    elif kind == 1 and dtype.kind in "fc" and abs(value) > _FLOAT_MAX[dtype]:
+        fail(OverflowError, f"Python int in {param} is too large for {dtype}")
+
+
+_FLOAT_MAX = {d: float(np.finfo(d).max) for d in dt.FLOATING}
+
+_SCALAR_CACHE: dict[tuple[Any, ...], Any] = {}
+_SCALAR_CACHE_SIZE = 4096
+
+
+def scalar_array(value: bool | int | float | complex, dtype: np.dtype, param: str) -> Any:
+    """A 0-d jax array holding a Python scalar as ``dtype`` (range-checked, cached).
+
+    Creating a device scalar costs a transfer; generic code reuses a few constants (0, 1, 0.5)
+    over and over, so they are cached. Zeros, NaNs and complex values are keyed by their
+    repr, so that -0.0 and 0.0 (equal, with equal hashes) stay apart.
+    """
+    kind = type(value)
+    if kind is float and (value == 0 or value != value) or kind is complex:
+        key: tuple[Any, ...] = (kind, repr(value), dtype)
+    else:
+        key = (kind, value, dtype)
+    try:
+        return _SCALAR_CACHE[key]
+    except KeyError:
+        pass
+    check_scalar_fits(value, dtype, param)
+    if not dt.is_available(dtype):
+        fail(TypeError, f"{param}: {dt.unavailable_message(dtype)}")
+    result = jnp.asarray(np.asarray(value, dtype=dtype))
+    if len(_SCALAR_CACHE) >= _SCALAR_CACHE_SIZE:
+        _SCALAR_CACHE.clear()
+    _SCALAR_CACHE[key] = result
+    return result
+
+
+def scalar_constant(value: bool | int | float | complex, dtype: np.dtype, param: str) -> Any:
+    """A Python scalar as a NumPy scalar of ``dtype``: inside a trace it becomes a literal."""
+    check_scalar_fits(value, dtype, param)
+    return dtype.type(value)
+
+
+def update_value(value: Any, dtype: np.dtype, param: str) -> Any:
+    """A value to write into an array of ``dtype`` (2025.12 ``__setitem__`` rules).
+
+    A Python scalar must be one ``dtype`` can hold; an array's dtype must promote to
+    ``dtype``, so a write never changes the array's dtype or silently narrows the value. The
+    result may still have another dtype; the writing kernel casts it.
+    """
+    if type(value) in PY_SCALARS:
+        return scalar_array(value, dtype, param)
+    result = array(value, param)
+    if result.dtype != dtype and dt.PROMOTION_TABLE.get((result.dtype, dtype)) != dtype:
+        fail(TypeError, f"{param} has dtype {result.dtype}, which does not promote to the array's dtype {dtype} "
+             f"(cast it with astype first)")  # fmt: skip
+    return result
+
+
+# --- dtypes, devices and other arguments ----------------------------------------------------
+
+_DTYPE_LIKE: dict[Any, np.dtype] = {}
+for _d in dt.ALL:
+    _DTYPE_LIKE[_d] = _d
+    _DTYPE_LIKE[_d.type] = _d  # numpy scalar types: np.float32
+    _DTYPE_LIKE[_d.name] = _d
+    _DTYPE_LIKE[dt.PUBLIC[_d]] = _d
+    _jnp_type = getattr(jnp, "bool_" if _d.name == "bool" else _d.name)  # jnp.float32
+    _DTYPE_LIKE[_jnp_type] = _d
+_PY_TYPE_DEFAULTS = {bool: dt.bool, int: dt.default_int, float: dt.default_float, complex: dt.default_complex}
+
+
+def dtype(value: Any, param: str = "dtype") -> np.dtype:
+    """A DTypeLike as one of the 13 dtype objects, available under the current 64-bit mode."""
+    try:
+        result = _DTYPE_LIKE[value]
+    except (KeyError, TypeError):
+        result = _dtype_slow(value, param)
+    if result in dt.X64_ONLY and not dt.x64_enabled():
+        fail(TypeError, f"{param}={result}: {dt.unavailable_message(result)}")
+    return result
+
+
+def optional_dtype(value: Any, param: str = "dtype") -> np.dtype | None:
+    return None if value is None else dtype(value, param)
+
+
+def _dtype_slow(value: Any, param: str) -> np.dtype:
+    default = _PY_TYPE_DEFAULTS.get(value)  # type: ignore[call-overload]
+    if default is not None:
+        return default() if callable(default) else default
+    inner = getattr(value, "dtype", None)
+    if isinstance(inner, np.dtype) and inner in dt.ANY:
+        return inner
+    fail(TypeError, f"{param} must be one of the array API dtypes "
+         f"({', '.join(d.name for d in dt.ALL)}), got {describe(value)}")  # fmt: skip
+
+
+def device(value: Any, param: str = "device") -> Any:
+    if value is None or isinstance(value, _devices.DEVICE_TYPES):
+        return value
+    fail(TypeError, f"{param} must be {_devices.DEVICE_EXPECTED}, got {describe(value)}")
+
+
+def integer(value: Any, param: str) -> int:
+    """A Python int (an int, a NumPy integer, or anything with ``__index__``; not a bool)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool):
+        fail(TypeError, f"{param} must be an integer, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        fail(TypeError, f"{param} must be an integer, got {describe(value)}")
+
+
+def non_negative(value: Any, param: str) -> int:
+    n = integer(value, param)
+    if n < 0:
+        fail(ValueError, f"{param} must be non-negative, got {n}")
+    return n
+
+
+def boolean(value: Any, param: str) -> bool:
+    if value is True or value is False:
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    fail(TypeError, f"{param} must be a bool, got {describe(value)}")
+
+
+def optional_boolean(value: Any, param: str) -> bool | None:
+    return None if value is None else boolean(value, param)
+
+
+def real_scalar(value: Any, param: str) -> float:
+    if type(value) in (int, float) or isinstance(value, (np.integer, np.floating)):
+        return value  # type: ignore[no-any-return]
+    fail(TypeError, f"{param} must be a real Python scalar, got {describe(value)}")
+
+
+def choice(value: Any, options: tuple[Any, ...], param: str) -> Any:
+    if value in options and type(value) in {type(o) for o in options}:
+        return value
+    fail(ValueError, f"{param} must be one of {', '.join(map(repr, options))}, got {value!r}")
+
+
+def shape(value: Any, param: str = "shape") -> tuple[int, ...]:
+    """A shape: a non-negative int or a tuple of them."""
+    if type(value) is tuple and all(type(n) is int and n >= 0 for n in value):
+        return value
+    if isinstance(value, (tuple, list)):
+        return tuple(non_negative(n, f"{param}[{i}]") for i, n in enumerate(value))
+    try:
+        return (non_negative(value, param),)
+    except ArgumentError:
+        fail(TypeError, f"{param} must be an int or a tuple of ints, got {describe(value)}")
+
+
+def axis(value: Any, ndim: int, param: str = "axis") -> int:
+    """An axis in ``[-ndim, ndim)``, normalized to ``[0, ndim)``."""
+    n = integer(value, param)
+    if not -ndim <= n < ndim:
+        fail(AxisError, f"{param}={n} is out of bounds for an array of {ndim} dimensions")
+    return n % ndim if n < 0 else n
+
+
+def axes(value: Any, ndim: int, param: str = "axis") -> tuple[int, ...]:
+    """``None`` (every axis), an axis, or a tuple of distinct axes, normalized and in order given."""
+    if value is None:
+        return tuple(range(ndim))
+    if isinstance(value, (tuple, list)):
+        result = tuple(axis(a, ndim, param) for a in value)
+        if len(set(result)) != len(result):
+            fail(ValueError, f"{param} has repeated axes: {tuple(value)}")
+        return result
+    return (axis(value, ndim, param),)
+
+
+def finite_float(value: Any, param: str) -> float:
+    x = float(real_scalar(value, param))
+    if not math.isfinite(x):
+        fail(ValueError, f"{param} must be finite, got {x}")
+    return x

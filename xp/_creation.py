@@ -1,0 +1,428 @@
+"""Creation functions (the standard's "Creation Functions" chapter).
+
+Every function takes ``device=`` (a ``jax.Device`` or a ``jax.sharding.Sharding``), which is
+honoured eagerly and under ``jax.jit``. Shapes, dtypes and other static arguments select a
+cached jitted kernel; fill values are passed as data, so they never cause a recompilation.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from xp import _boundary as b
+from xp import _devices
+from xp import _dtypes as dt
+from xp._array import Array, wrap
+from xp._typing import ArrayLike, Device, DTypeLike
+
+kernel = functools.partial(jax.jit, inline=True)
+Tracer = jax.core.Tracer
+
+
+def _finish(value: Any, device: Any) -> Array:
+    return wrap(_devices.place(value, device))
+
+
+# --- asarray and from_dlpack ----------------------------------------------------------------
+
+
+@b.api
+def asarray(
+    obj: Any,
+    /,
+    *,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+    copy: bool | None = None,
+) -> Array:
+    """Convert ``obj`` to an array: xp, JAX and NumPy arrays, Python scalars, nested sequences
+    of them, objects with ``__dlpack__`` and buffer-protocol objects.
+
+    ``copy=None`` copies only when it must (an xp array is returned as is when nothing
+    changes); ``copy=True`` always gives an independent array; ``copy=False`` raises
+    ValueError when a copy would be needed. A Python scalar or sequence takes the default
+    dtype of its kind; 64-bit input with JAX's 64-bit mode off is an error unless ``dtype``
+    asks for a 32-bit type explicitly.
+    """
+    want = b.optional_dtype(dtype)
+    target = b.device(device)
+    copy = b.optional_boolean(copy, "copy")
+    if isinstance(obj, Array):
+        return _from_array(obj, want, target, copy)
+    if isinstance(obj, (jax.Array, Tracer)):
+        value = b.from_jax(obj, "obj")
+        return _from_array(wrap(value), want, target, copy)
+    if b.SPARSE_TYPES and isinstance(obj, b.SPARSE_TYPES):
+        raise b.SparseArgument
+    if copy is False:
+        b.fail(ValueError, f"copy=False, but a {type(obj).__name__} cannot be shared without a copy")
+    if isinstance(obj, (np.ndarray, np.generic)):
+        return _finish(b.from_numpy(obj, want, "obj"), target)
+    if type(obj) in b.PY_SCALARS:
+        return _finish(b.scalar_array(obj, want or dt.default_dtype_of_scalar(type(obj)), "obj"), target)
+    if isinstance(obj, (list, tuple)):
+        return _finish(_from_sequence(obj, want), target)
+    if hasattr(obj, "__dlpack__"):
+        return _from_array(wrap(_import_dlpack(obj, None, None)), want, target, None)
+    if hasattr(obj, "__array__") or isinstance(obj, (bytes, bytearray, memoryview)) or hasattr(obj, "__buffer__"):
+        try:
+            host = np.asarray(obj) if not isinstance(obj, (bytes, bytearray)) else np.frombuffer(obj, np.uint8)
+        except (TypeError, ValueError) as e:
+            b.fail(TypeError, f"obj could not be converted to an array: {e}")
+        return _finish(b.from_numpy(host, want, "obj"), target)
+    b.fail(TypeError, f"obj must be an array, a Python scalar or a nested sequence of them, got {b.describe(obj)}")
+
+
+def _from_array(x: Array, dtype: np.dtype | None, device: Any, copy: bool | None) -> Array:
+    value = x._value
+    needs_cast = dtype is not None and dtype != value.dtype
+    needs_move = not _devices.same_placement(value, device)
+    if copy is False and (needs_cast or needs_move):
+        b.fail(ValueError, "copy=False, but converting the array needs a copy "
+               f"({'a dtype change' if needs_cast else 'a device transfer'})")  # fmt: skip
+    if needs_cast:
+        if value.dtype.kind == "c" and dtype.kind != "c":  # type: ignore[union-attr]
+            b.fail(TypeError, f"cannot convert a complex array to {dtype} (take xp.real or xp.imag first)")
+        value = _cast(value, dtype=dtype)
+    if needs_move:
+        value = _devices.place(value, device)
+    if needs_cast or needs_move or copy:
+        return wrap(value)
+    return x
+
+
+@functools.partial(kernel, static_argnames="dtype")
+def _cast(value: Any, dtype: np.dtype) -> Any:
+    return value.astype(dtype)
+
+
+def _from_sequence(obj: Sequence[Any], dtype: np.dtype | None) -> Any:
+    """A nested sequence of Python scalars (or 0-d arrays) as a jax array."""
+    try:
+        host = np.array(obj)
+    except (ValueError, OverflowError) as e:
+        b.fail(ValueError if isinstance(e, ValueError) else OverflowError, f"obj is not a regular nested sequence: {e}")
+    if host.dtype == object:
+        b.fail(TypeError, "obj must be a nested sequence of Python scalars with one shape (some element is "
+               "not a scalar, or an int does not fit in 64 bits)")  # fmt: skip
+    inferred = {"b": dt.bool, "i": dt.default_int(), "u": dt.default_int(), "f": dt.default_float(),
+                "c": dt.default_complex()}.get(host.dtype.kind)  # fmt: skip
+    if inferred is None:
+        b.fail(TypeError, f"obj holds elements of dtype {host.dtype}, which is not a numeric type")
+    if host.dtype.kind in "iu" and dtype is None:
+        _check_range(host, inferred)
+    target = dtype or inferred
+    if host.size and dt._ARRAY_KIND[host.dtype.kind] > dt._ARRAY_KIND[target.kind]:
+        b.fail(TypeError, f"obj holds {host.dtype.kind == 'c' and 'complex' or host.dtype.kind == 'f' and 'float' or 'int'} "
+               f"values, which {target} cannot hold")  # fmt: skip
+    if target.kind in "iu" and host.dtype.kind in "iu":
+        _check_range(host, target)
+    return jnp.asarray(host.astype(target))
+
+
+def _check_range(host: np.ndarray, dtype: np.dtype) -> None:
+    if host.size:
+        low, high = b.INTEGER_BOUNDS[dtype]
+        if host.min() < low or host.max() > high:
+            b.fail(OverflowError, f"obj holds integers out of bounds for {dtype}")
+
+
+def _import_dlpack(obj: Any, device: Any, copy: bool | None) -> Any:
+    try:
+        value = jax.dlpack.from_dlpack(obj, device=device, copy=copy)
+    except (TypeError, BufferError, RuntimeError, ValueError) as e:
+        b.fail(BufferError if isinstance(e, BufferError) else ValueError, f"x could not be imported with DLPack: {e}")
+    return b.from_jax(value, "x")
+
+
+@b.api
+def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
+    """An array sharing memory with ``x`` (any object with ``__dlpack__``) where possible."""
+    target = b.device(device)
+    copy = b.optional_boolean(copy, "copy")
+    if isinstance(x, Array):
+        x = x._value
+    if not hasattr(x, "__dlpack__"):
+        b.fail(TypeError, f"x must support the DLPack protocol (__dlpack__), got {b.describe(x)}")
+    source_dtype = getattr(x, "dtype", None)
+    if isinstance(source_dtype, np.dtype) and source_dtype in dt.X64_ONLY and not dt.x64_enabled():
+        b.fail(TypeError, f"x has dtype {source_dtype}: {dt.unavailable_message(source_dtype)}")
+    if isinstance(target, _devices.TracedDevice):
+        target = None
+    return wrap(_import_dlpack(x, target, copy))
+
+
+# --- filled arrays --------------------------------------------------------------------------
+
+
+@functools.partial(kernel, static_argnames=("shape", "dtype"))
+def _filled(fill: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    return jnp.broadcast_to(fill.astype(dtype), shape)
+
+
+@functools.partial(kernel, static_argnames=("shape", "dtype", "value"))
+def _constant(shape: tuple[int, ...], dtype: np.dtype, value: int) -> Any:
+    return jnp.full(shape, value, dtype)
+
+
+@functools.partial(kernel, static_argnames=("dtype", "value"))
+def _constant_like(x: Any, dtype: np.dtype, value: int) -> Any:
+    return jnp.full(x.shape, value, dtype)
+
+
+def _dtype_or_default(dtype: DTypeLike | None) -> np.dtype:
+    return dt.default_float() if dtype is None else b.dtype(dtype)
+
+
+@b.api
+def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
+    """An array of ``shape`` filled with zeros (default dtype: the default floating dtype)."""
+    return _finish(_constant(b.shape(shape), _dtype_or_default(dtype), 0), b.device(device))
+
+
+@b.api
+def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
+    """An array of ``shape`` filled with ones (default dtype: the default floating dtype)."""
+    return _finish(_constant(b.shape(shape), _dtype_or_default(dtype), 1), b.device(device))
+
+
+@b.api
+def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
+    """An uninitialized array of ``shape``. JAX has no uninitialized memory: it holds zeros."""
+    return _finish(_constant(b.shape(shape), _dtype_or_default(dtype), 0), b.device(device))
+
+
+def _like(x: ArrayLike, dtype: DTypeLike | None, device: Device | None, value: int) -> Array:
+    source = b.array(x, "x")
+    want = source.dtype if dtype is None else b.dtype(dtype)
+    return _finish(_constant_like(source, want, value), b.device(device))
+
+
+@b.api
+def zeros_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
+    """Zeros with the shape (and by default the dtype and device) of ``x``."""
+    return _like(x, dtype, device, 0)
+
+
+@b.api
+def ones_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
+    """Ones with the shape (and by default the dtype and device) of ``x``."""
+    return _like(x, dtype, device, 1)
+
+
+@b.api
+def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
+    """An array with the shape (and by default the dtype and device) of ``x``, holding zeros."""
+    return _like(x, dtype, device, 0)
+
+
+def _fill_value(fill_value: Any, dtype: np.dtype | None) -> tuple[Any, np.dtype]:
+    """A fill value as a 0-d jax array, and the dtype of the result."""
+    if type(fill_value) in b.PY_SCALARS:
+        want = dtype or dt.default_dtype_of_scalar(type(fill_value))
+        if isinstance(fill_value, complex) or want.kind == "c":
+            return b.scalar_constant(fill_value, want, "fill_value"), want
+        return b.scalar_array(fill_value, want, "fill_value"), want
+    value = b.array(fill_value, "fill_value")
+    if value.ndim != 0:
+        b.fail(ValueError, f"fill_value must be a scalar or a 0-d array, got shape {tuple(value.shape)}")
+    want = dtype or value.dtype
+    if dt._ARRAY_KIND[value.dtype.kind] > dt._ARRAY_KIND[want.kind]:
+        b.fail(TypeError, f"fill_value has dtype {value.dtype}, which {want} cannot hold")
+    return value, want
+
+
+@b.api
+def full(
+    shape: int | tuple[int, ...],
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+) -> Array:
+    """An array of ``shape`` filled with ``fill_value`` (default dtype: that of its kind)."""
+    size = b.shape(shape)
+    fill, want = _fill_value(fill_value, b.optional_dtype(dtype))
+    return _finish(_filled(fill, size, want), b.device(device))
+
+
+@b.api
+def full_like(
+    x: ArrayLike,
+    /,
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+) -> Array:
+    """``fill_value`` in the shape (and by default the dtype and device) of ``x``."""
+    source = b.array(x, "x")
+    want = source.dtype if dtype is None else b.dtype(dtype)
+    fill, want = _fill_value(fill_value, want)
+    target = b.device(device)
+    if target is None and not isinstance(source, Tracer):
+        target = _devices.device_of(source)
+    return _finish(_filled(fill, tuple(source.shape), want), target)
+
+
+# --- ranges and grids -----------------------------------------------------------------------
+
+
+@b.api
+def arange(
+    start: int | float,
+    /,
+    stop: int | float | None = None,
+    step: int | float = 1,
+    *,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+) -> Array:
+    """Evenly spaced values in ``[start, stop)`` (``[0, start)`` when ``stop`` is None)."""
+    start = b.real_scalar(start, "start")
+    if stop is None:
+        start, stop = 0, start
+    else:
+        stop = b.real_scalar(stop, "stop")
+    step = b.real_scalar(step, "step")
+    if step == 0:
+        b.fail(ValueError, "step must not be zero")
+    scalars = (start, stop, step)
+    if dtype is None:
+        want = dt.default_int() if all(isinstance(v, (int, np.integer)) for v in scalars) else dt.default_float()
+    else:
+        want = b.dtype(dtype)
+        if want.kind == "b" or want.kind == "c":
+            b.fail(TypeError, f"dtype must be a real numeric dtype, got {want}")
+    length = max(0, math.ceil((stop - start) / step))
+    if want.kind in "iu":
+        for v, name in zip(scalars, ("start", "stop", "step"), strict=True):
+            if not float(v).is_integer():
+                b.fail(TypeError, f"{name}={v} is not an integer, but dtype is {want}")
+        if length:
+            b.check_int_range(int(start), want, "start")
+            b.check_int_range(int(start + (length - 1) * step), want, "stop")
+        compute = np.dtype(np.int64 if want.itemsize == 8 else np.int32)
+        first, stride = np.asarray(int(start)).astype(compute), np.asarray(int(step)).astype(compute)
+        return _finish(_int_range(first, stride, length=length, dtype=want), b.device(device))
+    return _finish(_float_range(float(start), float(step), length=length, dtype=want), b.device(device))
+
+
+@functools.partial(kernel, static_argnames=("length", "dtype"))
+def _int_range(start: Any, step: Any, length: int, dtype: np.dtype) -> Any:
+    return (start + step * jax.lax.iota(start.dtype, length)).astype(dtype)
+
+
+@functools.partial(kernel, static_argnames=("length", "dtype"))
+def _float_range(start: float, step: float, length: int, dtype: np.dtype) -> Any:
+    return (start + step * jax.lax.iota(dtype, length)).astype(dtype)
+
+
+@b.api
+def linspace(
+    start: int | float | complex,
+    stop: int | float | complex,
+    /,
+    num: int,
+    *,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+    endpoint: bool = True,
+) -> Array:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (included if ``endpoint``)."""
+    for v, name in ((start, "start"), (stop, "stop")):
+        if type(v) not in (int, float, complex) and not isinstance(v, (np.integer, np.floating, np.complexfloating)):
+            b.fail(TypeError, f"{name} must be a Python int, float or complex, got {b.describe(v)}")
+    count = b.non_negative(num, "num")
+    endpoint = b.boolean(endpoint, "endpoint")
+    is_complex = isinstance(start, (complex, np.complexfloating)) or isinstance(stop, (complex, np.complexfloating))
+    if dtype is None:
+        want = dt.default_complex() if is_complex else dt.default_float()
+    else:
+        want = b.dtype(dtype)
+        if is_complex and want.kind != "c":
+            b.fail(TypeError, f"start or stop is complex, but dtype is {want}")
+    compute = want if want.kind in "fc" else dt.default_float()
+    value = _linspace(np.asarray(start, compute), np.asarray(stop, compute), num=count, endpoint=endpoint)
+    return _finish(value.astype(want) if want != compute else value, b.device(device))
+
+
+@functools.partial(kernel, static_argnames=("num", "endpoint"))
+def _linspace(start: Any, stop: Any, num: int, endpoint: bool) -> Any:
+    return jnp.linspace(start, stop, num, endpoint=endpoint, dtype=start.dtype)
+
+
+@b.api
+def eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    *,
+    k: int = 0,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+) -> Array:
+    """A 2-d array with ones on the ``k``-th diagonal and zeros elsewhere."""
+    rows = b.non_negative(n_rows, "n_rows")
+    cols = rows if n_cols is None else b.non_negative(n_cols, "n_cols")
+    return _finish(_eye(rows, cols, b.integer(k, "k"), _dtype_or_default(dtype)), b.device(device))
+
+
+@functools.partial(kernel, static_argnums=(0, 1, 2, 3))
+def _eye(rows: int, cols: int, k: int, dtype: np.dtype) -> Any:
+    return jnp.eye(rows, cols, k, dtype=dtype)
+
+
+@b.api
+def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[Array, ...]:
+    """Coordinate arrays from 1-d coordinate vectors (a tuple; ``indexing`` 'xy' or 'ij')."""
+    indexing = b.choice(indexing, ("xy", "ij"), "indexing")
+    values = [b.array(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
+    for i, v in enumerate(values):
+        if v.ndim != 1:
+            b.fail(ValueError, f"arrays[{i}] must be 1-dimensional, got shape {tuple(v.shape)}")
+    if values:
+        dtypes = {v.dtype for v in values}
+        if len(dtypes) > 1:
+            b.fail(TypeError, f"arrays must all have the same dtype, got {', '.join(sorted(map(str, dtypes)))}")
+    return tuple(wrap(v) for v in _meshgrid(tuple(values), indexing=indexing))
+
+
+@functools.partial(kernel, static_argnames="indexing")
+def _meshgrid(values: tuple[Any, ...], indexing: str) -> Any:
+    return jnp.meshgrid(*values, indexing=indexing)
+
+
+@b.api
+def tril(x: ArrayLike, /, *, k: int = 0) -> Array:
+    """``x`` with the elements above the ``k``-th diagonal of its last two axes set to zero."""
+    value = b.array(x, "x")
+    if value.ndim < 2:
+        b.fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
+    return wrap(_tril(value, k=b.integer(k, "k")))
+
+
+@b.api
+def triu(x: ArrayLike, /, *, k: int = 0) -> Array:
+    """``x`` with the elements below the ``k``-th diagonal of its last two axes set to zero."""
+    value = b.array(x, "x")
+    if value.ndim < 2:
+        b.fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
+    return wrap(_triu(value, k=b.integer(k, "k")))
+
+
+@functools.partial(kernel, static_argnames="k")
+def _tril(x: Any, k: int) -> Any:
+    return jnp.tril(x, k)
+
+
+@functools.partial(kernel, static_argnames="k")
+def _triu(x: Any, k: int) -> Any:
+    return jnp.triu(x, k)

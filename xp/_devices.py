@@ -1,0 +1,73 @@
+"""Devices: what ``device=`` accepts, what ``x.device`` returns, and placing arrays.
+
+A device is a ``jax.Device`` or a ``jax.sharding.Sharding`` (for example a ``NamedSharding``
+over a ``Mesh``): JAX's SPMD partitioner is the distributed engine, and xp adds none of its own.
+
+Under ``jax.jit`` an array's placement is decided by the compiler, not known while tracing; a
+traced array's ``.device`` is then ``TRACED``, a device object that means "wherever this
+computation runs". Passing it back as ``device=`` places nothing, so generic code such as
+``xp.zeros(n, device=x.device)`` works unchanged inside and outside ``jit``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import jax
+from jax.sharding import NamedSharding, Sharding, SingleDeviceSharding
+
+
+class TracedDevice:
+    """The device of an array inside a JAX transformation (see the module docstring)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "TracedDevice()"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TracedDevice)
+
+    def __hash__(self) -> int:
+        return hash(TracedDevice)
+
+
+TRACED: Final = TracedDevice()
+
+DEVICE_TYPES = (jax.Device, Sharding, TracedDevice)
+DEVICE_EXPECTED = "a jax.Device or a jax.sharding.Sharding (such as x.device or jax.devices()[0])"
+
+
+def default_device() -> jax.Device:
+    return jax.devices()[0]
+
+
+def device_of(value: Any) -> jax.Device | Sharding | TracedDevice:
+    """``x.device`` of a jax array: its device, its sharding when it spans several devices."""
+    if isinstance(value, jax.core.Tracer):
+        return TRACED
+    sharding = value.sharding
+    if isinstance(sharding, SingleDeviceSharding):
+        return next(iter(sharding.device_set))
+    if len(sharding.device_set) == 1 and not isinstance(sharding, NamedSharding):
+        return next(iter(sharding.device_set))
+    return sharding  # type: ignore[no-any-return]
+
+
+def place(value: Any, device: jax.Device | Sharding | TracedDevice | None) -> Any:
+    """``value`` put on ``device``; ``None`` and ``TRACED`` leave it where it is.
+
+    Works eagerly and under ``jit`` (where JAX's own ``device=`` arguments are ignored).
+    """
+    if device is None or device is TRACED:
+        return value
+    if not isinstance(value, jax.core.Tracer) and device_of(value) == device:
+        return value
+    return jax.device_put(value, device)
+
+
+def same_placement(value: Any, device: jax.Device | Sharding | TracedDevice | None) -> bool:
+    """Whether ``value`` already lives on ``device`` (``None`` and ``TRACED`` match anything)."""
+    if device is None or device is TRACED or isinstance(value, jax.core.Tracer):
+        return True
+    return bool(device_of(value) == device)

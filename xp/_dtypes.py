@@ -1,0 +1,300 @@
+"""The 13 data types of the standard, their categories, and type promotion.
+
+Inside xp, dtypes are NumPy dtype instances, what a ``jax.Array`` reports as its ``.dtype``.
+The public dtype objects (``xp.float32``, ``x.dtype``) are :class:`DType` instances standing for
+them: NumPy's dtypes compare equal to ``None`` and to strings (``numpy.dtype("float64") == None``
+is True), which the standard's equality semantics (and conformance suites) cannot have.
+A ``DType`` compares equal only to itself and to the NumPy dtype it stands for, and
+``numpy.dtype(xp.float32)`` (hence JAX) accepts it.
+
+Promotion follows the standard's lattice exactly. Pairs the standard leaves unspecified
+(mixed kinds) follow JAX's lattice with strong types: ``bool`` promotes to any type, an integer
+to any floating type, a real type to any complex type of at least its precision.
+``uint64`` with a signed integer has no integer result and raises.
+
+Which dtypes can be used depends on JAX's 64-bit mode, read at call time (xp never changes
+JAX's configuration): with ``jax_enable_x64`` off, the four 64-bit types are unavailable, and
+asking for one is an error rather than a silent truncation to 32 bits.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+from collections.abc import Iterable
+
+import jax
+import numpy as np
+
+bool = np.dtype("bool")  # noqa: A001 - the standard's name
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
+
+ALL: tuple[np.dtype, ...] = (
+    bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float32, float64, complex64, complex128,
+)  # fmt: skip
+BY_NAME: dict[str, np.dtype] = {dt.name: dt for dt in ALL}
+X64_ONLY = frozenset({int64, uint64, float64, complex128})
+
+# The kinds of `isdtype`, and the categories function signatures are written in.
+KINDS: dict[str, frozenset[np.dtype]] = {
+    "bool": frozenset({bool}),
+    "signed integer": frozenset({int8, int16, int32, int64}),
+    "unsigned integer": frozenset({uint8, uint16, uint32, uint64}),
+    "real floating": frozenset({float32, float64}),
+    "complex floating": frozenset({complex64, complex128}),
+}
+KINDS["integral"] = KINDS["signed integer"] | KINDS["unsigned integer"]
+KINDS["numeric"] = KINDS["integral"] | KINDS["real floating"] | KINDS["complex floating"]
+
+INTEGER = KINDS["integral"]
+REAL_FLOATING = KINDS["real floating"]
+COMPLEX_FLOATING = KINDS["complex floating"]
+FLOATING = REAL_FLOATING | COMPLEX_FLOATING
+NUMERIC = KINDS["numeric"]
+REAL_NUMERIC = INTEGER | REAL_FLOATING
+INTEGER_OR_BOOL = INTEGER | {bool}
+ANY = frozenset(ALL)
+
+# The categories a function's parameter may require, as the standard words them.
+CATEGORY_NAMES: dict[frozenset[np.dtype], str] = {
+    ANY: "any",
+    NUMERIC: "numeric",
+    REAL_NUMERIC: "real-valued",
+    FLOATING: "floating-point",
+    REAL_FLOATING: "real-valued floating-point",
+    COMPLEX_FLOATING: "complex floating-point",
+    INTEGER: "integer",
+    INTEGER_OR_BOOL: "integer or boolean",
+    KINDS["bool"]: "boolean",
+}
+
+# The ladder of kinds, by numpy's kind character: bool < integer < real floating < complex.
+_ARRAY_KIND = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+COMPLEX_OF = {float32: complex64, float64: complex128, complex64: complex64, complex128: complex128}
+REAL_OF = {complex64: float32, complex128: float64, float32: float32, float64: float64}
+
+
+# --- the public dtype objects --------------------------------------------------------------
+
+
+class DType:
+    """A data type of the array API standard (``xp.float32``, ``x.dtype``)."""
+
+    __slots__ = ("_np",)
+
+    def __init__(self, np_dtype: np.dtype) -> None:
+        self._np = np_dtype
+
+    @property
+    def name(self) -> str:
+        return self._np.name
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype this stands for (so ``numpy.dtype(xp.float32)`` works)."""
+        return self._np
+
+    @property
+    def kind(self) -> str:
+        return self._np.kind
+
+    @property
+    def itemsize(self) -> int:
+        return self._np.itemsize
+
+    def __repr__(self) -> str:
+        return f"xp.{self._np.name}"
+
+    def __str__(self) -> str:
+        return self._np.name
+
+    def __eq__(self, other: object) -> builtins.bool:
+        if isinstance(other, DType):
+            return self._np == other._np
+        if isinstance(other, np.dtype):
+            return self._np == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._np)
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (public_by_name, (self._np.name,))
+
+
+PUBLIC: dict[np.dtype, DType] = {d: DType(d) for d in ALL}
+"""The public dtype object of each dtype."""
+
+
+def public_by_name(name: str) -> DType:
+    return PUBLIC[BY_NAME[name]]
+
+
+# --- promotion ------------------------------------------------------------------------------
+
+# The standard's promotion lattice, as "a promotes to b" edges. The table is its closure.
+_LATTICE_EDGES = (
+    (int8, int16), (int16, int32), (int32, int64),
+    (uint8, uint16), (uint16, uint32), (uint32, uint64),
+    (uint8, int16), (uint16, int32), (uint32, int64),
+    (float32, float64), (complex64, complex128),
+    (float32, complex64), (float64, complex128),
+)  # fmt: skip
+
+
+def _ancestors() -> dict[np.dtype, set[np.dtype]]:
+    """Every dtype's set of dtypes it promotes to, itself included."""
+    up: dict[np.dtype, set[np.dtype]] = {dt: {dt} for dt in ALL}
+    changed = True
+    while changed:
+        changed = False
+        for low, high in _LATTICE_EDGES:
+            for dt in ALL:
+                if low in up[dt] and not up[high] <= up[dt]:
+                    up[dt] |= up[high]
+                    changed = True
+    return up
+
+
+def _least_upper_bound(a: np.dtype, b: np.dtype, up: dict[np.dtype, set[np.dtype]]) -> np.dtype | None:
+    common = up[a] & up[b]
+    least = [dt for dt in common if all(other in up[dt] for other in common)]
+    return least[0] if least else None
+
+
+def _mixed_kind(a: np.dtype, b: np.dtype) -> np.dtype | None:
+    """Promotion of two dtypes of different kinds, which the standard leaves unspecified."""
+    low, high = sorted((a, b), key=lambda dt: _ARRAY_KIND[dt.kind])
+    if _ARRAY_KIND[low.kind] == _ARRAY_KIND[high.kind]:  # uint64 and a signed integer
+        return None
+    if high.kind == "c" and low.kind == "f":
+        return COMPLEX_OF[low] if low.itemsize > high.itemsize // 2 else high
+    return high
+
+
+def _build_promotion_table() -> tuple[dict[tuple[np.dtype, np.dtype], np.dtype], frozenset]:
+    up = _ancestors()
+    table: dict[tuple[np.dtype, np.dtype], np.dtype] = {}
+    standard: set[tuple[np.dtype, np.dtype]] = set()
+    for a, b in itertools.product(ALL, ALL):
+        result = _least_upper_bound(a, b, up)
+        if result is not None:
+            standard.add((a, b))
+        else:
+            result = _mixed_kind(a, b)
+        if result is not None:
+            table[a, b] = result
+    return table, frozenset(standard)
+
+
+PROMOTION_TABLE, STANDARD_PAIRS = _build_promotion_table()
+"""``PROMOTION_TABLE[a, b]`` is the result of promoting ``a`` and ``b``; pairs with no result
+are absent. ``STANDARD_PAIRS`` holds the pairs the standard itself specifies."""
+
+
+class PromotionError(TypeError):
+    pass
+
+
+def promote(a: np.dtype, b: np.dtype) -> np.dtype:
+    """The promoted dtype of ``a`` and ``b``; raises PromotionError where there is none."""
+    if a is b:
+        return a
+    try:
+        return PROMOTION_TABLE[a, b]
+    except KeyError:
+        raise PromotionError(
+            f"{a} and {b} have no common dtype (no integer dtype holds both; cast one explicitly)"
+        ) from None
+
+
+def promote_all(dtypes: Iterable[np.dtype]) -> np.dtype:
+    it = iter(dtypes)
+    result = next(it)
+    for dt in it:
+        result = promote(result, dt)
+    return result
+
+
+# --- Python scalars -------------------------------------------------------------------------
+
+# The kind of each Python scalar type, on the ladder bool < int < float < complex.
+SCALAR_KIND: dict[type, int] = {builtins.bool: 0, int: 1, float: 2, complex: 3}
+
+
+def scalar_dtype(array_dtype: np.dtype, scalar_type: type) -> np.dtype:
+    """The dtype a Python scalar of ``scalar_type`` takes when combined with an array.
+
+    The standard's rule: a scalar of the array's kind, or of a lower kind, takes the array's
+    dtype. A scalar of a higher kind (which the standard leaves unspecified) takes the
+    default dtype of its own kind, except that a complex scalar with a real floating array
+    takes the complex dtype of the array's precision, as in JAX and NumPy.
+    """
+    scalar_kind = SCALAR_KIND[scalar_type]
+    array_kind = _ARRAY_KIND[array_dtype.kind]
+    if scalar_kind <= array_kind:
+        return array_dtype
+    if scalar_kind == 3 and array_kind == 2:
+        return COMPLEX_OF[array_dtype]
+    return default_dtype_of_scalar(scalar_type)
+
+
+# --- 64-bit mode and defaults ---------------------------------------------------------------
+
+
+def x64_enabled() -> builtins.bool:
+    return jax.config.jax_enable_x64  # type: ignore[no-any-return]
+
+
+def available() -> tuple[np.dtype, ...]:
+    """The dtypes usable now (all 13 with JAX's 64-bit mode on, else the 32-bit ones)."""
+    if x64_enabled():
+        return ALL
+    return tuple(dt for dt in ALL if dt not in X64_ONLY)
+
+
+def is_available(dtype: np.dtype) -> builtins.bool:
+    return dtype not in X64_ONLY or x64_enabled()
+
+
+def unavailable_message(dtype: np.dtype) -> str:
+    return (
+        f"{dtype} needs JAX's 64-bit mode, which is off; enable it with JAX_ENABLE_X64=1 or "
+        f"jax.config.update('jax_enable_x64', True) before creating arrays, or use a 32-bit dtype"
+    )
+
+
+def default_int() -> np.dtype:
+    return int64 if x64_enabled() else int32
+
+
+def default_float() -> np.dtype:
+    return float64 if x64_enabled() else float32
+
+
+def default_complex() -> np.dtype:
+    return complex128 if x64_enabled() else complex64
+
+
+def default_dtype_of_scalar(scalar_type: type) -> np.dtype:
+    kind = SCALAR_KIND[scalar_type]
+    if kind == 0:
+        return bool
+    if kind == 1:
+        return default_int()
+    if kind == 2:
+        return default_float()
+    return default_complex()

@@ -1,0 +1,371 @@
+"""Element-wise functions, built from one table.
+
+Each row of :data:`UNARY` and :data:`BINARY` names a function, the ``jax`` computation, the
+dtypes it accepts and its result rule; :func:`_unary` and :func:`_binary` turn a row into the
+public function. The computation runs in a jitted kernel whose trace-time code does the dtype
+work (category checks, promotion, broadcasting checks), so an eager call on xp arrays costs one
+cached kernel dispatch, and a traced call inlines to the same jaxpr as ``jax.numpy``.
+
+Dtype rules beyond the standard's table (documented choices, see ``_dtypes``):
+
+- functions of floating-point operands (``sin``, ``divide``, ``atan2``, ...) compute integer
+  operands in the default floating dtype, as NumPy and JAX do;
+- logical functions accept any dtype and use its truth value (non-zero is True);
+- everything else rejects dtypes outside its category with a TypeError.
+
+Special cases the standard prescribes that ``jax.numpy`` gets wrong are fixed in
+``xp._special``, as code.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from xp import _boundary as b
+from xp import _dtypes as dt
+from xp import _special
+from xp._array import Array, wrap
+from xp._typing import ArrayLike
+
+Tracer = jax.core.Tracer
+
+SAME = "same"  # result has the computation dtype
+REAL = "real"  # result has the real dtype of the computation dtype (abs of complex)
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    compute: Callable[..., Any]
+    accepts: frozenset[np.dtype]
+    result: np.dtype | str = SAME
+    lift: bool = False  # integer operands are computed in the default floating dtype
+    doc: str = ""
+
+
+def _keep_integers(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Rounding functions return integer input unchanged (jax.numpy would make it float)."""
+    return lambda x: x if x.dtype.kind in "iub" else fn(x)
+
+
+def _truth(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda *xs: fn(*(x if x.dtype == dt.bool else x != 0 for x in xs))
+
+
+FLOATING, NUMERIC, REAL_NUMERIC = dt.FLOATING, dt.NUMERIC, dt.REAL_NUMERIC
+REAL_FLOATING, INTEGER, INTEGER_OR_BOOL, ANY = dt.REAL_FLOATING, dt.INTEGER, dt.INTEGER_OR_BOOL, dt.ANY
+BOOL = dt.bool
+
+# fmt: off
+UNARY = (
+    Op("abs", _special.abs, NUMERIC, REAL, doc="Absolute value |x| of each element."),
+    Op("acos", _special.acos, FLOATING, lift=True, doc="Principal inverse cosine of each element."),
+    Op("acosh", _special.acosh, FLOATING, lift=True, doc="Inverse hyperbolic cosine of each element."),
+    Op("asin", _special.asin, FLOATING, lift=True, doc="Principal inverse sine of each element."),
+    Op("asinh", _special.asinh, FLOATING, lift=True, doc="Inverse hyperbolic sine of each element."),
+    Op("atan", _special.atan, FLOATING, lift=True, doc="Principal inverse tangent of each element."),
+    Op("atanh", _special.atanh, FLOATING, lift=True, doc="Inverse hyperbolic tangent of each element."),
+    Op("bitwise_invert", jnp.invert, INTEGER_OR_BOOL, doc="Bitwise NOT of each element."),
+    Op("ceil", _keep_integers(jnp.ceil), REAL_NUMERIC, doc="Smallest integer-valued number not less than each element."),
+    Op("conj", jnp.conj, NUMERIC, doc="Complex conjugate of each element."),
+    Op("cos", _special.cos, FLOATING, lift=True, doc="Cosine of each element (in radians)."),
+    Op("cosh", _special.cosh, FLOATING, lift=True, doc="Hyperbolic cosine of each element."),
+    Op("exp", _special.exp, FLOATING, lift=True, doc="Exponential e**x of each element."),
+    Op("expm1", _special.expm1, FLOATING, lift=True, doc="exp(x) - 1 of each element, accurate for small x."),
+    Op("floor", _keep_integers(jnp.floor), REAL_NUMERIC, doc="Greatest integer-valued number not greater than each element."),
+    Op("imag", _special.imag, NUMERIC, REAL, doc="Imaginary component of each element (0 for real input)."),
+    Op("isfinite", jnp.isfinite, NUMERIC, BOOL, doc="Whether each element is finite."),
+    Op("isinf", jnp.isinf, NUMERIC, BOOL, doc="Whether each element is infinite."),
+    Op("isnan", jnp.isnan, NUMERIC, BOOL, doc="Whether each element is NaN."),
+    Op("log", _special.log, FLOATING, lift=True, doc="Natural logarithm of each element."),
+    Op("log1p", _special.log1p, FLOATING, lift=True, doc="log(1 + x) of each element, accurate for small x."),
+    Op("log2", _special.log2, FLOATING, lift=True, doc="Base-2 logarithm of each element."),
+    Op("log10", _special.log10, FLOATING, lift=True, doc="Base-10 logarithm of each element."),
+    Op("logical_not", _truth(jnp.logical_not), ANY, BOOL, doc="Logical NOT of each element."),
+    Op("negative", jnp.negative, NUMERIC, doc="Numerical negative -x of each element."),
+    Op("positive", lambda x: x, NUMERIC, doc="Numerical positive +x of each element."),
+    Op("real", _special.real, NUMERIC, REAL, doc="Real component of each element."),
+    Op("reciprocal", _special.reciprocal, FLOATING, lift=True, doc="1 / x of each element."),
+    Op("round", _keep_integers(jnp.round), NUMERIC, doc="Each element rounded to the nearest integer, ties to even."),
+    Op("sign", _special.sign, NUMERIC, doc="Sign of each element (x / |x| for complex x, 0 at 0)."),
+    Op("signbit", jnp.signbit, REAL_NUMERIC, BOOL, doc="Whether the sign bit of each element is set."),
+    Op("sin", _special.sin, FLOATING, lift=True, doc="Sine of each element (in radians)."),
+    Op("sinh", _special.sinh, FLOATING, lift=True, doc="Hyperbolic sine of each element."),
+    Op("sqrt", _special.sqrt, FLOATING, lift=True, doc="Principal square root of each element."),
+    Op("square", jnp.square, NUMERIC, doc="x * x of each element."),
+    Op("tan", _special.tan, FLOATING, lift=True, doc="Tangent of each element (in radians)."),
+    Op("tanh", _special.tanh, FLOATING, lift=True, doc="Hyperbolic tangent of each element."),
+    Op("trunc", _keep_integers(jnp.trunc), REAL_NUMERIC, doc="Each element rounded toward zero."),
+)
+
+BINARY = (
+    Op("add", jnp.add, NUMERIC, doc="Sum x1 + x2 of each pair of elements."),
+    Op("atan2", _special.atan2, REAL_FLOATING, lift=True, doc="Inverse tangent of x1 / x2, in the quadrant of (x2, x1)."),
+    Op("bitwise_and", jnp.bitwise_and, INTEGER_OR_BOOL, doc="Bitwise AND of each pair of elements."),
+    Op("bitwise_left_shift", _special.left_shift, INTEGER, doc="x1 shifted left by x2 bits."),
+    Op("bitwise_or", jnp.bitwise_or, INTEGER_OR_BOOL, doc="Bitwise OR of each pair of elements."),
+    Op("bitwise_right_shift", _special.right_shift, INTEGER, doc="x1 shifted right (arithmetically) by x2 bits."),
+    Op("bitwise_xor", jnp.bitwise_xor, INTEGER_OR_BOOL, doc="Bitwise XOR of each pair of elements."),
+    Op("copysign", jnp.copysign, REAL_FLOATING, lift=True, doc="|x1| with the sign of x2."),
+    Op("divide", _special.divide, NUMERIC, lift=True, doc="True division x1 / x2."),
+    Op("equal", jnp.equal, ANY, BOOL, doc="Whether x1 == x2, for each pair of elements."),
+    Op("floor_divide", _special.floor_divide, REAL_NUMERIC, doc="Floor division x1 // x2."),
+    Op("greater", jnp.greater, REAL_NUMERIC, BOOL, doc="Whether x1 > x2."),
+    Op("greater_equal", jnp.greater_equal, REAL_NUMERIC, BOOL, doc="Whether x1 >= x2."),
+    Op("hypot", jnp.hypot, REAL_FLOATING, lift=True, doc="sqrt(x1**2 + x2**2) without undue overflow."),
+    Op("less", jnp.less, REAL_NUMERIC, BOOL, doc="Whether x1 < x2."),
+    Op("less_equal", jnp.less_equal, REAL_NUMERIC, BOOL, doc="Whether x1 <= x2."),
+    Op("logaddexp", _special.logaddexp, REAL_FLOATING, lift=True, doc="log(exp(x1) + exp(x2)), without overflow."),
+    Op("logical_and", _truth(jnp.logical_and), ANY, BOOL, doc="Logical AND of each pair of elements."),
+    Op("logical_or", _truth(jnp.logical_or), ANY, BOOL, doc="Logical OR of each pair of elements."),
+    Op("logical_xor", _truth(jnp.logical_xor), ANY, BOOL, doc="Logical XOR of each pair of elements."),
+    Op("maximum", jnp.maximum, REAL_NUMERIC, doc="Larger of each pair of elements (NaN if either is NaN)."),
+    Op("minimum", jnp.minimum, REAL_NUMERIC, doc="Smaller of each pair of elements (NaN if either is NaN)."),
+    Op("multiply", _special.multiply, NUMERIC, doc="Product x1 * x2 of each pair of elements."),
+    Op("nextafter", jnp.nextafter, REAL_FLOATING, lift=True, doc="The next representable value after x1 toward x2."),
+    Op("not_equal", jnp.not_equal, ANY, BOOL, doc="Whether x1 != x2, for each pair of elements."),
+    Op("pow", _special.pow, NUMERIC, doc="x1 raised to the power x2."),
+    Op("remainder", _special.remainder, REAL_NUMERIC, doc="Remainder of x1 / x2 with the sign of x2 (Python's %)."),
+    Op("subtract", jnp.subtract, NUMERIC, doc="Difference x1 - x2 of each pair of elements."),
+)
+# fmt: on
+
+
+# --- kernels --------------------------------------------------------------------------------
+
+
+def _check_category(op: Op, dtype: np.dtype, param: str) -> None:
+    if dtype not in op.accepts and not (op.lift and dtype in dt.INTEGER):
+        b.fail(TypeError, f"{param} must have a {dt.CATEGORY_NAMES[op.accepts]} dtype, got {dtype}")
+
+
+def _computation_dtype(op: Op, dtype: np.dtype) -> np.dtype:
+    if op.lift and dtype in dt.INTEGER:
+        return dt.default_float()
+    return dtype
+
+
+def _result(op: Op, out: Any, dtype: np.dtype) -> Any:
+    """Make sure the result has the promised dtype (jax may widen or weaken it)."""
+    if op.result is SAME:
+        want = dtype
+    elif op.result is REAL:
+        want = dt.REAL_OF.get(dtype, dtype)
+    else:
+        want = op.result
+    if out.dtype != want or getattr(out, "weak_type", False):
+        out = lax.convert_element_type(out, want)
+    return out
+
+
+def _unary_kernel(op: Op, x: Any) -> Any:
+    _check_category(op, x.dtype, "x")
+    dtype = _computation_dtype(op, x.dtype)
+    return _result(op, op.compute(x.astype(dtype)), dtype)
+
+
+def _binary_kernel(op: Op, x1: Any, x2: Any) -> Any:
+    _check_category(op, x1.dtype, "x1")
+    _check_category(op, x2.dtype, "x2")
+    try:
+        dtype = dt.promote(x1.dtype, x2.dtype)
+    except dt.PromotionError as e:
+        b.fail(TypeError, f"x1 and x2: {e}")
+    dtype = _computation_dtype(op, dtype)
+    try:
+        np.broadcast_shapes(x1.shape, x2.shape)
+    except ValueError:
+        b.fail(ValueError, f"x1 and x2 cannot be broadcast together: shapes {x1.shape} and {x2.shape}")
+    return _result(op, op.compute(x1.astype(dtype), x2.astype(dtype)), dtype)
+
+
+# --- the public functions -------------------------------------------------------------------
+
+
+def _unary(op: Op) -> Callable[[ArrayLike], Array]:
+    kernel = jax.jit(functools.partial(_unary_kernel, op), inline=True)
+
+    def function(x: ArrayLike, /) -> Array:
+        return wrap(kernel(x._value if type(x) is Array else b.array(x, "x")))
+
+    return _publish(function, op)
+
+
+def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
+    kernel = jax.jit(functools.partial(_binary_kernel, op), inline=True)
+
+    def function(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+        if type(x1) is Array and type(x2) is Array:
+            return wrap(kernel(x1._value, x2._value))
+        return wrap(kernel(*operands(op, x1, x2)))
+
+    return _publish(function, op)
+
+
+def operands(op: Op | None, x1: Any, x2: Any, names: tuple[str, str] = ("x1", "x2")) -> tuple[Any, Any]:
+    """Two operands as jax arrays, a Python scalar taking its dtype from the other operand.
+
+    A Python scalar must be of a kind the function accepts with the other operand's dtype
+    (the standard's rule, extended as in ``_dtypes.scalar_dtype``), and an int must fit.
+    """
+    v1, v2 = b.operand(x1, names[0]), b.operand(x2, names[1])
+    s1, s2 = type(v1) in b.PY_SCALARS, type(v2) in b.PY_SCALARS
+    if s1 and s2:
+        return b.array(v1, names[0]), b.array(v2, names[1])
+    if s1:
+        return _scalar_operand(op, v1, v2, names[0]), v2
+    if s2:
+        return v1, _scalar_operand(op, v2, v1, names[1])
+    return v1, v2
+
+
+def _scalar_operand(op: Op | None, scalar: Any, other: Any, param: str) -> Any:
+    dtype = dt.scalar_dtype(other.dtype, type(scalar))
+    if op is not None and dtype not in op.accepts and not (op.lift and dtype in dt.INTEGER):
+        b.fail(TypeError, f"{param} is a Python {type(scalar).__name__}, which xp.{op.name} does not take "
+               f"with an array of dtype {other.dtype}")  # fmt: skip
+    if isinstance(other, Tracer):
+        return b.scalar_constant(scalar, dtype, param)
+    return b.scalar_array(scalar, dtype, param)
+
+
+def _publish(function: Callable[..., Any], op: Op) -> Any:
+    function.__name__ = function.__qualname__ = op.name
+    function.__doc__ = op.doc
+    return b.api(function)
+
+
+def _build() -> dict[str, Callable[..., Array]]:
+    functions = {op.name: _unary(op) for op in UNARY}
+    functions.update((op.name, _binary(op)) for op in BINARY)
+    return functions
+
+
+FUNCTIONS = _build()
+OPS = {op.name: op for op in UNARY + BINARY}
+
+# The public names, bound explicitly so that readers and type checkers see them.
+abs = FUNCTIONS["abs"]  # noqa: A001
+acos = FUNCTIONS["acos"]
+acosh = FUNCTIONS["acosh"]
+asin = FUNCTIONS["asin"]
+asinh = FUNCTIONS["asinh"]
+atan = FUNCTIONS["atan"]
+atanh = FUNCTIONS["atanh"]
+bitwise_invert = FUNCTIONS["bitwise_invert"]
+ceil = FUNCTIONS["ceil"]
+conj = FUNCTIONS["conj"]
+cos = FUNCTIONS["cos"]
+cosh = FUNCTIONS["cosh"]
+exp = FUNCTIONS["exp"]
+expm1 = FUNCTIONS["expm1"]
+floor = FUNCTIONS["floor"]
+imag = FUNCTIONS["imag"]
+isfinite = FUNCTIONS["isfinite"]
+isinf = FUNCTIONS["isinf"]
+isnan = FUNCTIONS["isnan"]
+log = FUNCTIONS["log"]
+log1p = FUNCTIONS["log1p"]
+log2 = FUNCTIONS["log2"]
+log10 = FUNCTIONS["log10"]
+logical_not = FUNCTIONS["logical_not"]
+negative = FUNCTIONS["negative"]
+positive = FUNCTIONS["positive"]
+real = FUNCTIONS["real"]
+reciprocal = FUNCTIONS["reciprocal"]
+round = FUNCTIONS["round"]  # noqa: A001
+sign = FUNCTIONS["sign"]
+signbit = FUNCTIONS["signbit"]
+sin = FUNCTIONS["sin"]
+sinh = FUNCTIONS["sinh"]
+sqrt = FUNCTIONS["sqrt"]
+square = FUNCTIONS["square"]
+tan = FUNCTIONS["tan"]
+tanh = FUNCTIONS["tanh"]
+trunc = FUNCTIONS["trunc"]
+add = FUNCTIONS["add"]
+atan2 = FUNCTIONS["atan2"]
+bitwise_and = FUNCTIONS["bitwise_and"]
+bitwise_left_shift = FUNCTIONS["bitwise_left_shift"]
+bitwise_or = FUNCTIONS["bitwise_or"]
+bitwise_right_shift = FUNCTIONS["bitwise_right_shift"]
+bitwise_xor = FUNCTIONS["bitwise_xor"]
+copysign = FUNCTIONS["copysign"]
+divide = FUNCTIONS["divide"]
+equal = FUNCTIONS["equal"]
+floor_divide = FUNCTIONS["floor_divide"]
+greater = FUNCTIONS["greater"]
+greater_equal = FUNCTIONS["greater_equal"]
+hypot = FUNCTIONS["hypot"]
+less = FUNCTIONS["less"]
+less_equal = FUNCTIONS["less_equal"]
+logaddexp = FUNCTIONS["logaddexp"]
+logical_and = FUNCTIONS["logical_and"]
+logical_or = FUNCTIONS["logical_or"]
+logical_xor = FUNCTIONS["logical_xor"]
+maximum = FUNCTIONS["maximum"]
+minimum = FUNCTIONS["minimum"]
+multiply = FUNCTIONS["multiply"]
+nextafter = FUNCTIONS["nextafter"]
+not_equal = FUNCTIONS["not_equal"]
+pow = FUNCTIONS["pow"]  # noqa: A001
+remainder = FUNCTIONS["remainder"]
+subtract = FUNCTIONS["subtract"]
+
+
+@b.api
+def clip(
+    x: ArrayLike,
+    /,
+    min: ArrayLike | None = None,
+    max: ArrayLike | None = None,  # noqa: A002
+) -> Array:
+    """Clamp each element of ``x`` to ``[min, max]`` (either bound may be None).
+
+    Python scalar bounds follow the scalar rules with ``x``; the result has ``x``'s dtype and
+    the broadcast shape of the three. A NaN in ``x`` or in a bound gives NaN.
+    """
+    value = b.array(x, "x")
+    if value.dtype not in dt.REAL_NUMERIC:
+        b.fail(TypeError, f"x must have a real-valued dtype, got {value.dtype}")
+    bounds = []
+    for bound, name in ((min, "min"), (max, "max")):
+        if bound is None:
+            bounds.append(None)
+        elif type(bound) in b.PY_SCALARS:
+            bounds.append(operands(OPS["maximum"], value, bound, ("x", name))[1])
+        else:
+            bound_value = b.array(bound, name)
+            if bound_value.dtype not in dt.REAL_NUMERIC:
+                b.fail(TypeError, f"{name} must have a real-valued dtype, got {bound_value.dtype}")
+            bounds.append(bound_value)
+    return wrap(_clip(value, *bounds))
+
+
+@functools.partial(jax.jit, inline=True)
+def _clip(x: Any, low: Any, high: Any) -> Any:
+    shapes = [v.shape for v in (x, low, high) if v is not None]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        b.fail(ValueError, f"x, min and max cannot be broadcast together: shapes {shapes}")
+    out = jnp.broadcast_to(x, shape)
+    if low is not None:
+        low = low.astype(x.dtype) if dt.promote(low.dtype, x.dtype) == x.dtype else low
+        out = jnp.where(out < low, low, out).astype(x.dtype)
+        if x.dtype.kind == "f":
+            out = jnp.where(jnp.isnan(low), jnp.nan, out).astype(x.dtype)
+    if high is not None:
+        high = high.astype(x.dtype) if dt.promote(high.dtype, x.dtype) == x.dtype else high
+        out = jnp.where(out > high, high, out).astype(x.dtype)
+        if x.dtype.kind == "f":
+            out = jnp.where(jnp.isnan(high), jnp.nan, out).astype(x.dtype)
+    return out

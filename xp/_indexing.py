@@ -1,0 +1,361 @@
+"""Indexing: ``x[key]`` and ``x[key] = value``.
+
+A key is parsed once, in Python, into one of two forms:
+
+- :class:`BasicIndex` (integers, slices, ``...``, ``None``): a static plan (window sizes,
+  strides, reversed axes, result shape) and dynamic start offsets. Starts are passed to the
+  jitted kernel as data, so ``x[i]`` in a loop compiles once, not once per ``i``. Its result
+  is a *view*: writing into it writes into the indexed array (see ``Array._assign``).
+- :class:`AdvancedIndex` (integer and boolean arrays): gathered and scattered with
+  ``jax.numpy`` indexing inside a jitted kernel. Eagerly, integer indices are bounds-checked
+  and boolean masks are turned into integer indices; under a trace a boolean mask can only be
+  written through (``x[mask] = v`` is ``where(mask, v, x)``), since reading it has a
+  data-dependent shape.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from xp import _boundary as b
+from xp import _dtypes as dt
+from xp._array import Array
+
+Tracer = jax.core.Tracer
+kernel = functools.partial(jax.jit, inline=True)
+_ARRAY_INDEX_TYPES = (Array, jax.Array, Tracer, np.ndarray)
+
+
+def _index_error(message: str) -> b.ArgumentError:
+    return b.ArgumentError(IndexError, message)
+
+
+# --- basic indexing -------------------------------------------------------------------------
+
+
+class BasicIndex:
+    """A parsed basic index. ``plan`` is static (hashable), ``starts`` dynamic (or None: zeros)."""
+
+    __slots__ = ("plan", "starts", "shape")
+
+    def __init__(self, plan: tuple[Any, ...] | None, starts: np.ndarray | None, shape: tuple[int, ...]):
+        self.plan = plan  # None: the identity (x[...], x[:])
+        self.starts = starts
+        self.shape = shape  # the shape of x[key]
+
+    def get(self, value: Any) -> Any:
+        if self.plan is None:
+            return value
+        return _basic_get(value, self.starts, plan=self.plan)
+
+    def set(self, value: Any, update: Any) -> Any:
+        """``value`` with ``update`` (of value's dtype, broadcastable to ``self.shape``) written in."""
+        if self.plan is None:
+            return _broadcast_cast(update, self.shape, value.dtype)
+        return _basic_set(value, self.starts, update, plan=self.plan)
+
+
+@functools.partial(kernel, static_argnames="plan")
+def _basic_get(value: Any, starts: Any, plan: tuple[Any, ...]) -> Any:
+    spans, steps, reversed_axes, out_shape = plan
+    if starts is None:
+        window = lax.slice(value, (0,) * value.ndim, spans, steps)
+    else:
+        window = lax.dynamic_slice(value, tuple(starts[i] for i in range(value.ndim)), spans)
+        if any(s != 1 for s in steps):
+            window = lax.slice(window, (0,) * value.ndim, spans, steps)
+    if reversed_axes:
+        window = lax.rev(window, reversed_axes)
+    return window.reshape(out_shape)
+
+
+@functools.partial(kernel, static_argnames="plan")
+def _basic_set(value: Any, starts: Any, update: Any, plan: tuple[Any, ...]) -> Any:
+    spans, steps, reversed_axes, out_shape = plan
+    counts = tuple(-(-span // step) for span, step in zip(spans, steps, strict=True))
+    update = jnp.broadcast_to(update.astype(value.dtype), out_shape).reshape(counts)
+    if reversed_axes:
+        update = lax.rev(update, reversed_axes)
+    start_indices = (0,) * value.ndim if starts is None else tuple(starts[i] for i in range(value.ndim))
+    if all(s == 1 for s in steps):
+        return lax.dynamic_update_slice(value, update, start_indices)
+    window = lax.dynamic_slice(value, start_indices, spans)
+    window = window.at[tuple(slice(None, None, s) for s in steps)].set(update)
+    return lax.dynamic_update_slice(value, window, start_indices)
+
+
+@functools.partial(kernel, static_argnames=("shape", "dtype"))
+def _broadcast_cast(update: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    return jnp.broadcast_to(update.astype(dtype), shape)
+
+
+def _parse_basic(key: tuple[Any, ...], shape: tuple[int, ...]) -> BasicIndex:
+    """A key of ints, slices, one ``...`` and ``None`` (already checked for that)."""
+    ndim = len(shape)
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    spans: list[int] = []
+    steps: list[int] = []
+    starts: list[int] = []
+    reversed_axes: list[int] = []
+    out_shape: list[int] = []
+    identity = True
+    axis = 0
+    for k in key:
+        if k is Ellipsis:
+            for _ in range(ndim - consumed):
+                n = shape[axis]
+                spans.append(n), steps.append(1), starts.append(0), out_shape.append(n)
+                axis += 1
+            consumed = ndim  # the ellipsis is expanded once
+        elif k is None:
+            out_shape.append(1)
+            identity = False
+        elif type(k) is slice:
+            n = shape[axis]
+            try:
+                start, stop, step = k.indices(n)
+            except TypeError:
+                raise _index_error(f"slice bounds must be integers or None, got {k!r}") from None
+            except ValueError as e:
+                raise _index_error(f"{e} (in {k!r})") from None
+            count = len(range(start, stop, step))
+            if step > 0:
+                low = start if count else 0
+            else:
+                low = start + (count - 1) * step if count else 0
+                if count > 1:
+                    reversed_axes.append(axis)
+            spans.append((count - 1) * abs(step) + 1 if count else 0)
+            steps.append(abs(step) if count > 1 else 1)
+            starts.append(low)
+            out_shape.append(count)
+            if count != n or (step < 0 and count > 1):
+                identity = False
+            axis += 1
+        else:  # an int
+            n = shape[axis]
+            if not -n <= k < n:
+                raise _index_error(f"index {k} is out of bounds for axis {axis} with size {n}")
+            spans.append(1), steps.append(1), starts.append(k % n if k < 0 else k)
+            identity = False
+            axis += 1
+    for n in shape[axis:]:  # a missing ellipsis is implied at the end
+        spans.append(n), steps.append(1), starts.append(0), out_shape.append(n)
+    result_shape = tuple(out_shape)
+    if identity:
+        return BasicIndex(None, None, result_shape)
+    plan = (tuple(spans), tuple(steps), tuple(reversed_axes), result_shape)
+    if not any(starts):
+        return BasicIndex(plan, None, result_shape)
+    index_dtype = np.int32 if max(starts) < 2**31 else np.int64
+    return BasicIndex(plan, np.array(starts, dtype=index_dtype), result_shape)
+
+
+# --- parsing --------------------------------------------------------------------------------
+
+
+def parse(key: Any, shape: tuple[int, ...]) -> BasicIndex | AdvancedIndex:
+    """Parse ``key`` for an array of ``shape``: validate it and pick basic or advanced indexing."""
+    if type(key) is not tuple:
+        key = (key,)
+    ndim = len(shape)
+    consumed = 0
+    ellipses = 0
+    advanced = False
+    normalized: list[Any] = []
+    for k in key:
+        kind = type(k)
+        if kind is int or kind is slice:
+            consumed += 1
+        elif k is None:
+            pass
+        elif k is Ellipsis:
+            ellipses += 1
+        elif kind is bool or isinstance(k, np.bool_):
+            advanced = True
+            k = np.asarray(k)
+        elif isinstance(k, np.integer):
+            k = int(k)
+            consumed += 1
+        elif isinstance(k, _ARRAY_INDEX_TYPES):
+            advanced = True
+            consumed += k.ndim if k.dtype == dt.bool else 1
+        elif isinstance(k, (list, tuple)):
+            raise _index_error(
+                f"{type(k).__name__}s are not valid indices (convert to an integer array with xp.asarray)"
+            )
+        else:
+            raise _index_error(
+                f"only integers, slices, ..., None and integer or boolean arrays are valid indices, got {b.describe(k)}"
+            )
+        normalized.append(k)
+    if ellipses > 1:
+        raise _index_error("an index can only have a single ellipsis (...)")
+    if consumed > ndim:
+        raise _index_error(f"too many indices for an array of {ndim} dimensions: {consumed} were given")
+    if not advanced:
+        return _parse_basic(tuple(normalized), shape)
+    return AdvancedIndex(tuple(normalized), shape)
+
+
+# --- advanced indexing ----------------------------------------------------------------------
+
+
+class AdvancedIndex:
+    """A key with integer or boolean arrays.
+
+    ``structure`` is the key with each array replaced by its position in ``arrays`` (static);
+    ``arrays`` are jax integer arrays. ``mask`` is set when the key is a sole boolean array,
+    which can be written through under a trace.
+    """
+
+    __slots__ = ("structure", "arrays", "mask", "shape", "key")
+
+    def __init__(self, key: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+        self.shape = shape
+        self.key = key
+        self.mask: Any = None
+        array_keys = [k for k in key if isinstance(k, _ARRAY_INDEX_TYPES)]
+        if len(key) == 1 and array_keys and _dtype_of(key[0]) == dt.bool:
+            self.mask = _as_jax_index(key[0])
+            mask_shape = tuple(self.mask.shape)
+            if len(mask_shape) > len(shape) or any(m != n and m != 0 for m, n in zip(mask_shape, shape, strict=False)):
+                raise _index_error(
+                    f"boolean index of shape {mask_shape} does not match the indexed array of shape {shape}"
+                )
+        self.structure: tuple[Any, ...] | None = None
+        self.arrays: tuple[Any, ...] = ()
+
+    def _resolve(self, allow_traced_mask: bool = False) -> None:
+        """Turn boolean masks into integer indices (eagerly) and bounds-check integer arrays."""
+        if self.structure is not None:
+            return
+        structure: list[Any] = []
+        arrays: list[Any] = []
+        axis = 0
+        consumed = sum(
+            (_ndim_of(k) if _dtype_of(k) == dt.bool else 1) for k in self.key if k is not None and k is not Ellipsis
+        )
+        for k in self.key:
+            if k is Ellipsis:
+                structure.append(Ellipsis)
+                axis += len(self.shape) - consumed
+            elif k is None:
+                structure.append(None)
+            elif type(k) is int:
+                structure.append(k)
+                axis += 1
+            elif type(k) is slice:
+                structure.append(("slice", k.start, k.stop, k.step))
+                axis += 1
+            elif _dtype_of(k) == dt.bool:
+                mask = _as_jax_index(k)
+                if isinstance(mask, Tracer):
+                    raise b.ArgumentError(
+                        b.DataDependentShapeError,
+                        "reading through a boolean mask has a data-dependent shape, which cannot "
+                        "be traced by jax.jit; use xp.where(mask, x, fill) instead, or index eagerly",
+                    )
+                host = np.asarray(mask)
+                if host.ndim == 0:
+                    structure.append(None)
+                    if not host:
+                        structure.append(("array", len(arrays)))
+                        arrays.append(jnp.zeros((0,), dtype=jnp.int32))
+                    continue
+                for i, n in enumerate(host.shape):
+                    if n != self.shape[axis + i] and n != 0:
+                        raise _index_error(
+                            f"boolean index of shape {host.shape} does not match axis "
+                            f"{axis + i} of the indexed array of shape {self.shape}"
+                        )
+                for indices in np.nonzero(host):
+                    structure.append(("array", len(arrays)))
+                    arrays.append(jnp.asarray(indices.astype(np.int32)))
+                axis += host.ndim
+            else:
+                index = _as_jax_index(k)
+                if index.dtype.kind not in "iu":
+                    raise _index_error(f"index arrays must have an integer or boolean dtype, got {index.dtype}")
+                n = self.shape[axis]
+                if not isinstance(index, Tracer) and index.size:
+                    low, high = _bounds(index)
+                    if low < -n or high >= n:
+                        bad = low if low < -n else high
+                        raise _index_error(f"index {bad} is out of bounds for axis {axis} with size {n}")
+                structure.append(("array", len(arrays)))
+                arrays.append(index)
+                axis += 1
+        self.structure = tuple(structure)
+        self.arrays = tuple(arrays)
+
+    def get(self, value: Any) -> Any:
+        self._resolve()
+        return _advanced_get(value, self.arrays, structure=self.structure)
+
+    def set(self, value: Any, update: Any) -> Any:
+        if self.mask is not None and (isinstance(self.mask, Tracer) or update.ndim == 0):
+            mask = self.mask
+            if mask.ndim and 0 in mask.shape:
+                return value
+            return _mask_set(value, mask, update)
+        self._resolve()
+        try:
+            return _advanced_set(value, self.arrays, update, structure=self.structure)
+        except (ValueError, TypeError) as e:
+            raise _index_error(f"cannot write a value of shape {update.shape} through this index: {e}") from None
+
+
+def _dtype_of(k: Any) -> Any:
+    return getattr(k, "dtype", None)
+
+
+def _ndim_of(k: Any) -> int:
+    return int(k.ndim)
+
+
+def _as_jax_index(k: Any) -> Any:
+    if isinstance(k, Array):
+        return k._value
+    if isinstance(k, np.ndarray):
+        return jnp.asarray(k)
+    return k
+
+
+@kernel
+def _min_max(index: Any) -> Any:
+    return jnp.stack([jnp.min(index).astype(jnp.int64 if index.dtype.itemsize == 8 else jnp.int32),
+                      jnp.max(index).astype(jnp.int64 if index.dtype.itemsize == 8 else jnp.int32)])  # fmt: skip
+
+
+def _bounds(index: Any) -> tuple[int, int]:
+    low, high = np.asarray(_min_max(index)).tolist()
+    return int(low), int(high)
+
+
+@functools.partial(kernel, static_argnames="structure")
+def _advanced_get(value: Any, arrays: tuple[Any, ...], structure: tuple[Any, ...]) -> Any:
+    return value[_key(structure, arrays)]
+
+
+@functools.partial(kernel, static_argnames="structure")
+def _advanced_set(value: Any, arrays: tuple[Any, ...], update: Any, structure: tuple[Any, ...]) -> Any:
+    return value.at[_key(structure, arrays)].set(update.astype(value.dtype))
+
+
+@kernel
+def _mask_set(value: Any, mask: Any, update: Any) -> Any:
+    mask = mask.reshape(mask.shape + (1,) * (value.ndim - mask.ndim))
+    return jnp.where(mask, update.astype(value.dtype), value)
+
+
+def _key(structure: tuple[Any, ...], arrays: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The jax.numpy key of a static structure: ``("array", i)`` is ``arrays[i]``,
+    ``("slice", start, stop, step)`` a slice (slices are not hashable before Python 3.12)."""
+    return tuple((arrays[k[1]] if k[0] == "array" else slice(*k[1:])) if type(k) is tuple else k for k in structure)

@@ -1,0 +1,123 @@
+"""Python operators on ``xp.Array``, each the xp function of the same meaning.
+
+``x + y`` is ``xp.add(x, y)``, ``y + x`` with ``x`` an xp array is ``xp.add(y, x)``, and
+``x += y`` computes ``xp.add(x, y)`` and rebinds ``x`` in place (the result must keep ``x``'s
+dtype and shape, as the standard requires). An operand of a type xp does not take gives
+``NotImplemented``, so Python can ask the other operand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from xp import _boundary as b
+from xp import _elementwise, _linear_algebra
+from xp._array import Array
+
+BINARY = {
+    "add": _elementwise.add,
+    "sub": _elementwise.subtract,
+    "mul": _elementwise.multiply,
+    "truediv": _elementwise.divide,
+    "floordiv": _elementwise.floor_divide,
+    "mod": _elementwise.remainder,
+    "pow": _elementwise.pow,
+    "matmul": _linear_algebra.matmul,
+    "and": _elementwise.bitwise_and,
+    "or": _elementwise.bitwise_or,
+    "xor": _elementwise.bitwise_xor,
+    "lshift": _elementwise.bitwise_left_shift,
+    "rshift": _elementwise.bitwise_right_shift,
+}
+COMPARISON = {
+    "lt": _elementwise.less,
+    "le": _elementwise.less_equal,
+    "gt": _elementwise.greater,
+    "ge": _elementwise.greater_equal,
+    "eq": _elementwise.equal,
+    "ne": _elementwise.not_equal,
+}
+UNARY = {
+    "abs": _elementwise.abs,
+    "neg": _elementwise.negative,
+    "pos": _elementwise.positive,
+    "invert": _elementwise.bitwise_invert,
+}
+
+_OPERAND_TYPES = (Array, jax.Array, jax.core.Tracer, np.ndarray, np.generic, bool, int, float, complex)
+
+
+def _takes(other: Any) -> bool:
+    return isinstance(other, _OPERAND_TYPES) or bool(b.SPARSE_TYPES and isinstance(other, b.SPARSE_TYPES))
+
+
+def _forward(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, Any], Any]:
+    def operator(self: Array, other: Any, /) -> Any:
+        if type(other) is Array or _takes(other):
+            return fn(self, other)
+        return NotImplemented
+
+    operator.__name__ = operator.__qualname__ = f"__{name}__"
+    operator.__doc__ = f"``self {name} other``: xp.{fn.__name__}(self, other)."
+    return operator
+
+
+def _reflected(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, Any], Any]:
+    def operator(self: Array, other: Any, /) -> Any:
+        if _takes(other):
+            return fn(other, self)
+        return NotImplemented
+
+    operator.__name__ = operator.__qualname__ = f"__r{name}__"
+    operator.__doc__ = f"``other {name} self``: xp.{fn.__name__}(other, self)."
+    return operator
+
+
+def _in_place(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, Any], Any]:
+    def operator(self: Array, other: Any, /) -> Any:
+        if not _takes(other):
+            return NotImplemented
+        result = fn(self, other)
+        if result.dtype != self.dtype:
+            raise TypeError(
+                f"xp.Array.__i{name}__: the result has dtype {result.dtype}, but an in-place operation "
+                f"cannot change the array's dtype {self.dtype}"
+            )
+        if result.shape != self.shape:
+            raise ValueError(
+                f"xp.Array.__i{name}__: the result has shape {result.shape}, but an in-place operation "
+                f"cannot change the array's shape {self.shape}"
+            )
+        self._assign(result._value)
+        return self
+
+    operator.__name__ = operator.__qualname__ = f"__i{name}__"
+    operator.__doc__ = f"``self {name}= other``: self rebound to xp.{fn.__name__}(self, other)."
+    return operator
+
+
+def _unary(name: str, fn: Callable[[Any], Array]) -> Callable[[Array], Array]:
+    def operator(self: Array, /) -> Array:
+        return fn(self)
+
+    operator.__name__ = operator.__qualname__ = f"__{name}__"
+    operator.__doc__ = f"xp.{fn.__name__}(self)."
+    return operator
+
+
+def install() -> None:
+    for name, fn in BINARY.items():
+        setattr(Array, f"__{name}__", _forward(name, fn))
+        setattr(Array, f"__r{name}__", _reflected(name, fn))
+        setattr(Array, f"__i{name}__", _in_place(name, fn))
+    for name, fn in COMPARISON.items():
+        setattr(Array, f"__{name}__", _forward(name, fn))
+    for name, fn in UNARY.items():
+        setattr(Array, f"__{name}__", _unary(name, fn))
+
+
+install()

@@ -1,0 +1,1 @@
+"""The Fourier transform extension, ``xp.fft`` (being written)."""

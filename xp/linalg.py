@@ -1,0 +1,1 @@
+"""The linear algebra extension, ``xp.linalg`` (being written)."""
