@@ -8,8 +8,11 @@ class, so only a type of xp's own reaches xp; and generic code writes into array
   ``jax.tree`` functions take and return xp arrays; under a trace it holds a tracer.
 - Mutation rebinds: ``x[k] = v`` and ``x += y`` compute a new value functionally and store it in
   the same wrapper. The wrapped value is always a strongly typed array of an xp dtype.
-- ``x[basic_index]`` is a view (NumPy semantics): writing into the view writes into ``x``, and
-  writing into ``x`` refreshes its live views, so no reader ever sees stale data.
+- Views, with NumPy's semantics: ``x[basic_index]``, ``reshape``, ``permute_dims`` and the
+  other layout functions return arrays linked to ``x`` by a *layout* (an object with
+  ``get(base_value)`` and ``set(base_value, update)``, see :func:`view`). Writing into a view
+  writes into ``x``; writing into ``x`` refreshes its live views; so no reader ever sees stale
+  data. (Under the hood both are functional updates of immutable JAX arrays.)
 - ``x.jax`` is the wrapped ``jax.Array``, zero-copy; ``xp.asarray(jax_array)`` is the way in.
 
 Operators (``+``, ``<``, ``@``, ...) are installed by ``xp._operators`` from the same functions
@@ -22,7 +25,7 @@ import math
 import weakref
 from collections.abc import Callable, Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import jax
 import numpy as np
@@ -215,12 +218,7 @@ class Array:
         except _indexing.b.ArgumentError as e:
             raise e.kind("xp.Array.__getitem__: " + e.message) from None
         if type(index) is _indexing.BasicIndex:
-            result._base = (self, index)
-            ref = weakref.ref(result)
-            try:
-                self._views.append(ref)
-            except AttributeError:
-                self._views = [ref]
+            _link(self, result, index)
         return result
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
@@ -323,6 +321,32 @@ def wrap(value: Any) -> Array:
     result = _new(Array)
     result._value = value
     return result
+
+
+class Layout(Protocol):
+    """How a view's value derives from the value of the array it views."""
+
+    def get(self, base_value: Any) -> Any: ...
+
+    def set(self, base_value: Any, update: Any) -> Any:
+        """``base_value`` with the view's whole new value ``update`` written in."""
+        ...
+
+
+def view(base: Array, layout: Layout) -> Array:
+    """A view of ``base`` through ``layout``: writes go through to ``base`` and back."""
+    result = wrap(layout.get(base._value))
+    _link(base, result, layout)
+    return result
+
+
+def _link(base: Array, view: Array, layout: Layout) -> None:
+    view._base = (base, layout)
+    ref = weakref.ref(view)
+    try:
+        base._views.append(ref)
+    except AttributeError:
+        base._views = [ref]
 
 
 def _broadcastable(source: tuple[int, ...], target: tuple[int, ...]) -> bool:
