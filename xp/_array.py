@@ -101,13 +101,18 @@ class Array:
     def T(self) -> Array:
         if self.ndim != 2:
             raise ValueError(f"xp.Array.T: the array must be 2-dimensional, got {self.ndim} dimensions (use .mT)")
-        return wrap(self._value.T)
+        from xp._manipulation import transpose_view
+
+        return transpose_view(self, (1, 0))
 
     @property
     def mT(self) -> Array:
         if self.ndim < 2:
             raise ValueError(f"xp.Array.mT: the array must have at least 2 dimensions, got {self.ndim}")
-        return wrap(self._value.mT)
+        from xp._manipulation import transpose_view
+
+        n = self.ndim
+        return transpose_view(self, (*range(n - 2), n - 1, n - 2))
 
     def to_device(self, device: Any, /, *, stream: int | Any | None = None) -> Array:
         from xp import _boundary
@@ -161,7 +166,10 @@ class Array:
         return self._scalar(float)
 
     def __complex__(self, /) -> complex:
-        return self._scalar(complex)
+        result: complex = self._scalar(complex)
+        if result.real != result.real and self.dtype.kind == "f":
+            return complex(result.real, result.real)  # "If self is NaN, the result is NaN + NaN j"
+        return result
 
     def __index__(self, /) -> int:
         if self.dtype.kind not in "iu":

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import struct
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
@@ -226,12 +227,14 @@ def scalar_array(value: bool | int | float | complex, dtype: np.dtype, param: st
     """A 0-d jax array holding a Python scalar as ``dtype`` (range-checked, cached).
 
     Creating a device scalar costs a transfer; generic code reuses a few constants (0, 1, 0.5)
-    over and over, so they are cached. Zeros, NaNs and complex values are keyed by their
-    repr, so that -0.0 and 0.0 (equal, with equal hashes) stay apart.
+    over and over, so they are cached. Zeros, NaNs and complex values are keyed by their bits
+    so that -0.0 and 0.0 (equal, with equal hashes) and -NaN and NaN stay apart.
     """
     kind = type(value)
-    if kind is float and (value == 0 or value != value) or kind is complex:
-        key: tuple[Any, ...] = (kind, repr(value), dtype)
+    if kind is float and (value == 0 or value != value):
+        key: tuple[Any, ...] = (kind, _bits(value), dtype)  # type: ignore[arg-type]
+    elif kind is complex:
+        key = (kind, _bits(value.real), _bits(value.imag), dtype)  # type: ignore[union-attr]
     else:
         key = (kind, value, dtype)
     try:
@@ -246,6 +249,10 @@ def scalar_array(value: bool | int | float | complex, dtype: np.dtype, param: st
         _SCALAR_CACHE.clear()
     _SCALAR_CACHE[key] = result
     return result
+
+
+def _bits(value: float) -> bytes:
+    return struct.pack("<d", value)
 
 
 def scalar_constant(value: bool | int | float | complex, dtype: np.dtype, param: str) -> Any:

@@ -96,7 +96,7 @@ UNARY = (
     Op("reciprocal", _special.reciprocal, FLOATING, lift=True, doc="1 / x of each element."),
     Op("round", _keep_integers(jnp.round), NUMERIC, doc="Each element rounded to the nearest integer, ties to even."),
     Op("sign", _special.sign, NUMERIC, doc="Sign of each element (x / |x| for complex x, 0 at 0)."),
-    Op("signbit", jnp.signbit, REAL_NUMERIC, BOOL, doc="Whether the sign bit of each element is set."),
+    Op("signbit", _special.signbit, REAL_NUMERIC, BOOL, doc="Whether the sign bit of each element is set."),
     Op("sin", _special.sin, FLOATING, lift=True, doc="Sine of each element (in radians)."),
     Op("sinh", _special.sinh, FLOATING, lift=True, doc="Hyperbolic sine of each element."),
     Op("sqrt", _special.sqrt, FLOATING, lift=True, doc="Principal square root of each element."),

@@ -1,45 +1,357 @@
 """The element-wise computations, with the standard's special cases made exact.
 
 Each function takes and returns jax arrays of the computation dtype (``_elementwise`` has done
-the dtype work). Where ``jax.numpy`` already meets the standard, the function is jax.numpy's;
-where it does not (mostly complex operands at infinities, NaNs and signed zeros), the fix is
-written here as code, with the standard's sentence it implements.
+the dtype work). Where ``jax.numpy`` meets the standard, the function is jax.numpy's; where it
+does not, the fix is written here as code. Most fixes concern complex operands with an infinite,
+NaN or signed-zero component, where the standard follows C99's Annex G: the finite values come
+from jax.numpy, and the special inputs are overridden case by case (the comments quote the
+standard's case, for ``a = real(x)``, ``b = imag(x)``, usually for ``b >= 0``; the functions'
+symmetries, such as ``f(conj(x)) == conj(f(x))``, extend each case to the other quadrants).
+
+Functions the standard defines through others for complex input (``sin(x) = -1j * sinh(1j*x)``,
+``cos``, ``tan``, ``asin``, ``atan``, ``log2``, ``log10``) are computed that way, so they inherit
+the special cases exactly.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jax.numpy as jnp
 from jax import lax
 
-abs = jnp.abs  # noqa: A001
-acos = jnp.arccos
-acosh = jnp.arccosh
-asin = jnp.arcsin
-asinh = jnp.arcsinh
-atan = jnp.arctan
-atanh = jnp.arctanh
-cos = jnp.cos
-cosh = jnp.cosh
-exp = jnp.exp
-expm1 = jnp.expm1
-log = jnp.log
-log1p = jnp.log1p
-log2 = jnp.log2
-log10 = jnp.log10
-sin = jnp.sin
-sinh = jnp.sinh
-sqrt = jnp.sqrt
-tan = jnp.tan
-tanh = jnp.tanh
-atan2 = jnp.arctan2
+PI = math.pi
+INF = math.inf
+NAN = math.nan
+
 divide = jnp.true_divide
-floor_divide = jnp.floor_divide
 logaddexp = jnp.logaddexp
 multiply = jnp.multiply
 pow = jnp.power  # noqa: A001
-remainder = jnp.remainder
+atan2 = jnp.arctan2
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _parts(z: Any) -> tuple[Any, Any]:
+    return jnp.real(z), jnp.imag(z)
+
+
+def _override(re: Any, im: Any, cases: list[tuple[Any, Any, Any]]) -> Any:
+    """``re + im*j``, with each case ``(mask, real, imag)`` applied in order (None keeps)."""
+    for mask, new_re, new_im in cases:
+        if new_re is not None:
+            re = jnp.where(mask, new_re, re)
+        if new_im is not None:
+            im = jnp.where(mask, new_im, im)
+    return lax.complex(re, im)
+
+
+def _times_i(z: Any) -> Any:
+    """``1j * z``, exactly: (a + bj) * 1j = -b + aj (no 0 * inf products)."""
+    a, b = _parts(z)
+    return lax.complex(-b, a)
+
+
+def _times_minus_i(z: Any) -> Any:
+    """``-1j * z``, exactly: (a + bj) * -1j = b - aj."""
+    a, b = _parts(z)
+    return lax.complex(b, -a)
+
+
+def _real_or(fn: Any) -> Any:
+    """Decorator: the jax.numpy function ``fn`` for real input, the decorated one for complex."""
+
+    def decorate(complex_fn: Any) -> Any:
+        def function(x: Any) -> Any:
+            return complex_fn(x) if x.dtype.kind == "c" else fn(x)
+
+        function.__name__ = complex_fn.__name__
+        function.__doc__ = complex_fn.__doc__
+        return function
+
+    return decorate
+
+
+def _isinf(v: Any) -> Any:
+    return jnp.isinf(v)
+
+
+def _isnan(v: Any) -> Any:
+    return jnp.isnan(v)
+
+
+def _finite(v: Any) -> Any:
+    return jnp.isfinite(v)
+
+
+def _copysign(magnitude: Any, sign: Any) -> Any:
+    return jnp.copysign(jnp.asarray(magnitude, sign.dtype), sign)
+
+
+@_real_or(jnp.abs)
+def abs(z: Any) -> Any:  # noqa: A001
+    a, b = _parts(z)
+    # "a (or b) is +/-infinity and the other any value (including NaN) -> +infinity"
+    return jnp.where(_isinf(a) | _isinf(b), INF, jnp.abs(z))
+
+
+# --- exponentials and logarithms ------------------------------------------------------------
+
+
+@_real_or(jnp.exp)
+def exp(z: Any) -> Any:
+    a, b = _parts(z)
+    r = jnp.exp(z)
+    nonfinite_b = ~_finite(b)
+    return _override(
+        r.real,
+        r.imag,
+        [
+            (b == 0, jnp.where(_isnan(a), NAN, jnp.exp(a)), b),  # "+infinity and +0 -> infinity + 0j"; NaN + 0j
+            ((a == -INF) & _finite(b), _copysign(0.0, jnp.cos(b)), _copysign(0.0, jnp.sin(b))),  # +0 * cis(b)
+            ((a == -INF) & nonfinite_b, 0.0, 0.0),  # "-infinity and +infinity (or NaN) -> 0 + 0j"
+            ((a == INF) & nonfinite_b, INF, NAN),  # "+infinity and +infinity (or NaN) -> infinity + NaN j"
+        ],
+    )
+
+
+@_real_or(jnp.expm1)
+def expm1(z: Any) -> Any:
+    a, b = _parts(z)
+    special = ~_finite(a) | ~_finite(b)
+    via_exp = exp(z)  # the special cases are exp's, minus 1 on the real part
+    r = jnp.expm1(z)
+    return lax.complex(jnp.where(special, via_exp.real - 1, r.real), jnp.where(special, via_exp.imag, r.imag))
+
+
+@_real_or(jnp.log)
+def log(z: Any) -> Any:
+    a, b = _parts(z)
+    r = jnp.log(z)
+    infinite = _isinf(a) | _isinf(b)
+    # "a is +/-infinity (or b is +infinity) -> +infinity + ... j": |z| is infinite even with a NaN
+    return _override(r.real, r.imag, [(infinite, INF, jnp.arctan2(b, a))])
+
+
+@_real_or(jnp.log1p)
+def log1p(z: Any) -> Any:
+    a, b = _parts(z)
+    r = jnp.log1p(z)
+    infinite = _isinf(a) | _isinf(b)
+    return _override(
+        r.real,
+        r.imag,
+        [
+            ((a == -1) & (b == 0), -INF, b),  # "-1 and +0 -> -infinity + 0j"
+            (infinite, INF, jnp.arctan2(b, a + 1)),
+        ],
+    )
+
+
+@_real_or(jnp.log2)
+def log2(z: Any) -> Any:
+    return _change_of_base(z, math.log(2.0))
+
+
+@_real_or(jnp.log10)
+def log10(z: Any) -> Any:
+    return _change_of_base(z, math.log(10.0))
+
+
+def _change_of_base(z: Any, log_base: float) -> Any:
+    natural = log(z)
+    return lax.complex(natural.real / log_base, natural.imag / log_base)
+
+
+@_real_or(jnp.sqrt)
+def sqrt(z: Any) -> Any:
+    a, b = _parts(z)
+    r = jnp.sqrt(z)
+    return _override(
+        r.real,
+        r.imag,
+        [
+            ((a == 0) & (b == 0), 0.0, b),  # "+/-0 and +0 -> +0 + 0j"
+            ((a == -INF) & _finite(b), 0.0, _copysign(INF, b)),  # "-infinity and finite b > 0 -> +0 + infinity j"
+            ((a == INF) & _finite(b), INF, _copysign(0.0, b)),  # "+infinity and finite b > 0 -> +infinity + 0j"
+            ((a == -INF) & _isnan(b), NAN, INF),  # "-infinity and NaN -> NaN +/- infinity j"
+            ((a == INF) & _isnan(b), INF, NAN),  # "+infinity and NaN -> +infinity + NaN j"
+            (_isinf(b), INF, b),  # "any a (NaN too) and +infinity -> +infinity + infinity j"
+            # "NaN and any value -> NaN + NaN j", read literally: only b = +infinity is excepted
+            (_isnan(a) & (b == -INF), NAN, NAN),
+        ],
+    )
+
+
+# --- hyperbolic functions -------------------------------------------------------------------
+
+
+@_real_or(jnp.cosh)
+def cosh(z: Any) -> Any:
+    a, b = _parts(z)
+    re = jnp.cosh(a) * jnp.cos(b)
+    im = jnp.sinh(a) * jnp.sin(b)
+    nonfinite_b = ~_finite(b)
+    return _override(
+        re,
+        im,
+        [
+            (b == 0, None, jnp.where(jnp.signbit(a), -b, b)),  # "+infinity (or NaN) and +0 -> ... + 0j"
+            ((a == 0) & nonfinite_b, NAN, 0.0),  # "+0 and +infinity (or NaN) -> NaN + 0j"
+            (_isinf(a) & nonfinite_b, INF, NAN),  # "+infinity and +infinity (or NaN) -> +infinity + NaN j"
+        ],
+    )
+
+
+@_real_or(jnp.sinh)
+def sinh(z: Any) -> Any:
+    a, b = _parts(z)
+    re = jnp.sinh(a) * jnp.cos(b)
+    im = jnp.cosh(a) * jnp.sin(b)
+    nonfinite_b = ~_finite(b)
+    return _override(
+        re,
+        im,
+        [
+            (b == 0, None, b),  # "+infinity (or NaN) and +0 -> ... + 0j"
+            ((a == 0) & nonfinite_b, a, NAN),  # "+0 and +infinity (or NaN) -> 0 + NaN j"
+            (_isinf(a) & nonfinite_b, a, NAN),  # "+infinity and +infinity (or NaN) -> infinity + NaN j"
+        ],
+    )
+
+
+@_real_or(jnp.tanh)
+def tanh(z: Any) -> Any:
+    a, b = _parts(z)
+    r = jnp.tanh(z)
+    # For |a| large, tanh(z) is 1 to working precision; jax's formula overflows to NaN there.
+    saturated = jnp.abs(a) > (20.0 if a.dtype.itemsize == 4 else 40.0)
+    nonfinite_b = ~_finite(b)
+    return _override(
+        r.real,
+        r.imag,
+        [
+            (saturated & _finite(b), _copysign(1.0, a), _copysign(0.0, jnp.sin(2 * b))),
+            (b == 0, None, b),  # "NaN and +0 -> NaN + 0j"; real a: tanh(a) + 0j
+            ((a == 0) & nonfinite_b, a, NAN),  # "+0 and +infinity (or NaN) -> +0 + NaN j"
+            (_isinf(a), _copysign(1.0, a), _copysign(0.0, b)),  # "+infinity and any b -> 1 + 0j"
+        ],
+    )
+
+
+@_real_or(jnp.arccosh)
+def acosh(z: Any) -> Any:
+    a, b = _parts(z)
+    r = jnp.arccosh(z)
+    angle = jnp.where(a < 0, 3 * PI / 4, PI / 4)
+    return _override(
+        r.real,
+        r.imag,
+        [
+            ((a == 0) & (b == 0), 0.0, _copysign(PI / 2, b)),  # "+/-0 and +0 -> +0 + pi j/2"
+            ((a == 0) & _isnan(b), NAN, PI / 2),  # "+0 and NaN -> NaN +/- pi j/2"
+            (_isinf(a) & _finite(b), INF, _copysign(jnp.where(a < 0, PI, 0.0), b)),
+            (_isinf(a) & _isnan(b), INF, NAN),  # "+/-infinity and NaN -> +infinity + NaN j"
+            (_isnan(a) & _isinf(b), INF, NAN),  # "NaN and +infinity -> +infinity + NaN j"
+            (_finite(a) & _isinf(b), INF, _copysign(PI / 2, b)),  # "finite and +infinity -> +infinity + pi j/2"
+            (_isinf(a) & _isinf(b), INF, _copysign(angle, b)),  # "-/+infinity and +infinity -> 3pi/4, pi/4"
+        ],
+    )
+
+
+@_real_or(jnp.arcsinh)
+def asinh(z: Any) -> Any:
+    a, b = _parts(z)
+    r = jnp.arcsinh(z)
+    return _override(
+        r.real,
+        r.imag,
+        [
+            ((a == 0) & (b == 0), a, b),  # "+0 and +0 -> +0 + 0j"
+            (_finite(a) & _isinf(b), _copysign(INF, a), _copysign(PI / 2, b)),  # "-> +infinity + pi j/2"
+            (_isinf(a) & _finite(b), a, _copysign(0.0, b)),  # "+infinity and finite b -> +infinity + 0j"
+            (_isinf(a) & _isinf(b), a, _copysign(PI / 4, b)),  # "-> +infinity + pi j/4"
+            (_isinf(a) & _isnan(b), a, NAN),
+            (_isnan(a) & (b == 0), NAN, b),  # "NaN and +0 -> NaN + 0j"
+            (_isnan(a) & _isinf(b), INF, NAN),  # "NaN and +infinity -> +/-infinity + NaN j"
+        ],
+    )
+
+
+@_real_or(jnp.arctanh)
+def atanh(z: Any) -> Any:
+    a, b = _parts(z)
+    r = jnp.arctanh(z)
+    either_nan = _isnan(a) | _isnan(b)
+    return _override(
+        r.real,
+        r.imag,
+        [
+            (either_nan, NAN, NAN),  # "NaN in a or b -> NaN + NaN j" unless a case below says otherwise
+            ((a == 0) & (b == 0), a, b),  # "+0 and +0 -> +0 + 0j"
+            ((a == 0) & _isnan(b), a, NAN),  # "+0 and NaN -> +0 + NaN j"
+            ((jnp.abs(a) == 1) & (b == 0), _copysign(INF, a), b),  # "1 and +0 -> +infinity + 0j"
+            (~_isnan(a) & _isinf(b), _copysign(0.0, a), _copysign(PI / 2, b)),  # "-> +0 + pi j/2"
+            (_isinf(a) & _finite(b), _copysign(0.0, a), _copysign(PI / 2, b)),  # "+infinity, finite -> +0 + pi j/2"
+            (_isinf(a) & _isnan(b), _copysign(0.0, a), NAN),  # "+infinity and NaN -> +0 + NaN j"
+            (_isnan(a) & _isinf(b), 0.0, _copysign(PI / 2, b)),  # "NaN and +infinity -> +/-0 + pi j/2"
+        ],
+    )
+
+
+@_real_or(jnp.arccos)
+def acos(z: Any) -> Any:
+    a, b = _parts(z)
+    r = jnp.arccos(z)
+    angle = jnp.where(a < 0, 3 * PI / 4, PI / 4)
+    minus_inf_j = -_copysign(INF, b)  # the imaginary part is -infinity for b >= 0
+    return _override(
+        r.real,
+        r.imag,
+        [
+            ((a == 0) & (b == 0), PI / 2, -b),  # "+/-0 and +0 -> pi/2 - 0j"
+            ((a == 0) & _isnan(b), PI / 2, NAN),  # "+/-0 and NaN -> pi/2 + NaN j"
+            (_finite(a) & _isinf(b), PI / 2, minus_inf_j),  # "finite and +infinity -> pi/2 - infinity j"
+            (_isinf(a) & _finite(b), jnp.where(a < 0, PI, 0.0), minus_inf_j),  # "-> pi (or +0) - infinity j"
+            (_isinf(a) & _isinf(b), angle, minus_inf_j),  # "-> 3pi/4 (or pi/4) - infinity j"
+            (_isinf(a) & _isnan(b), NAN, INF),  # "+/-infinity and NaN -> NaN +/- infinity j"
+            (_isnan(a) & _isinf(b), NAN, minus_inf_j),  # "NaN and +infinity -> NaN - infinity j"
+        ],
+    )
+
+
+# --- functions the standard defines through the ones above, for complex input --------------
+
+
+@_real_or(jnp.arcsin)
+def asin(z: Any) -> Any:
+    return _times_minus_i(asinh(_times_i(z)))  # -1j * asinh(x*1j)
+
+
+@_real_or(jnp.arctan)
+def atan(z: Any) -> Any:
+    return _times_minus_i(atanh(_times_i(z)))  # -1j * atanh(x*1j)
+
+
+@_real_or(jnp.sin)
+def sin(z: Any) -> Any:
+    return _times_minus_i(sinh(_times_i(z)))  # -1j * sinh(x*1j)
+
+
+@_real_or(jnp.cos)
+def cos(z: Any) -> Any:
+    return cosh(_times_i(z))  # cosh(x*1j)
+
+
+@_real_or(jnp.tan)
+def tan(z: Any) -> Any:
+    return _times_minus_i(tanh(_times_i(z)))  # -1j * tanh(x*1j)
+
+
+# --- other functions ------------------------------------------------------------------------
 
 
 def real(x: Any) -> Any:
@@ -51,11 +363,45 @@ def imag(x: Any) -> Any:
 
 
 def reciprocal(x: Any) -> Any:
+    """``1.0 / x``, whose special cases are division's."""
     return divide(jnp.ones((), x.dtype), x)
 
 
 def sign(x: Any) -> Any:
+    """-1, 0 or +1 (0 is +0, NaN stays NaN); ``x / |x|`` for complex, 0 at 0 and NaN with a NaN."""
+    if x.dtype.kind == "c":
+        a, b = _parts(x)
+        r = jnp.sign(x)
+        return _override(r.real, r.imag, [((a == 0) & (b == 0), 0.0, 0.0), (_isnan(a) | _isnan(b), NAN, NAN)])
+    if x.dtype.kind == "f":
+        return jnp.where(x == 0, jnp.zeros((), x.dtype), jnp.sign(x))
     return jnp.sign(x)
+
+
+def signbit(x: Any) -> Any:
+    """Whether the sign bit is set, read from the bits (so -NaN and -0 count)."""
+    if x.dtype.kind == "f":
+        bits = lax.bitcast_convert_type(x, jnp.int32 if x.dtype.itemsize == 4 else jnp.int64)
+        return bits < 0
+    return x < 0
+
+
+def floor_divide(x1: Any, x2: Any) -> Any:
+    """``floor(x1 / x2)``; jax.numpy's exact remainder-based quotient for finite, non-zero operands."""
+    result = jnp.floor_divide(x1, x2)
+    if x1.dtype.kind != "f":
+        return result
+    # also where the quotient rounds to zero: its sign must be the operands' sign product
+    special = ~_finite(x1) | ~_finite(x2) | (x1 == 0) | (x2 == 0) | (result == 0)
+    return jnp.where(special, jnp.floor(x1 / x2), result)
+
+
+def remainder(x1: Any, x2: Any) -> Any:
+    """``x1 - floor_divide(x1, x2) * x2`` with the sign of ``x2``; a zero result takes x2's sign."""
+    result = jnp.remainder(x1, x2)
+    if x1.dtype.kind != "f":
+        return result
+    return jnp.where(result == 0, jnp.copysign(jnp.zeros((), x1.dtype), x2), result)
 
 
 def left_shift(x1: Any, x2: Any) -> Any:
@@ -64,6 +410,3 @@ def left_shift(x1: Any, x2: Any) -> Any:
 
 def right_shift(x1: Any, x2: Any) -> Any:
     return jnp.right_shift(x1, x2)
-
-
-_ = lax
