@@ -179,7 +179,9 @@ def _phrase(text: str) -> Callable[[float], bool] | None:
     }
     if t in simple:
         return simple[t]
-    m = re.fullmatch(r"(not )?(greater than or equal to|less than or equal to|greater than|less than|equal to) (\S+)", t)
+    m = re.fullmatch(
+        r"(not )?(greater than or equal to|less than or equal to|greater than|less than|equal to) (\S+)", t
+    )
     if m:
         k = _number(m.group(3))
         if k is None:
@@ -217,7 +219,10 @@ def _clause(text: str, previous_subject: str | None) -> tuple[Predicate, str] | 
             return None
         combine = any if m.group(1) == "or" else all
         return (lambda env: combine(p(env[k]) for k in "abcd")), "a"
-    m = re.fullmatch(r"both_(x1_i|a)_(x2_i|c) have (the same|different) mathematical signs?(?: and are both nonzero finite numbers)?", t)
+    m = re.fullmatch(
+        r"both_(x1_i|a)_(x2_i|c) have (the same|different) mathematical signs?(?: and are both nonzero finite numbers)?",
+        t,
+    )
     if m:
         first, second = _name(m.group(1)), _name(m.group(2))
         same = m.group(3) == "the same"
@@ -486,7 +491,9 @@ def _parse(function: str, context: str, sentence: str) -> Case:
         kind = "reduction"
     elif "let a = real(x1_i)" in context or "c = real(x2_i)" in context or re.search(r"\bc\b", text):
         kind = "complex-binary"
-    elif "complex" in context.lower() and ("let a = real" in context or "conj" in context or re.search(r"\b[ab]\b", text)):
+    elif "complex" in context.lower() and (
+        "let a = real" in context or "conj" in context or re.search(r"\b[ab]\b", text)
+    ):
         kind = "complex"
     elif "x1_i" in text or "x2_i" in text:
         kind = "binary"
@@ -616,9 +623,13 @@ _COMPLEX_BINARY_POOL = (math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.5)
 def _widest(ns: Any, kind: str) -> tuple[Any, str] | None:
     try:
         dtypes = ns.__array_namespace_info__().dtypes(kind=kind)
-    except Exception:  # noqa: BLE001 - a namespace without the inspection API
-        dtypes = {n: getattr(ns, n) for n in (("float32", "float64") if kind == "real floating" else ("complex64", "complex128")) if hasattr(ns, n)}
-    for name in (("float64", "float32") if kind == "real floating" else ("complex128", "complex64")):
+    except Exception:
+        dtypes = {
+            n: getattr(ns, n)
+            for n in (("float32", "float64") if kind == "real floating" else ("complex64", "complex128"))
+            if hasattr(ns, n)
+        }
+    for name in ("float64", "float32") if kind == "real floating" else ("complex128", "complex64"):
         if name in dtypes:
             return dtypes[name], name
     return None
@@ -627,11 +638,11 @@ def _widest(ns: Any, kind: str) -> tuple[Any, str] | None:
 def _to_numpy(x: Any) -> np.ndarray:
     try:
         return np.asarray(x)
-    except Exception:  # noqa: BLE001
+    except Exception:
         pass
     try:
         return np.from_dlpack(x)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return np.asarray([complex(x[i]) if "complex" in str(x.dtype) else float(x[i]) for i in range(x.shape[0])])
 
 
@@ -710,8 +721,10 @@ def _run_case(ns: Any, case: Case) -> CaseResult:
             out = _to_numpy(fn(x1, x2))
         else:
             out = _to_numpy(fn(ns.asarray([e["x"] for e in selected], dtype=dtype)))
-    except Exception as e:  # noqa: BLE001 - report, don't crash
-        return CaseResult(case.function, sentence, "error", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    except Exception as e:
+        return CaseResult(
+            case.function, sentence, "error", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        )
     for env, got in zip(selected, out.tolist(), strict=True):
         if not case.expect.check(got, env, tolerance):
             inputs = ", ".join(f"{k}={v!r}" for k, v in env.items())
@@ -747,12 +760,17 @@ def _run_conversion(ns: Any, case: Case) -> CaseResult:
         x = ns.asarray(value, dtype=dtype)
         try:
             got = convert(x)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             if case.expect.raises and type(e).__name__ == case.expect.raises:
                 continue
             return CaseResult(case.function, case.sentence, "failed", f"self={value!r}: raised {type(e).__name__}")
         if case.expect.raises:
-            return CaseResult(case.function, case.sentence, "failed", f"self={value!r}: returned {got!r}, expected {case.expect.raises}")
+            return CaseResult(
+                case.function,
+                case.sentence,
+                "failed",
+                f"self={value!r}: returned {got!r}, expected {case.expect.raises}",
+            )
         if not case.expect.check(got, {"x": float(value)}, 0.0):
             return CaseResult(case.function, case.sentence, "failed", f"self={value!r}: got {got!r}")
     return CaseResult(case.function, case.sentence, "passed")
@@ -776,12 +794,19 @@ def _run_reduction(ns: Any, fn: Callable[..., Any], case: Case) -> CaseResult:
         x = ns.asarray(values, dtype=widest[0])
         out = fn(x, correction=2) if mode == "correction" else fn(x)
         got = complex(out) if is_complex else float(out)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         if mode == "empty" and case.function in ("max", "min"):
             return CaseResult(case.function, case.sentence, "passed")
-        return CaseResult(case.function, case.sentence, "error", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        return CaseResult(
+            case.function, case.sentence, "error", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        )
     if not expected.check(got, {}, 1e-12):
-        return CaseResult(case.function, case.sentence, "failed", f"{'empty input' if mode == 'empty' else '[1, NaN, 2]'}: got {got!r}")
+        return CaseResult(
+            case.function,
+            case.sentence,
+            "failed",
+            f"{'empty input' if mode == 'empty' else '[1, NaN, 2]'}: got {got!r}",
+        )
     return CaseResult(case.function, case.sentence, "passed")
 
 
@@ -803,8 +828,10 @@ def _run_linalg(ns: Any, case: Case) -> CaseResult:
             sign, logabsdet = linalg.slogdet(ns.zeros((2, 2), dtype=widest[0]))
             got = (complex(sign), complex(logabsdet))
             ok = got[0] == 0 and got[1].real == -math.inf and got[1].imag == 0
-    except Exception as e:  # noqa: BLE001
-        return CaseResult(case.function, case.sentence, "error", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    except Exception as e:
+        return CaseResult(
+            case.function, case.sentence, "error", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        )
     if not ok:
         return CaseResult(case.function, case.sentence, "failed", f"got {got!r}")
     return CaseResult(case.function, case.sentence, "passed")

@@ -37,7 +37,7 @@ from xp._data_type import iinfo as iinfo
 from xp._data_type import isdtype as isdtype
 from xp._data_type import result_type as result_type
 from xp._dtypes import DType as DType
-from xp._elementwise import abs as abs  # noqa: A004
+from xp._elementwise import abs as abs
 from xp._elementwise import acos as acos
 from xp._elementwise import acosh as acosh
 from xp._elementwise import add as add
@@ -89,11 +89,11 @@ from xp._elementwise import negative as negative
 from xp._elementwise import nextafter as nextafter
 from xp._elementwise import not_equal as not_equal
 from xp._elementwise import positive as positive
-from xp._elementwise import pow as pow  # noqa: A004
+from xp._elementwise import pow as pow
 from xp._elementwise import real as real
 from xp._elementwise import reciprocal as reciprocal
 from xp._elementwise import remainder as remainder
-from xp._elementwise import round as round  # noqa: A004
+from xp._elementwise import round as round
 from xp._elementwise import sign as sign
 from xp._elementwise import signbit as signbit
 from xp._elementwise import sin as sin
@@ -142,27 +142,27 @@ from xp._sorting import argsort as argsort
 from xp._sorting import sort as sort
 from xp._statistical import cumulative_prod as cumulative_prod
 from xp._statistical import cumulative_sum as cumulative_sum
-from xp._statistical import max as max  # noqa: A004
+from xp._statistical import max as max
 from xp._statistical import mean as mean
-from xp._statistical import min as min  # noqa: A004
+from xp._statistical import min as min
 from xp._statistical import prod as prod
 from xp._statistical import std as std
-from xp._statistical import sum as sum  # noqa: A004
+from xp._statistical import sum as sum
 from xp._statistical import var as var
 from xp._typing import ArrayLike as ArrayLike
 from xp._typing import Device as Device
 from xp._typing import DTypeLike as DTypeLike
 from xp._utility import _all as _all
 from xp._utility import _any as _any
-from xp._utility import all as all  # noqa: A004
-from xp._utility import any as any  # noqa: A004
+from xp._utility import all as all
+from xp._utility import any as any
 from xp._utility import diff as diff
 
 __array_api_version__: str = "2025.12"
 __version__: str = "0.1.0"
 
 # The 13 dtypes of the standard.
-bool: _dtypes.DType = _dtypes.PUBLIC[_dtypes.bool]  # noqa: A001
+bool: _dtypes.DType = _dtypes.PUBLIC[_dtypes.bool]
 int8: _dtypes.DType = _dtypes.PUBLIC[_dtypes.int8]
 int16: _dtypes.DType = _dtypes.PUBLIC[_dtypes.int16]
 int32: _dtypes.DType = _dtypes.PUBLIC[_dtypes.int32]

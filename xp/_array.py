@@ -49,7 +49,7 @@ class Array:
     constructor is not public.
     """
 
-    __slots__ = ("_value", "_base", "_views", "__weakref__")
+    __slots__ = ("__weakref__", "_base", "_value", "_views")
     __array_priority__ = 100  # NumPy defers binary operators to ours
     __hash__ = None  # type: ignore[assignment]  # mutable, like NumPy arrays
 
@@ -134,9 +134,6 @@ class Array:
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         return self._value.__array__(dtype=dtype, copy=copy)  # type: ignore[no-any-return]
-
-    def __jax_array__(self) -> jax.Array:
-        return self._value  # type: ignore[no-any-return]
 
     def __dlpack__(
         self,

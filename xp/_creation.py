@@ -120,7 +120,7 @@ def _from_sequence(obj: Sequence[Any], dtype: np.dtype | None) -> Any:
         _check_range(host, inferred)
     target = dtype or inferred
     if host.size and dt._ARRAY_KIND[host.dtype.kind] > dt._ARRAY_KIND[target.kind]:
-        b.fail(TypeError, f"obj holds {host.dtype.kind == 'c' and 'complex' or host.dtype.kind == 'f' and 'float' or 'int'} "
+        b.fail(TypeError, f"obj holds {(host.dtype.kind == 'c' and 'complex') or (host.dtype.kind == 'f' and 'float') or 'int'} "
                f"values, which {target} cannot hold")  # fmt: skip
     if target.kind in "iu" and host.dtype.kind in "iu":
         _check_range(host, target)

@@ -96,7 +96,7 @@ class iinfo_object:  # noqa: N801 - the standard's name
 
 
 @b.api
-def finfo(type: DTypeLike | ArrayLike, /) -> finfo_object:  # noqa: A002
+def finfo(type: DTypeLike | ArrayLike, /) -> finfo_object:
     """Limits of a floating-point dtype, as Python floats."""
     source = _dtype_of(type, "type")
     if source not in dt.FLOATING:
@@ -114,7 +114,7 @@ def finfo(type: DTypeLike | ArrayLike, /) -> finfo_object:  # noqa: A002
 
 
 @b.api
-def iinfo(type: DTypeLike | ArrayLike, /) -> iinfo_object:  # noqa: A002
+def iinfo(type: DTypeLike | ArrayLike, /) -> iinfo_object:
     """Limits of an integer dtype, as Python ints."""
     source = _dtype_of(type, "type")
     if source not in dt.INTEGER:

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 import jax
 import numpy as np
 
-bool = np.dtype("bool")  # noqa: A001 - the standard's name
+bool = np.dtype("bool")
 int8 = np.dtype("int8")
 int16 = np.dtype("int16")
 int32 = np.dtype("int32")

@@ -253,7 +253,7 @@ FUNCTIONS = _build()
 OPS = {op.name: op for op in UNARY + BINARY}
 
 # The public names, bound explicitly so that readers and type checkers see them.
-abs = FUNCTIONS["abs"]  # noqa: A001
+abs = FUNCTIONS["abs"]
 acos = FUNCTIONS["acos"]
 acosh = FUNCTIONS["acosh"]
 asin = FUNCTIONS["asin"]
@@ -281,7 +281,7 @@ negative = FUNCTIONS["negative"]
 positive = FUNCTIONS["positive"]
 real = FUNCTIONS["real"]
 reciprocal = FUNCTIONS["reciprocal"]
-round = FUNCTIONS["round"]  # noqa: A001
+round = FUNCTIONS["round"]
 sign = FUNCTIONS["sign"]
 signbit = FUNCTIONS["signbit"]
 sin = FUNCTIONS["sin"]
@@ -316,7 +316,7 @@ minimum = FUNCTIONS["minimum"]
 multiply = FUNCTIONS["multiply"]
 nextafter = FUNCTIONS["nextafter"]
 not_equal = FUNCTIONS["not_equal"]
-pow = FUNCTIONS["pow"]  # noqa: A001
+pow = FUNCTIONS["pow"]
 remainder = FUNCTIONS["remainder"]
 subtract = FUNCTIONS["subtract"]
 
@@ -326,7 +326,7 @@ def clip(
     x: ArrayLike,
     /,
     min: ArrayLike | None = None,
-    max: ArrayLike | None = None,  # noqa: A002
+    max: ArrayLike | None = None,
 ) -> Array:
     """Clamp each element of ``x`` to ``[min, max]`` (either bound may be None).
 

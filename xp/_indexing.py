@@ -42,7 +42,7 @@ def _index_error(message: str) -> b.ArgumentError:
 class BasicIndex:
     """A parsed basic index. ``plan`` is static (hashable), ``starts`` dynamic (or None: zeros)."""
 
-    __slots__ = ("plan", "starts", "shape")
+    __slots__ = ("plan", "shape", "starts")
 
     def __init__(self, plan: tuple[Any, ...] | None, starts: np.ndarray | None, shape: tuple[int, ...]):
         self.plan = plan  # None: the identity (x[...], x[:])
@@ -215,7 +215,7 @@ class AdvancedIndex:
     which can be written through under a trace.
     """
 
-    __slots__ = ("structure", "arrays", "mask", "shape", "key")
+    __slots__ = ("arrays", "key", "mask", "shape", "structure")
 
     def __init__(self, key: tuple[Any, ...], shape: tuple[int, ...]) -> None:
         self.shape = shape
@@ -264,10 +264,10 @@ class AdvancedIndex:
                     )
                 host = np.asarray(mask)
                 if host.ndim == 0:
-                    structure.append(None)
-                    if not host:
-                        structure.append(("array", len(arrays)))
-                        arrays.append(jnp.zeros((0,), dtype=jnp.int32))
+                    # "a zero-dimensional boolean index adds a dimension of length 1 (True) or 0 (False)"
+                    if len(self.key) != 1:
+                        raise _index_error("a 0-d boolean index must be the only index")
+                    structure.append(("select", bool(host)))
                     continue
                 for i, n in enumerate(host.shape):
                     if n != self.shape[axis + i] and n != 0:
@@ -300,7 +300,9 @@ class AdvancedIndex:
         return _advanced_get(value, self.arrays, structure=self.structure)
 
     def set(self, value: Any, update: Any) -> Any:
-        if self.mask is not None and (isinstance(self.mask, Tracer) or update.ndim == 0):
+        if self.mask is not None and self.mask.ndim == 0 and update.ndim == value.ndim + 1:
+            update = update.reshape(update.shape[1:])  # x[True] has a leading axis of length 1
+        if self.mask is not None and (isinstance(self.mask, Tracer) or update.ndim == 0 or self.mask.ndim == 0):
             mask = self.mask
             if mask.ndim and 0 in mask.shape:
                 return value
@@ -341,6 +343,8 @@ def _bounds(index: Any) -> tuple[int, int]:
 
 @functools.partial(kernel, static_argnames="structure")
 def _advanced_get(value: Any, arrays: tuple[Any, ...], structure: tuple[Any, ...]) -> Any:
+    if structure and type(structure[0]) is tuple and structure[0][0] == "select":
+        return _select_all(value, structure[0][1])
     return value[_key(structure, arrays)]
 
 
@@ -353,6 +357,10 @@ def _advanced_set(value: Any, arrays: tuple[Any, ...], update: Any, structure: t
 def _mask_set(value: Any, mask: Any, update: Any) -> Any:
     mask = mask.reshape(mask.shape + (1,) * (value.ndim - mask.ndim))
     return jnp.where(mask, update.astype(value.dtype), value)
+
+
+def _select_all(value: Any, keep: bool) -> Any:
+    return value[None] if keep else jnp.zeros((0, *value.shape), value.dtype)
 
 
 def _key(structure: tuple[Any, ...], arrays: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -52,7 +52,7 @@ class Info:
         """The dtypes usable now, by name: all 13 with JAX's 64-bit mode on, else the 32-bit ones."""
         _check_device(device, "dtypes")
         kinds = (kind,) if isinstance(kind, str) or kind is None else kind
-        selected: set[np.dtype] = set()
+        selected: set[Any] = set()
         for k in kinds:
             if k is None:
                 selected |= dt.ANY
@@ -74,6 +74,6 @@ def _check_device(device: Any, method: str) -> None:
         )
 
 
-def __array_namespace_info__() -> Info:
+def __array_namespace_info__() -> Info:  # noqa: N807 - the standard's name
     """The inspection namespace of the array API standard."""
     return Info()

@@ -28,7 +28,7 @@ NAN = math.nan
 divide = jnp.true_divide
 logaddexp = jnp.logaddexp
 multiply = jnp.multiply
-pow = jnp.power  # noqa: A001
+pow = jnp.power
 atan2 = jnp.arctan2
 
 
@@ -75,6 +75,12 @@ def _real_or(fn: Any) -> Any:
     return decorate
 
 
+def _signed_like(value: Any, sign: Any) -> Any:
+    """``|value|`` with the sign of ``sign``: on a branch cut, the sign of a zero component
+    picks the side (C99), which jax.numpy ignores; NaN ``sign`` leaves ``value`` as is."""
+    return jnp.where(jnp.isnan(sign), value, jnp.copysign(jnp.abs(value), sign))
+
+
 def _isinf(v: Any) -> Any:
     return jnp.isinf(v)
 
@@ -92,7 +98,7 @@ def _copysign(magnitude: Any, sign: Any) -> Any:
 
 
 @_real_or(jnp.abs)
-def abs(z: Any) -> Any:  # noqa: A001
+def abs(z: Any) -> Any:
     a, b = _parts(z)
     # "a (or b) is +/-infinity and the other any value (including NaN) -> +infinity"
     return jnp.where(_isinf(a) | _isinf(b), INF, jnp.abs(z))
@@ -172,7 +178,7 @@ def sqrt(z: Any) -> Any:
     r = jnp.sqrt(z)
     return _override(
         r.real,
-        r.imag,
+        _signed_like(r.imag, b),
         [
             ((a == 0) & (b == 0), 0.0, b),  # "+/-0 and +0 -> +0 + 0j"
             ((a == -INF) & _finite(b), 0.0, _copysign(INF, b)),  # "-infinity and finite b > 0 -> +0 + infinity j"
@@ -248,8 +254,8 @@ def acosh(z: Any) -> Any:
     r = jnp.arccosh(z)
     angle = jnp.where(a < 0, 3 * PI / 4, PI / 4)
     return _override(
-        r.real,
-        r.imag,
+        jnp.abs(r.real),
+        _signed_like(r.imag, b),
         [
             ((a == 0) & (b == 0), 0.0, _copysign(PI / 2, b)),  # "+/-0 and +0 -> +0 + pi j/2"
             ((a == 0) & _isnan(b), NAN, PI / 2),  # "+0 and NaN -> NaN +/- pi j/2"
@@ -267,7 +273,7 @@ def asinh(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.arcsinh(z)
     return _override(
-        r.real,
+        _signed_like(r.real, a),
         r.imag,
         [
             ((a == 0) & (b == 0), a, b),  # "+0 and +0 -> +0 + 0j"
@@ -284,11 +290,15 @@ def asinh(z: Any) -> Any:
 @_real_or(jnp.arctanh)
 def atanh(z: Any) -> Any:
     a, b = _parts(z)
-    r = jnp.arctanh(z)
+    # jax's formula overflows near the branch points +/-1 (atanh(1 + 1e-178j) is finite);
+    # away from 0, 0.5 * (log(1 + z) - log(1 - z)) is accurate, with 1 +/- z formed by parts so
+    # that the sign of a zero imaginary part survives.
+    by_logs = 0.5 * (jnp.log(lax.complex(1 + a, b)) - jnp.log(lax.complex(1 - a, -b)))
+    r = jnp.where(jnp.abs(z) < 0.5, jnp.arctanh(z), by_logs)
     either_nan = _isnan(a) | _isnan(b)
     return _override(
-        r.real,
-        r.imag,
+        _signed_like(r.real, a),
+        _signed_like(r.imag, b),
         [
             (either_nan, NAN, NAN),  # "NaN in a or b -> NaN + NaN j" unless a case below says otherwise
             ((a == 0) & (b == 0), a, b),  # "+0 and +0 -> +0 + 0j"
@@ -310,7 +320,7 @@ def acos(z: Any) -> Any:
     minus_inf_j = -_copysign(INF, b)  # the imaginary part is -infinity for b >= 0
     return _override(
         r.real,
-        r.imag,
+        -_signed_like(r.imag, b),
         [
             ((a == 0) & (b == 0), PI / 2, -b),  # "+/-0 and +0 -> pi/2 - 0j"
             ((a == 0) & _isnan(b), PI / 2, NAN),  # "+/-0 and NaN -> pi/2 + NaN j"

@@ -15,7 +15,7 @@ union's members, tracers included, instead of the union.
 
 from __future__ import annotations
 
-from typing import TypeAlias, Union
+from typing import TypeAlias
 
 import jax
 import numpy as np
@@ -23,9 +23,9 @@ import numpy as np
 from xp._array import Array
 from xp._devices import TracedDevice
 
-ArrayLike: TypeAlias = Union[Array, jax.Array, np.ndarray, np.bool_, np.number, bool, int, float, complex]
-DTypeLike: TypeAlias = Union[np.dtype, type, str]
-Device: TypeAlias = Union[jax.Device, jax.sharding.Sharding, TracedDevice]
-Scalar: TypeAlias = Union[bool, int, float, complex]
+ArrayLike: TypeAlias = Array | jax.Array | np.ndarray | np.bool_ | np.number | bool | int | float | complex
+DTypeLike: TypeAlias = np.dtype | type | str
+Device: TypeAlias = jax.Device | jax.sharding.Sharding | TracedDevice
+Scalar: TypeAlias = bool | int | float | complex
 
 __all__ = ["Array", "ArrayLike", "DTypeLike", "Device", "Scalar"]

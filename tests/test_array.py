@@ -1,0 +1,412 @@
+"""The array object: attributes, operators, indexing, mutation and views, conversions, JAX
+transformations."""
+
+import copy
+import operator
+import pickle
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import xp
+
+# --- namespace and attributes ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"])
+def test_array_namespace(version):
+    assert xp.asarray(1.0).__array_namespace__(api_version=version) is xp
+
+
+def test_array_namespace_rejects_unknown_versions():
+    with pytest.raises(ValueError, match="api_version must be None or one of"):
+        xp.asarray(1.0).__array_namespace__(api_version="2020.10")
+
+
+def test_attributes():
+    x = xp.zeros((2, 3, 4), dtype=xp.int16)
+    assert x.shape == (2, 3, 4) and type(x.shape) is tuple
+    assert x.ndim == 3 and x.size == 24 and x.dtype == xp.int16
+    assert x.device == jax.devices()[0]
+    assert x.mT.shape == (2, 4, 3)
+    assert xp.zeros((2, 3)).T.shape == (3, 2)
+
+
+def test_transpose_needs_the_right_rank():
+    with pytest.raises(ValueError, match="xp.Array.T: the array must be 2-dimensional"):
+        xp.zeros((2, 3, 4)).T
+    with pytest.raises(ValueError, match="xp.Array.mT: the array must have at least 2 dimensions"):
+        xp.zeros(3).mT
+
+
+def test_the_constructor_is_not_public():
+    with pytest.raises(TypeError, match="use xp.asarray"):
+        xp.Array(jnp.ones(3))
+
+
+def test_jax_round_trip_is_zero_copy():
+    raw = jnp.arange(4.0)
+    x = xp.asarray(raw)
+    assert x.jax is raw
+
+
+# --- operators ------------------------------------------------------------------------------
+
+BINARY = [
+    (operator.add, np.add), (operator.sub, np.subtract), (operator.mul, np.multiply),
+    (operator.truediv, np.true_divide), (operator.floordiv, np.floor_divide), (operator.mod, np.mod),
+    (operator.pow, np.power), (operator.lt, np.less), (operator.le, np.less_equal),
+    (operator.gt, np.greater), (operator.ge, np.greater_equal), (operator.eq, np.equal), (operator.ne, np.not_equal),
+]  # fmt: skip
+
+# XLA flushes subnormal results to zero, so values stay well away from them
+finite = st.one_of(st.just(0.0), st.floats(1e-3, 100), st.floats(-100, -1e-3))
+
+
+@given(hnp.arrays(np.float64, 5, elements=finite), hnp.arrays(np.float64, 5, elements=st.floats(0.5, 3)))
+@pytest.mark.parametrize(("op", "reference"), BINARY)
+def test_binary_operators_match_numpy(op, reference, a, b):
+    out = op(xp.asarray(a), xp.asarray(b))
+    np.testing.assert_allclose(np.asarray(out), reference(a, b), rtol=1e-12)
+    # with a Python scalar on either side
+    np.testing.assert_allclose(np.asarray(op(xp.asarray(a), 2.0)), reference(a, 2.0), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(op(2.0, xp.asarray(b))), reference(2.0, b), rtol=1e-12)
+
+
+@given(hnp.arrays(np.int32, 6, elements=st.integers(-1000, 1000)), st.integers(0, 8))
+def test_bitwise_operators_match_numpy(a, shift):
+    x = xp.asarray(a)
+    assert np.array_equal(np.asarray(x & 7), a & 7)
+    assert np.array_equal(np.asarray(x | 7), a | 7)
+    assert np.array_equal(np.asarray(x ^ 7), a ^ 7)
+    assert np.array_equal(np.asarray(x << shift), a << shift)
+    assert np.array_equal(np.asarray(x >> shift), a >> shift)
+    assert np.array_equal(np.asarray(~x), ~a)
+    assert np.array_equal(np.asarray(-x), -a)
+    assert np.array_equal(np.asarray(+x), a)
+    assert np.array_equal(np.asarray(abs(x)), np.abs(a))
+
+
+def test_matmul_operator():
+    a = np.arange(6.0).reshape(2, 3)
+    b = np.arange(3.0)
+    assert np.allclose(np.asarray(xp.asarray(a) @ xp.asarray(b)), a @ b)
+    assert np.allclose(np.asarray(b @ xp.asarray(a).T), b @ a.T)
+
+
+def test_operators_take_foreign_arrays_on_either_side():
+    x = xp.asarray([1.0, 2.0])
+    for other in (np.array([1.0, 1.0]), jnp.array([1.0, 1.0]), np.float64(1.0)):
+        assert isinstance(x + other, xp.Array)
+        assert isinstance(other + x, xp.Array), type(other)
+
+
+def test_unknown_operands_give_not_implemented():
+    x = xp.asarray([1.0])
+    with pytest.raises(TypeError, match="unsupported operand"):
+        x + "a"
+    assert (x == "a") is False  # Python falls back to identity when both sides decline
+
+
+def test_in_place_operators_rebind():
+    x = xp.asarray([1.0, 2.0])
+    same = x
+    x += 1
+    x *= 2
+    assert x is same
+    assert x.jax.tolist() == [4.0, 6.0]
+
+
+def test_in_place_operators_keep_dtype_and_shape():
+    x = xp.asarray([1, 2], dtype=xp.int8)
+    with pytest.raises(TypeError, match="in-place operation cannot change the array's dtype int8"):
+        x += 1.5
+    y = xp.zeros(3)
+    with pytest.raises(ValueError, match="cannot change the array's shape"):
+        y += xp.zeros((2, 3))
+    assert x.jax.tolist() == [1, 2]
+
+
+# --- indexing -------------------------------------------------------------------------------
+
+
+@st.composite
+def basic_indices(draw, shape):
+    key = []
+    for n in shape:
+        kind = draw(st.sampled_from(["int", "slice", "full"]))
+        if kind == "int":
+            key.append(draw(st.integers(-n, n - 1)))
+        elif kind == "slice":
+            bounds = st.one_of(st.none(), st.integers(-n - 2, n + 2))
+            step = draw(st.one_of(st.none(), st.integers(-3, 3).filter(bool)))
+            key.append(slice(draw(bounds), draw(bounds), step))
+        else:
+            key.append(slice(None))
+    if key and draw(st.booleans()):
+        key.insert(draw(st.integers(0, len(key))), None)
+    if len(key) > 1 and draw(st.booleans()):
+        key[draw(st.integers(0, len(key) - 1))] = Ellipsis
+        if key.count(Ellipsis) > 1:
+            return tuple(k for k in key if k is not Ellipsis)
+    return tuple(key)
+
+
+@given(st.data())
+def test_basic_getitem_matches_numpy(data):
+    shape = data.draw(st.lists(st.integers(1, 5), min_size=0, max_size=3).map(tuple))
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    key = data.draw(basic_indices(shape))
+    assert np.array_equal(np.asarray(xp.asarray(a)[key]), a[key])
+
+
+@given(st.data())
+def test_basic_setitem_matches_numpy(data):
+    shape = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple))
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    key = data.draw(basic_indices(shape))
+    x = xp.asarray(a)
+    target = a.copy()
+    target[key] = -1.0
+    x[key] = -1.0
+    assert np.array_equal(np.asarray(x), target)
+    update = np.arange(target[key].size, dtype=np.float32).reshape(target[key].shape) + 100
+    target[key] = update
+    x[key] = xp.asarray(update)
+    assert np.array_equal(np.asarray(x), target)
+
+
+def test_integer_loop_compiles_once():
+    from xp import _indexing
+
+    before = _indexing._basic_set._cache_size()
+    x = xp.zeros(50)
+    for i in range(50):
+        x[i] = float(i)
+    assert x.jax.tolist() == [float(i) for i in range(50)]
+    assert _indexing._basic_set._cache_size() - before <= 2  # not one compilation per index
+
+
+def test_integer_array_indexing():
+    a = np.arange(20).reshape(4, 5)
+    x = xp.asarray(a)
+    rows, cols = np.array([0, 3, -1]), np.array([1, 4, 0])
+    assert np.array_equal(np.asarray(x[xp.asarray(rows), xp.asarray(cols)]), a[rows, cols])
+    assert np.array_equal(np.asarray(x[xp.asarray(1), 2]), a[1, 2])
+    x[xp.asarray(rows), xp.asarray(cols)] = -5
+    a[rows, cols] = -5
+    assert np.array_equal(np.asarray(x), a)
+
+
+def test_out_of_bounds_indices_raise_eagerly():
+    x = xp.arange(5)
+    with pytest.raises(IndexError, match=r"xp.Array.__getitem__: index 5 is out of bounds for axis 0 with size 5"):
+        x[5]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[xp.asarray([0, 7])]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0]
+    with pytest.raises(IndexError, match="single ellipsis"):
+        x[..., ...]
+    with pytest.raises(IndexError, match="lists are not valid indices"):
+        x[[0, 1]]
+    with pytest.raises(IndexError, match="only integers, slices"):
+        x[1.5]
+
+
+@given(hnp.arrays(np.float32, (4, 3), elements=st.floats(-5, 5, width=32)))
+def test_boolean_masks(a):
+    x = xp.asarray(a)
+    mask = a > 0
+    assert np.array_equal(np.asarray(x[xp.asarray(mask)]), a[mask])
+    assert np.array_equal(np.asarray(x[xp.asarray(mask[:, 0])]), a[mask[:, 0]])
+    x[xp.asarray(mask)] = 0.0
+    b = a.copy()
+    b[mask] = 0.0
+    assert np.array_equal(np.asarray(x), b)
+
+
+def test_zero_dimensional_boolean_index():
+    x = xp.arange(3)
+    assert x[True].shape == (1, 3)
+    assert x[xp.asarray(False)].shape == (0, 3)
+
+
+def test_setitem_value_dtype_rules():
+    x = xp.zeros(3, dtype=xp.float32)
+    x[0] = 1  # a Python int fits a float array
+    x[1] = xp.asarray(2, dtype=xp.int16)  # int16 promotes to float32 (JAX's lattice)
+    with pytest.raises(TypeError, match="value has dtype float64, which does not promote to the array's dtype float32"):
+        x[2] = xp.asarray(3.0, dtype=xp.float64)
+    i = xp.zeros(2, dtype=xp.int8)
+    with pytest.raises(TypeError, match="value is a Python float, which int8 cannot hold"):
+        i[0] = 1.5
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        i[0] = 300
+    with pytest.raises(ValueError, match="cannot be broadcast to the indexed shape"):
+        x[:2] = xp.zeros(3, dtype=xp.float32)
+    assert x.jax.tolist() == [1.0, 2.0, 0.0]
+
+
+# --- views ----------------------------------------------------------------------------------
+
+
+def test_writing_into_a_view_writes_into_the_base():
+    covariances = xp.zeros((2, 3, 3))
+    block = covariances[1, :, :]
+    for i in range(3):
+        block[i, i] += 1.0  # scikit-learn's _add_to_diagonal pattern
+    assert np.array_equal(np.asarray(covariances[1]), np.eye(3))
+    assert np.array_equal(np.asarray(covariances[0]), np.zeros((3, 3)))
+
+
+def test_writing_into_the_base_refreshes_views():
+    x = xp.arange(6.0)
+    tail = x[3:]
+    x[4] = 40.0
+    assert tail.jax.tolist() == [3.0, 40.0, 5.0]
+    x += 1
+    assert tail.jax.tolist() == [4.0, 41.0, 6.0]
+
+
+def test_views_of_views():
+    x = xp.zeros((4, 4))
+    row = x[2]
+    part = row[1:3]
+    part[...] = 7.0
+    assert x.jax[2].tolist() == [0.0, 7.0, 7.0, 0.0]
+    sibling = x[2, ::-1]
+    part[0] = 1.0
+    assert sibling.jax.tolist() == [0.0, 7.0, 1.0, 0.0]
+
+
+def test_copies_are_independent():
+    x = xp.arange(3.0)
+    y = xp.asarray(x, copy=True)
+    y[0] = 9.0
+    assert float(x[0]) == 0.0
+    z = copy.copy(x)
+    z[1] = 9.0
+    assert float(x[1]) == 1.0
+
+
+# --- conversions ----------------------------------------------------------------------------
+
+
+def test_python_scalar_conversions():
+    assert bool(xp.asarray(2.0)) is True
+    assert int(xp.asarray(-2.7)) == -2
+    assert float(xp.asarray(3)) == 3.0
+    assert complex(xp.asarray(1.5)) == 1.5 + 0j
+    assert operator.index(xp.asarray(4)) == 4
+    assert [10, 20, 30][xp.asarray(1)] == 20
+    with pytest.raises(TypeError, match="only integer arrays can be used as an index"):
+        operator.index(xp.asarray(1.0))
+    with pytest.raises(TypeError, match="only arrays of one element"):
+        bool(xp.asarray([1, 2]))
+    with pytest.raises(TypeError, match="cannot convert a complex array to float"):
+        float(xp.asarray(1j))
+
+
+def test_conversion_special_cases():
+    nan = xp.asarray(float("nan"))
+    assert bool(nan) is True
+    with pytest.raises(ValueError):
+        int(nan)
+    with pytest.raises(OverflowError):
+        int(xp.asarray(float("inf")))
+    z = complex(nan)
+    assert z.real != z.real and z.imag != z.imag  # NaN + NaN j
+
+
+def test_numpy_conversion_and_dlpack():
+    x = xp.asarray([1.0, 2.0])
+    assert np.array_equal(np.asarray(x), [1.0, 2.0])
+    assert np.array_equal(np.from_dlpack(x), [1.0, 2.0])
+    assert x.__dlpack_device__()[1] == 0
+    y = xp.from_dlpack(np.arange(3.0))
+    assert y.jax.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_iteration_and_len():
+    x = xp.asarray([[1, 2], [3, 4]])
+    assert len(x) == 2
+    assert [row.jax.tolist() for row in x] == [[1, 2], [3, 4]]
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        iter(xp.asarray(1)).__next__()
+
+
+def test_repr_and_pickle():
+    x = xp.asarray([1.0, 2.0])
+    assert repr(x) == "Array([1., 2.], dtype=float64)"
+    assert np.array_equal(np.asarray(pickle.loads(pickle.dumps(x))), [1.0, 2.0])
+    seen = []
+    jax.jit(lambda v: seen.append(repr(v)) or v)(x)
+    assert seen == ["Array(traced float64[2])"]
+
+
+def test_to_device():
+    x = xp.asarray([1.0])
+    device = jax.devices()[0]
+    assert x.to_device(device).device == device
+    with pytest.raises(TypeError, match="device must be a jax.Device"):
+        x.to_device("cpu")
+
+
+# --- JAX transformations --------------------------------------------------------------------
+
+
+def test_pytree_jit_grad_vmap():
+    x = xp.asarray([1.0, 2.0, 3.0])
+
+    @jax.jit
+    def f(v):
+        return xp.sum(xp.sin(v) * v)
+
+    assert isinstance(f(x), xp.Array)
+    g = jax.grad(lambda v: f(v).jax)(x)
+    assert isinstance(g, xp.Array)
+    np.testing.assert_allclose(np.asarray(g), np.sin([1, 2, 3.0]) + np.array([1, 2, 3.0]) * np.cos([1, 2, 3.0]))
+    batched = jax.vmap(lambda v: v * 2 + 1)(xp.asarray(np.arange(6.0).reshape(2, 3)))
+    assert batched.shape == (2, 3)
+    leaves = jax.tree.leaves({"a": x})
+    assert leaves[0] is x.jax
+
+
+def test_tracers_have_a_device_and_refuse_python_conversion():
+    devices = []
+
+    @jax.jit
+    def f(v):
+        devices.append(v.device)
+        y = xp.zeros(3, device=v.device)
+        with pytest.raises(TypeError):
+            bool(v[0] > 0)
+        with pytest.raises(TypeError):
+            np.asarray(v)
+        return y + v
+
+    f(xp.asarray([1.0, 2.0, 3.0]))
+    assert devices and devices[0] == devices[0]
+
+
+def test_mutation_under_jit():
+    @jax.jit
+    def f(v):
+        v[0] = 10.0
+        v[v < 3] = 0.0  # a mask write is a where(): it traces
+        v += 1
+        return v
+
+    out = f(xp.asarray([1.0, 2.0, 5.0]))
+    assert out.jax.tolist() == [11.0, 1.0, 6.0]
+
+
+def test_mask_reads_under_jit_say_why_they_fail():
+    with pytest.raises(TypeError, match="data-dependent shape.*xp.where"):
+        jax.jit(lambda v: v[v > 0])(xp.asarray([1.0, -1.0]))

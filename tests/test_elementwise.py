@@ -1,0 +1,203 @@
+"""Element-wise functions: values against NumPy, dtype rules, scalars, errors, transformations."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import xp
+from xp import _elementwise
+
+DEFAULT_FLOAT = xp.__array_namespace_info__().default_dtypes()["real floating"]
+
+# NumPy's function for each xp function, where the names differ.
+NUMPY = {
+    "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin, "asinh": np.arcsinh, "atan": np.arctan,
+    "atanh": np.arctanh, "atan2": np.arctan2, "bitwise_invert": np.invert, "bitwise_left_shift": np.left_shift,
+    "bitwise_right_shift": np.right_shift, "pow": np.power, "conj": np.conjugate,
+    "reciprocal": lambda x: 1 / x,
+}  # fmt: skip
+
+# Inputs inside each function's domain (outside it the result is NaN for both, which is fine,
+# but in-domain values test more).
+DOMAIN = {"acos": (-1, 1), "asin": (-1, 1), "atanh": (-0.75, 0.75), "acosh": (1, 50), "log": (0.125, 50),
+          "log2": (0.125, 50), "log10": (0.125, 50), "log1p": (-0.75, 50), "sqrt": (0, 50)}  # fmt: skip
+
+
+def _reference(name):
+    return NUMPY.get(name) or getattr(np, name)
+
+
+def _values(name, dtype):
+    low, high = DOMAIN.get(name, (-20, 20))
+    if np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        return st.integers(max(int(low), int(info.min)), min(int(high), int(info.max)))
+    return st.floats(low, high, width=32, allow_subnormal=False)
+
+
+FLOAT_UNARY = [op.name for op in _elementwise.UNARY if op.lift]
+
+
+@pytest.mark.parametrize("name", FLOAT_UNARY)
+@given(data=st.data())
+def test_floating_unary_functions_match_numpy(name, data):
+    a = data.draw(hnp.arrays(np.float64, st.integers(0, 6), elements=_values(name, np.float64)))
+    out = getattr(xp, name)(xp.asarray(a))
+    assert out.dtype == xp.float64
+    np.testing.assert_allclose(np.asarray(out), _reference(name)(a), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", FLOAT_UNARY)
+@given(data=st.data())
+def test_floating_unary_functions_on_complex_match_numpy(name, data):
+    if name in ("log1p",):  # NumPy's complex log1p loses precision near 0; compare loosely
+        rtol = 1e-6
+    else:
+        rtol = 1e-9
+    part = st.floats(-3, 3, allow_subnormal=False)  # XLA flushes subnormals to zero
+    a = data.draw(hnp.arrays(np.complex128, st.integers(0, 5), elements=st.builds(complex, part, part)))
+    out = getattr(xp, name)(xp.asarray(a))
+    assert out.dtype == xp.complex128
+    np.testing.assert_allclose(np.asarray(out), _reference(name)(a), rtol=rtol, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", FLOAT_UNARY)
+def test_floating_functions_compute_integers_in_the_default_float(name):
+    out = getattr(xp, name)(xp.asarray([1, 2], dtype=xp.int16))
+    assert out.dtype == DEFAULT_FLOAT
+
+
+@pytest.mark.parametrize("name", ["abs", "negative", "positive", "square", "sign", "ceil", "floor", "trunc", "round"])
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "float32", "float64"])
+@given(data=st.data())
+def test_numeric_unary_functions_keep_dtype(name, dtype, data):
+    a = data.draw(hnp.arrays(dtype, st.integers(0, 6), elements=_values(name, dtype)))
+    if name in ("negative", "abs") and dtype.startswith("u"):
+        a = a // 2
+    out = getattr(xp, name)(xp.asarray(a))
+    assert out.dtype == getattr(xp, dtype)
+    expected = _reference(name)(a)
+    np.testing.assert_allclose(np.asarray(out), expected.astype(dtype), rtol=1e-6)
+
+
+def test_abs_of_complex_is_real():
+    out = xp.abs(xp.asarray([3 + 4j], dtype=xp.complex64))
+    assert out.dtype == xp.float32 and out.jax.tolist() == [5.0]
+    assert xp.real(xp.asarray([1 + 2j])).jax.tolist() == [1.0]
+    assert xp.imag(xp.asarray([1 + 2j])).jax.tolist() == [2.0]
+    assert xp.imag(xp.asarray([1.0])).jax.tolist() == [0.0]
+
+
+BINARY_REAL = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "atan2", "copysign", "hypot",
+               "logaddexp", "nextafter", "pow", "floor_divide", "remainder"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", BINARY_REAL)
+@given(data=st.data())
+def test_binary_functions_match_numpy(name, data):
+    shape = data.draw(st.sampled_from([(), (3,), (2, 3)]))
+    a = data.draw(hnp.arrays(np.float64, shape, elements=st.floats(-10, 10)))
+    b = data.draw(hnp.arrays(np.float64, (3,) if shape else (), elements=st.floats(0.5, 4)))
+    out = getattr(xp, name)(xp.asarray(a), xp.asarray(b))
+    expected = _reference(name)(a, b)
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"])
+@given(a=hnp.arrays(np.int16, 5, elements=st.integers(-3, 3)), b=hnp.arrays(np.int16, 5, elements=st.integers(-3, 3)))
+def test_comparisons(name, a, b):
+    out = getattr(xp, name)(xp.asarray(a), xp.asarray(b))
+    assert out.dtype == xp.bool
+    assert np.array_equal(np.asarray(out), getattr(np, name)(a, b))
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_functions(name):
+    a, b = np.array([True, True, False, False]), np.array([True, False, True, False])
+    assert np.array_equal(np.asarray(getattr(xp, name)(xp.asarray(a), xp.asarray(b))), getattr(np, name)(a, b))
+    assert xp.logical_not(xp.asarray([True, False])).jax.tolist() == [False, True]
+
+
+@given(
+    a=hnp.arrays(np.int32, 6, elements=st.integers(-100, 100)), b=hnp.arrays(np.int32, 6, elements=st.integers(1, 9))
+)
+def test_integer_division_and_remainder_match_python(a, b):
+    assert np.array_equal(np.asarray(xp.floor_divide(xp.asarray(a), xp.asarray(b))), a // b)
+    assert np.array_equal(np.asarray(xp.remainder(xp.asarray(a), xp.asarray(b))), a % b)
+
+
+def test_category_errors_name_function_parameter_and_dtype():
+    i = xp.asarray([1, 2])
+    f = xp.asarray([1.0])
+    with pytest.raises(TypeError, match="xp.bitwise_and: x1 must have a integer or boolean dtype, got float64"):
+        xp.bitwise_and(f, i)
+    with pytest.raises(TypeError, match="xp.atan2: x2 must have a real-valued floating-point dtype, got complex128"):
+        xp.atan2(f, xp.asarray([1j]))
+    with pytest.raises(TypeError, match="xp.add: x1 must have a numeric dtype, got bool"):
+        xp.add(xp.asarray([True]), i)
+    with pytest.raises(TypeError, match="xp.bitwise_and: x2 is a Python float"):
+        xp.bitwise_and(i, 1.5)
+    with pytest.raises(ValueError, match=r"xp.add: x1 and x2 cannot be broadcast together: shapes \(2,\) and \(3,\)"):
+        xp.add(i, xp.asarray([1, 2, 3]))
+    with pytest.raises(TypeError, match="xp.sin: x must be an array, got str"):
+        xp.sin("1")
+    with pytest.raises(TypeError, match="lists and tuples are not arrays"):
+        xp.sin([1.0])
+
+
+def test_python_scalars_on_either_side():
+    x = xp.asarray([1.0, 2.0], dtype=xp.float32)
+    assert xp.subtract(10, x).jax.tolist() == [9.0, 8.0]
+    assert xp.subtract(x, 10).dtype == xp.float32
+    assert xp.pow(2, xp.asarray([3], dtype=xp.int8)).dtype == xp.int8
+    assert xp.add(1, 2).dtype == xp.__array_namespace_info__().default_dtypes()["integral"]
+
+
+@given(
+    hnp.arrays(np.float64, 4, elements=st.floats(-5, 5, allow_subnormal=False)),
+    st.floats(-2, 0, allow_subnormal=False),
+    st.floats(0, 2, allow_subnormal=False),
+)
+def test_clip(a, low, high):
+    out = xp.clip(xp.asarray(a), low, high)
+    assert np.array_equal(np.asarray(out), np.clip(a, low, high))
+    assert xp.clip(xp.asarray(a), max=high).dtype == xp.float64
+    assert xp.clip(xp.asarray(a)).jax.tolist() == list(a)
+
+
+def test_clip_rules():
+    x = xp.asarray([1, 5, 9], dtype=xp.int8)
+    assert xp.clip(x, 2, 6).jax.tolist() == [2, 5, 6]
+    assert xp.clip(x, xp.asarray([0, 6, 0], dtype=xp.int8)).jax.tolist() == [1, 6, 9]
+    nan = float("nan")
+    assert np.isnan(np.asarray(xp.clip(xp.asarray([1.0]), nan, 2.0))).all()
+    with pytest.raises(TypeError, match="xp.clip: x must have a real-valued dtype, got complex128"):
+        xp.clip(xp.asarray([1j]), 0, 1)
+
+
+def test_same_jaxpr_as_jax_numpy():
+    """A jitted xp function traces to the jaxpr of its jax.numpy twin (explicit dtypes)."""
+
+    def with_xp(x, y):
+        return xp.sum(xp.exp(x) * y + 1.0, axis=0) if hasattr(xp, "sum") else xp.exp(x) * y + 1.0
+
+    def with_jnp(x, y):
+        return jnp.sum(jnp.exp(x) * y + jnp.float32(1.0), axis=0, dtype=jnp.float32)
+
+    x = jnp.ones((3, 4), jnp.float32)
+    y = jnp.ones((4,), jnp.float32)
+    ours = jax.make_jaxpr(lambda a, b: with_xp(xp.asarray(a), xp.asarray(b)).jax)(x, y)
+    theirs = jax.make_jaxpr(with_jnp)(x, y)
+    assert str(ours) == str(theirs)
+
+
+def test_vmap_and_grad_through_elementwise():
+    x = xp.asarray(np.linspace(0.1, 1.0, 6).reshape(2, 3))
+    out = jax.vmap(lambda row: xp.log(row) + xp.sqrt(row))(x)
+    np.testing.assert_allclose(np.asarray(out), np.log(np.asarray(x)) + np.sqrt(np.asarray(x)))
+    g = jax.grad(lambda v: xp.tanh(v).jax)(xp.asarray(0.5))
+    np.testing.assert_allclose(float(g), 1 - np.tanh(0.5) ** 2)
