@@ -202,7 +202,15 @@ def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, devic
 def _like(x: ArrayLike, dtype: DTypeLike | None, device: Device | None, value: int) -> Array:
     source = b.array(x, "x")
     want = source.dtype if dtype is None else b.dtype(dtype)
-    return _finish(_constant_like(source, want, value), b.device(device))
+    return _finish(_constant_like(source, want, value), _device_of_source(source, b.device(device)))
+
+
+def _device_of_source(source: Any, device: Any) -> Any:
+    """``device``, or else where ``source`` lives (the result of a ``*_like`` function does not
+    depend on the data of ``source``, so JAX would put it on the default device)."""
+    if device is None and not isinstance(source, Tracer):
+        return _devices.device_of(source)
+    return device
 
 
 @b.api
@@ -266,10 +274,7 @@ def full_like(
     source = b.array(x, "x")
     want = source.dtype if dtype is None else b.dtype(dtype)
     fill, want = _fill_value(fill_value, want)
-    target = b.device(device)
-    if target is None and not isinstance(source, Tracer):
-        target = _devices.device_of(source)
-    return _finish(_filled(fill, tuple(source.shape), want), target)
+    return _finish(_filled(fill, tuple(source.shape), want), _device_of_source(source, b.device(device)))
 
 
 # --- ranges and grids -----------------------------------------------------------------------

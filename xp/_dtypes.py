@@ -210,15 +210,19 @@ class PromotionError(TypeError):
 
 
 def promote(a: np.dtype, b: np.dtype) -> np.dtype:
-    """The promoted dtype of ``a`` and ``b``; raises PromotionError where there is none."""
+    """The promoted dtype of ``a`` and ``b``; raises PromotionError where there is none, or
+    where it is a 64-bit dtype and JAX's 64-bit mode is off (int32 and uint32 need int64)."""
     if a is b:
         return a
     try:
-        return PROMOTION_TABLE[a, b]
+        result = PROMOTION_TABLE[a, b]
     except KeyError:
         raise PromotionError(
             f"{a} and {b} have no common dtype (no integer dtype holds both; cast one explicitly)"
         ) from None
+    if result in X64_ONLY and result is not a and result is not b and not x64_enabled():
+        raise PromotionError(f"{a} and {b} promote to {result}: {unavailable_message(result)}")
+    return result
 
 
 def promote_all(dtypes: Iterable[np.dtype]) -> np.dtype:
