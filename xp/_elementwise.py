@@ -192,22 +192,46 @@ def _binary_kernel(op: Op, x1: Any, x2: Any) -> Any:
 
 def _unary(op: Op) -> Callable[[ArrayLike], Array]:
     kernel = jax.jit(functools.partial(_unary_kernel, op), inline=True)
+    prefix = f"xp.{op.name}: "
 
     def function(x: ArrayLike, /) -> Array:
-        return wrap(kernel(x._value if type(x) is Array else b.array(x, "x")))
+        try:
+            return wrap(kernel(x._value if type(x) is Array else b.array(x, "x")))
+        except b.ArgumentError as e:
+            raise e.kind(prefix + e.message) from None
+        except b.SparseArgument:
+            return b.route_sparse(op.name, (x,), {})  # type: ignore[no-any-return]
 
     return _publish(function, op)
 
 
 def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
     kernel = jax.jit(functools.partial(_binary_kernel, op), inline=True)
+    prefix = f"xp.{op.name}: "
 
     def function(x1: ArrayLike, x2: ArrayLike, /) -> Array:
-        if type(x1) is Array and type(x2) is Array:
-            return wrap(kernel(x1._value, x2._value))
-        return wrap(kernel(*operands(op, x1, x2)))
+        try:
+            if type(x1) is Array:
+                if type(x2) is Array:
+                    return wrap(kernel(x1._value, x2._value))
+                kind = type(x2)
+                if (kind is float or kind is int) and type(x1._value) is _ArrayImpl:
+                    scalar = _SCALARS.get((kind, x2, x1._value.dtype))
+                    if scalar is not None:
+                        return wrap(kernel(x1._value, scalar))
+            return wrap(kernel(*operands(op, x1, x2)))
+        except b.ArgumentError as e:
+            raise e.kind(prefix + e.message) from None
+        except b.SparseArgument:
+            return b.route_sparse(op.name, (x1, x2), {})  # type: ignore[no-any-return]
 
     return _publish(function, op)
+
+
+# Python scalars already converted for an eager array of a dtype: (type, value, dtype) -> array.
+# Only ints and finite non-zero floats, whose == and hash agree with their bits.
+_SCALARS: dict[tuple[type, Any, np.dtype], Any] = {}
+_ArrayImpl = type(jnp.zeros(()))
 
 
 def operands(op: Op | None, x1: Any, x2: Any, names: tuple[str, str] = ("x1", "x2")) -> tuple[Any, Any]:
@@ -234,13 +258,19 @@ def _scalar_operand(op: Op | None, scalar: Any, other: Any, param: str) -> Any:
                f"with an array of dtype {other.dtype}")  # fmt: skip
     if isinstance(other, Tracer):
         return b.scalar_constant(scalar, dtype, param)
-    return b.scalar_array(scalar, dtype, param)
+    result = b.scalar_array(scalar, dtype, param)
+    if (type(scalar) is int or (type(scalar) is float and scalar == scalar and scalar != 0)) and len(_SCALARS) < 4096:
+        _SCALARS[type(scalar), scalar, other.dtype] = result
+    return result
 
 
 def _publish(function: Callable[..., Any], op: Op) -> Any:
+    """Name the generated function. (It handles errors and sparse routing itself, as
+    ``b.api`` would, without the extra call: these are the hottest functions.)"""
     function.__name__ = function.__qualname__ = op.name
+    function.__module__ = "xp"
     function.__doc__ = op.doc
-    return b.api(function)
+    return function
 
 
 def _build() -> dict[str, Callable[..., Array]]:
