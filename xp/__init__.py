@@ -111,7 +111,6 @@ from xp._linear_algebra import matmul as matmul
 from xp._linear_algebra import matrix_transpose as matrix_transpose
 from xp._linear_algebra import tensordot as tensordot
 from xp._linear_algebra import vecdot as vecdot
-from xp._manipulation import _reshape as _reshape
 from xp._manipulation import broadcast_arrays as broadcast_arrays
 from xp._manipulation import broadcast_shapes as broadcast_shapes
 from xp._manipulation import broadcast_to as broadcast_to
@@ -152,8 +151,6 @@ from xp._statistical import var as var
 from xp._typing import ArrayLike as ArrayLike
 from xp._typing import Device as Device
 from xp._typing import DTypeLike as DTypeLike
-from xp._utility import _all as _all
-from xp._utility import _any as _any
 from xp._utility import all as all
 from xp._utility import any as any
 from xp._utility import diff as diff

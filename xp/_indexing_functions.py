@@ -1,19 +1,146 @@
-"""Indexing Functions (the standard's chapter of that name). Stub: being written."""
+"""Indexing functions (the standard's "Indexing Functions" chapter): ``take``, ``take_along_axis``.
+
+Indices are integer arrays (signed or unsigned); a negative index counts from the end of the
+axis. Out-of-bounds indices (outside ``[-n, n)`` for an axis of size ``n``):
+
+- **eagerly** (concrete indices) raise IndexError naming the offending index. The check is
+  fused into the gathering kernel: one dispatch, then a read of the indices' minimum and
+  maximum, which waits for the result;
+- **under a JAX trace** (``jax.jit``, ``vmap``, traced indices) cannot be checked, and are
+  clamped to the axis, as XLA's gather does (an index past the end takes the last element, one
+  before ``-n`` the first). Check indices yourself where that matters.
+
+An axis of size 0 has no valid index at all, so taking a non-empty set of indices from it is an
+IndexError under a trace too (shapes are static).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
 
 from xp import _boundary as b
-from xp._array import Array
-from xp._typing import ArrayLike, DTypeLike
+from xp import _dtypes as dt
+from xp._array import Array, wrap
+from xp._typing import ArrayLike
+
+kernel = functools.partial(jax.jit, inline=True)
+Tracer = jax.core.Tracer
 
 
 @b.api
 def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Array:
-    raise NotImplementedError("xp.take is not implemented yet")
+    """The elements of ``x`` at ``indices`` (1-d, integer) along ``axis``.
+
+    ``axis`` may be omitted only for 1-d ``x``; a 0-d ``x`` is an error. The result has the
+    shape of ``x`` with ``axis`` replaced by the length of ``indices``.
+    """
+    value = b.array(x, "x")
+    index = b.array(indices, "indices")
+    if value.ndim == 0:
+        b.fail(ValueError, "x must have at least one dimension, got a 0-d array")
+    if axis is None:
+        if value.ndim > 1:
+            b.fail(ValueError, f"axis is required when x has more than one dimension, got shape {tuple(value.shape)}")
+        position = 0
+    else:
+        position = b.axis(axis, value.ndim)
+    if index.ndim != 1:
+        b.fail(ValueError, f"indices must be 1-dimensional, got shape {tuple(index.shape)}")
+    return _gather(_take, value, index, position)
 
 
 @b.api
 def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> Array:
-    raise NotImplementedError("xp.take_along_axis is not implemented yet")
+    """The elements of ``x`` at ``indices`` along ``axis``, matched index by index.
+
+    ``indices`` has as many dimensions as ``x``; its other axes broadcast with those of ``x``.
+    The result has the broadcast shape, with ``axis`` the length of that axis of ``indices``.
+    """
+    value = b.array(x, "x")
+    index = b.array(indices, "indices")
+    position = b.axis(axis, value.ndim)
+    if index.ndim != value.ndim:
+        b.fail(ValueError, f"indices must have as many dimensions as x ({value.ndim}), got shape {tuple(index.shape)}")
+    return _gather(_take_along_axis, value, index, position)
+
+
+def _gather(gather: Any, value: Any, index: Any, axis: int) -> Array:
+    """Run ``gather`` with the eager bounds check (see the module) where the indices are concrete."""
+    if index.dtype not in dt.INTEGER:
+        b.fail(TypeError, f"indices must have an integer dtype, got {index.dtype}")
+    if isinstance(index, Tracer) or index.size == 0:
+        return wrap(gather(value, index, axis=axis, bounds=False))
+    if isinstance(value, Tracer):  # concrete indices into a traced x: check them on their own, now
+        with jax.ensure_compile_time_eval():
+            low, high = np.asarray(_bounds(index)).tolist()
+        out = gather(value, index, axis=axis, bounds=False)
+    else:
+        out, bounds = gather(value, index, axis=axis, bounds=True)
+        if isinstance(bounds, Tracer):  # concrete arrays, but inside a trace: the kernel was staged
+            with jax.ensure_compile_time_eval():
+                bounds = _bounds(index)
+        low, high = np.asarray(bounds).tolist()
+    n = value.shape[axis]
+    if low < -n or high >= n:
+        bad = low if low < -n else high
+        b.fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
+    return wrap(out)
+
+
+def _normalized(index: Any, n: int) -> Any:
+    """Indices with negative ones counted from the end, in a signed dtype wide enough for ``n``."""
+    wide = dt.int64 if dt.x64_enabled() and (index.dtype.itemsize == 8 or n > np.iinfo(np.int32).max) else dt.int32
+    if index.dtype.kind == "u":
+        if index.dtype.itemsize >= wide.itemsize:  # keep huge values huge (clamped) in the conversion
+            index = jnp.minimum(index, np.asarray(n, index.dtype))
+        return index.astype(wide)
+    index = index.astype(wide)
+    return jnp.where(index < 0, index + np.asarray(n, wide), index)
+
+
+@kernel
+def _bounds(index: Any) -> Any:
+    return jnp.stack([jnp.min(index), jnp.max(index)])
+
+
+def _check_static(x: Any, index: Any, axis: int) -> None:
+    if x.shape[axis] == 0 and index.size:
+        b.fail(IndexError, f"cannot take elements from axis {axis} of x, which has size 0")
+
+
+@functools.partial(kernel, static_argnames=("axis", "bounds"))
+def _take(x: Any, index: Any, axis: int, bounds: bool) -> Any:
+    _check_static(x, index, axis)
+    n = x.shape[axis]
+    out = jnp.take(x, _normalized(index, n), axis=axis, mode="clip") if n else _empty_take(x, index, axis)
+    return (out, _bounds(index)) if bounds else out
+
+
+def _empty_take(x: Any, index: Any, axis: int) -> Any:
+    shape = (*x.shape[:axis], index.shape[0], *x.shape[axis + 1 :])
+    return jnp.zeros(shape, x.dtype)
+
+
+@functools.partial(kernel, static_argnames=("axis", "bounds"))
+def _take_along_axis(x: Any, index: Any, axis: int, bounds: bool) -> Any:
+    shape = []
+    for i, (s, t) in enumerate(zip(x.shape, index.shape, strict=True)):
+        if i == axis:
+            shape.append(t)
+        elif s == t or t == 1 or s == 1:
+            shape.append(t if s == 1 else s)
+        else:
+            b.fail(ValueError, f"indices of shape {index.shape} cannot be broadcast with x of shape {x.shape} "
+                   f"(apart from axis {axis})")  # fmt: skip
+    _check_static(x, index, axis)
+    n = x.shape[axis]
+    if n:
+        out = jnp.take_along_axis(x, _normalized(index, n), axis=axis, mode="clip")
+    else:
+        out = jnp.zeros(tuple(shape), x.dtype)
+    return (out, _bounds(index)) if bounds else out

@@ -1,32 +1,153 @@
-"""Searching Functions (the standard's chapter of that name). Stub: being written."""
+"""Searching functions (the standard's "Searching Functions" chapter).
+
+Index results (``argmax``, ``count_nonzero``, ``nonzero``, ``searchsorted``) have the default
+index dtype: int64 with JAX's 64-bit mode on, int32 otherwise.
+
+``searchsorted`` orders values as ``xp.sort`` does: NaNs after every other value, ``-0.0``
+equal to ``0.0``. ``argmax`` and ``argmin`` return the index of the first NaN where there is
+one, as NumPy does.
+
+``nonzero`` has a data-dependent result shape. It works eagerly: a kernel computes the mask of
+non-zero elements, the mask is read back to the host, and the indices are computed there and
+put back on ``x``'s device. Doing the compaction on the host avoids compiling a kernel for
+every distinct number of non-zero elements, which would cost far more than the copy. Under a
+JAX trace (``jax.jit``, ``jax.vmap``) it raises :class:`xp._boundary.DataDependentShapeError`.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import functools
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.sharding import NamedSharding, PartitionSpec
 
 from xp import _boundary as b
-from xp._array import Array
-from xp._typing import ArrayLike, DTypeLike
+from xp import _dtypes as dt
+from xp._array import Array, wrap
+from xp._elementwise import operands
+from xp._typing import ArrayLike
+
+kernel = functools.partial(jax.jit, inline=True)
+Tracer = jax.core.Tracer
+
+
+def check_real(dtype: np.dtype, param: str = "x") -> None:
+    """Trace-time check that ``dtype`` is real-valued (an integer or real floating dtype)."""
+    if dtype not in dt.REAL_NUMERIC:
+        b.fail(TypeError, f"{param} must have a real-valued dtype, got {dtype}")
+
+
+def promote_pair(x1: Any, x2: Any) -> np.dtype:
+    """Trace-time: the promoted dtype of ``x1`` and ``x2`` (an error where none is usable now)."""
+    try:
+        return dt.promote(x1.dtype, x2.dtype)
+    except dt.PromotionError as e:
+        b.fail(TypeError, f"x1 and x2: {e}")
+
+
+# --- argmax, argmin -------------------------------------------------------------------------
 
 
 @b.api
 def argmax(x: ArrayLike, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
-    raise NotImplementedError("xp.argmax is not implemented yet")
+    """Indices of the maximum values along ``axis`` (of the flattened array if None).
+
+    The first occurrence wins ties; the index of the first NaN is returned where there is one
+    (as in NumPy). An empty reduction is a ValueError.
+    """
+    value = b.array(x, "x")
+    index = None if axis is None else b.axis(axis, value.ndim)
+    return wrap(_arg_reduce(value, axis=index, keepdims=b.boolean(keepdims, "keepdims"), largest=True))
 
 
 @b.api
 def argmin(x: ArrayLike, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
-    raise NotImplementedError("xp.argmin is not implemented yet")
+    """Indices of the minimum values along ``axis`` (of the flattened array if None).
+
+    The first occurrence wins ties; the index of the first NaN is returned where there is one
+    (as in NumPy). An empty reduction is a ValueError.
+    """
+    value = b.array(x, "x")
+    index = None if axis is None else b.axis(axis, value.ndim)
+    return wrap(_arg_reduce(value, axis=index, keepdims=b.boolean(keepdims, "keepdims"), largest=False))
+
+
+@functools.partial(kernel, static_argnames=("axis", "keepdims", "largest"))
+def _arg_reduce(x: Any, axis: int | None, keepdims: bool, largest: bool) -> Any:
+    check_real(x.dtype)
+    size = x.size if axis is None else x.shape[axis]
+    if size == 0:
+        where = "x is empty" if axis is None else f"axis {axis} of x has size 0 (shape {x.shape})"
+        b.fail(ValueError, f"{where}: an empty sequence has no {'maximum' if largest else 'minimum'}")
+    reduce = jnp.argmax if largest else jnp.argmin
+    return reduce(x, axis=axis, keepdims=keepdims).astype(dt.default_int())
+
+
+# --- count_nonzero, nonzero -----------------------------------------------------------------
 
 
 @b.api
 def count_nonzero(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    raise NotImplementedError("xp.count_nonzero is not implemented yet")
+    """The number of non-zero elements along ``axis`` (every axis if None; ``()`` counts none).
+
+    A complex element is non-zero if either component is; a boolean one if it is True.
+    """
+    value = b.array(x, "x")
+    return wrap(_count_nonzero(value, axes=b.axes(axis, value.ndim), keepdims=b.boolean(keepdims, "keepdims")))
+
+
+@functools.partial(kernel, static_argnames=("axes", "keepdims"))
+def _count_nonzero(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    return jnp.sum(x != 0, axis=axes, keepdims=keepdims, dtype=dt.default_int())
 
 
 @b.api
 def nonzero(x: ArrayLike, /) -> tuple[Array, ...]:
-    raise NotImplementedError("xp.nonzero is not implemented yet")
+    """The indices of the non-zero elements of ``x``: one array per axis, in row-major order.
+
+    ``x`` must have at least one dimension. Eager only: the result's shape depends on the
+    data, so under ``jax.jit`` or ``jax.vmap`` this raises DataDependentShapeError.
+    """
+    value = b.array(x, "x")
+    if value.ndim == 0:
+        b.fail(ValueError, "x must have at least one dimension, got a 0-d array "
+               "(reshape it to (1,) first, or test the scalar with bool(x))")  # fmt: skip
+    if isinstance(value, Tracer):
+        b.fail(b.DataDependentShapeError, "the number of non-zero elements depends on the values of x, so the "
+               "result's shape cannot be known while tracing (jax.jit, jax.vmap); call xp.nonzero outside the "
+               "transformation, or keep the shape static with a mask: xp.where(x != 0, x, fill)")  # fmt: skip
+    mask = value if value.dtype == dt.bool else _nonzero_mask(value)
+    indices = np.nonzero(np.asarray(mask))
+    index_dtype = dt.default_int()
+    return tuple(wrap(v) for v in put_like([i.astype(index_dtype, copy=False) for i in indices], value))
+
+
+@kernel
+def _nonzero_mask(x: Any) -> Any:
+    return x != 0
+
+
+def put_like(host: Sequence[np.ndarray], like: Any) -> list[Any]:
+    """Host arrays put where the jax array ``like`` lives (replicated if it spans several devices).
+
+    The last step of the eager data-dependent functions (``nonzero``, ``unique_*``).
+    """
+    sharding = like.sharding
+    devices = sharding.device_set
+    target: Any = None
+    if len(devices) == 1:
+        target = next(iter(devices))
+    elif isinstance(sharding, NamedSharding):
+        target = NamedSharding(sharding.mesh, PartitionSpec())
+    return jax.device_put(list(host), target)  # type: ignore[no-any-return]
+
+
+# --- searchsorted ---------------------------------------------------------------------------
 
 
 @b.api
@@ -38,11 +159,80 @@ def searchsorted(
     side: Literal["left", "right"] = "left",
     sorter: ArrayLike | None = None,
 ) -> Array:
-    raise NotImplementedError("xp.searchsorted is not implemented yet")
+    """Indices where the elements of ``x2`` would be inserted into the sorted 1-d ``x1``.
+
+    ``x1`` must be sorted in ascending order (as ``xp.sort`` sorts: NaNs last, ``-0.0`` equal to
+    ``0.0``), or ``sorter`` must be the indices that sort it, an integer array of ``x1``'s shape.
+    A Python scalar ``x2`` takes ``x1``'s dtype under the scalar rules; array operands are
+    compared in their promoted dtype. Eagerly, ``sorter`` is checked to be within ``[0, len(x1))``
+    (one device round trip); under a trace an out-of-range ``sorter`` gives unspecified indices.
+    """
+    v1, v2 = operands(None, x1, x2)
+    if v1.ndim != 1:
+        b.fail(ValueError, f"x1 must be 1-dimensional, got shape {tuple(v1.shape)}")
+    side = b.choice(side, ("left", "right"), "side")
+    order = None
+    if sorter is not None:
+        order = b.array(sorter, "sorter")
+        if order.dtype not in dt.INTEGER:
+            b.fail(TypeError, f"sorter must have an integer dtype, got {order.dtype}")
+        if order.shape != v1.shape:
+            b.fail(ValueError, f"sorter must have the shape of x1 {tuple(v1.shape)}, got {tuple(order.shape)}")
+        if not isinstance(order, Tracer) and order.size:
+            low, high = np.asarray(_min_max(order)).tolist()
+            if low < 0 or high >= order.size:
+                b.fail(IndexError, f"sorter holds index {low if low < 0 else high}, out of range for x1 "
+                       f"of length {order.size}")  # fmt: skip
+    return wrap(_searchsorted(v1, v2, order, side=side))
+
+
+@kernel
+def _min_max(index: Any) -> Any:
+    return jnp.stack([jnp.min(index), jnp.max(index)])
+
+
+@functools.partial(kernel, static_argnames="side")
+def _searchsorted(x1: Any, x2: Any, sorter: Any, side: str) -> Any:
+    check_real(x1.dtype, "x1")
+    check_real(x2.dtype, "x2")
+    dtype = promote_pair(x1, x2)
+    if sorter is not None:
+        x1 = jnp.take(x1, sorter, mode="clip")
+    return jnp.searchsorted(x1.astype(dtype), x2.astype(dtype), side=side).astype(dt.default_int())
+
+
+# --- where ----------------------------------------------------------------------------------
 
 
 @b.api
 def where(
     condition: ArrayLike, x1: ArrayLike | int | float | complex | bool, x2: ArrayLike | int | float | complex | bool, /
 ) -> Array:
-    raise NotImplementedError("xp.where is not implemented yet")
+    """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (broadcast together).
+
+    ``condition`` must be boolean. The result has the promoted dtype of ``x1`` and ``x2``; one of
+    them may be a Python scalar, which takes the other's dtype under the scalar rules.
+    """
+    cond = condition._value if type(condition) is Array else b.array(condition, "condition")
+    if type(x1) is Array and type(x2) is Array:
+        return wrap(_where(cond, x1._value, x2._value))
+    if type(x1) in b.PY_SCALARS and type(x2) in b.PY_SCALARS:
+        b.fail(TypeError, f"at least one of x1 and x2 must be an array, got {b.describe(x1)} and {b.describe(x2)}")
+    return wrap(_where(cond, *operands(None, x1, x2)))
+
+
+@kernel
+def _where(condition: Any, x1: Any, x2: Any) -> Any:
+    if condition.dtype != dt.bool:
+        b.fail(TypeError, f"condition must have a boolean dtype, got {condition.dtype} (compare it, e.g. x != 0)")
+    dtype = promote_pair(x1, x2)
+    shapes = (condition.shape, x1.shape, x2.shape)
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        b.fail(ValueError, f"condition, x1 and x2 cannot be broadcast together: shapes {shapes}")
+    return lax.select(
+        jnp.broadcast_to(condition, shape),
+        jnp.broadcast_to(x1, shape).astype(dtype),
+        jnp.broadcast_to(x2, shape).astype(dtype),
+    )

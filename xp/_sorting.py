@@ -1,19 +1,76 @@
-"""Sorting Functions (the standard's chapter of that name). Stub: being written."""
+"""Sorting functions (the standard's "Sorting Functions" chapter).
+
+The order is XLA's total order on real values: ``-0.0`` and ``0.0`` compare equal (so a stable
+sort keeps their relative order) and NaNs are greater than every number, so they come last in
+an ascending sort and first in a descending one. ``xp.searchsorted`` uses the same order.
+
+A descending sort is the mirror image of an ascending sort of the reversed array, so with
+``stable=True`` equal elements keep their relative order in both directions (NumPy's
+``flip(sort(flip(x)))`` idiom); the two reversals are free in XLA. ``stable=False`` lets XLA
+pick an unstable sort, which may be faster on accelerators.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
 
 from xp import _boundary as b
-from xp._array import Array
-from xp._typing import ArrayLike, DTypeLike
+from xp import _dtypes as dt
+from xp._array import Array, wrap
+from xp._searching import check_real
+from xp._typing import ArrayLike
+
+kernel = functools.partial(jax.jit, inline=True)
 
 
 @b.api
 def argsort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
-    raise NotImplementedError("xp.argsort is not implemented yet")
+    """The indices that sort ``x`` along ``axis``, in the default index dtype (see the module)."""
+    value = b.array(x, "x")
+    return wrap(
+        _argsort(
+            value,
+            axis=b.axis(axis, value.ndim),
+            descending=b.boolean(descending, "descending"),
+            stable=b.boolean(stable, "stable"),
+        )
+    )
 
 
 @b.api
 def sort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
-    raise NotImplementedError("xp.sort is not implemented yet")
+    """A copy of ``x`` sorted along ``axis`` (see the module for NaNs and signed zeros)."""
+    value = b.array(x, "x")
+    return wrap(
+        _sort(
+            value,
+            axis=b.axis(axis, value.ndim),
+            descending=b.boolean(descending, "descending"),
+            stable=b.boolean(stable, "stable"),
+        )
+    )
+
+
+@functools.partial(kernel, static_argnames=("axis", "descending", "stable"))
+def _sort(x: Any, axis: int, descending: bool, stable: bool) -> Any:
+    check_real(x.dtype)
+    if not descending:
+        return lax.sort(x, dimension=axis, is_stable=stable)
+    return jnp.flip(lax.sort(jnp.flip(x, axis), dimension=axis, is_stable=stable), axis)
+
+
+@functools.partial(kernel, static_argnames=("axis", "descending", "stable"))
+def _argsort(x: Any, axis: int, descending: bool, stable: bool) -> Any:
+    check_real(x.dtype)
+    index_dtype = dt.default_int()
+    positions = lax.broadcasted_iota(index_dtype, x.shape, axis)
+    if not descending:
+        return lax.sort((x, positions), dimension=axis, num_keys=1, is_stable=stable)[1]
+    # positions in the reversed array j are positions n - 1 - j in x
+    order = lax.sort((jnp.flip(x, axis), positions), dimension=axis, num_keys=1, is_stable=stable)[1]
+    return jnp.flip(x.shape[axis] - 1 - order, axis).astype(index_dtype)

@@ -1,65 +1,138 @@
-"""Statistical Functions (the standard's chapter of that name). Stub: being written."""
+"""Statistical functions (the standard's "Statistical Functions" chapter).
+
+Each function checks its arguments at the boundary and runs one jitted kernel whose static
+arguments are the normalized axes, the flags and the requested dtype; the dtype rules below
+run at trace time, so an eager call is one cached dispatch.
+
+Dtype rules (the standard's, plus xp's documented choices):
+
+- ``sum``, ``prod``, ``cumulative_sum``, ``cumulative_prod`` take numeric input. With
+  ``dtype=None`` a signed integer input accumulates in the default integer dtype (int64 with
+  JAX's 64-bit mode, int32 without), an unsigned one in the unsigned integer dtype of the same
+  width (uint64, or uint32 without 64-bit mode), and a floating input keeps its dtype. An
+  explicit ``dtype`` is honoured: the input is cast to it before accumulating (a complex input
+  with a real ``dtype`` is a TypeError: take ``real`` or ``abs`` first).
+- ``max`` and ``min`` take real-valued input. A reduction over zero elements has no value and
+  raises ValueError (shapes are static, so this holds under ``jax.jit`` too); when the result
+  itself is empty there is nothing to compute and it is returned.
+- ``mean`` takes floating-point input (real or complex); ``var`` and ``std`` take real
+  floating-point input. Integer input is computed in the default real floating dtype, as xp's
+  element-wise functions compute integers for floating-point functions, and the result has that
+  dtype (what the standard requires of libraries that accept integers).
+- Everything else (``bool`` input to the numeric functions, complex input to ``max``, ``min``,
+  ``var``, ``std``) is rejected with a TypeError, like the element-wise functions.
+
+Special cases: ``sum``/``prod`` of zero elements are 0 and 1; ``mean`` of zero elements is NaN
+(NaN + NaN j for complex input); ``var``/``std`` are NaN when ``M - correction <= 0``; NaN
+propagates through every reduction, and ``mean`` of complex input divides the real and
+imaginary sums separately, so a NaN in one component stays in that component. Cumulative sums
+and products are XLA prefix reductions: NaN and infinities behave as under successive
+``add``/``multiply``, while rounding (and intermediate overflow) may follow a different order.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import functools
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
 
 from xp import _boundary as b
-from xp._array import Array
+from xp import _dtypes as dt
+from xp._array import Array, wrap
 from xp._typing import ArrayLike, DTypeLike
 
-
-@b.api
-def cumulative_prod(
-    x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None, include_initial: bool = False
-) -> Array:
-    raise NotImplementedError("xp.cumulative_prod is not implemented yet")
+kernel = functools.partial(jax.jit, inline=True)
+REDUCTION = ("axes", "keepdims")
 
 
-@b.api
-def cumulative_sum(
-    x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None, include_initial: bool = False
-) -> Array:
-    raise NotImplementedError("xp.cumulative_sum is not implemented yet")
+# --- dtype rules (trace time) ---------------------------------------------------------------
 
 
-@b.api
-def max(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    raise NotImplementedError("xp.max is not implemented yet")
+def default_uint() -> np.dtype:
+    """The unsigned integer dtype as wide as the default integer dtype."""
+    return dt.uint64 if dt.x64_enabled() else dt.uint32
 
 
-@b.api
-def mean(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    raise NotImplementedError("xp.mean is not implemented yet")
+def accumulation_dtype(x_dtype: np.dtype, dtype: np.dtype | None) -> np.dtype:
+    """The dtype ``sum``, ``prod`` and the cumulative functions accumulate in."""
+    if x_dtype not in dt.NUMERIC:
+        b.fail(TypeError, f"x must have a numeric dtype, got {x_dtype} (cast it with astype first)")
+    if dtype is None:
+        if x_dtype.kind == "i":
+            return dt.default_int()
+        if x_dtype.kind == "u":
+            return default_uint()
+        return x_dtype
+    if dtype not in dt.NUMERIC:
+        b.fail(TypeError, f"dtype must be a numeric dtype, got {dtype}")
+    if x_dtype.kind == "c" and dtype.kind != "c":
+        b.fail(TypeError, f"dtype={dtype} cannot hold the complex values of x (take xp.real or xp.abs first)")
+    return dtype
 
 
-@b.api
-def min(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    raise NotImplementedError("xp.min is not implemented yet")
+def floating_dtype(x_dtype: np.dtype, accepts: frozenset[np.dtype]) -> np.dtype:
+    """The computation dtype of ``mean``/``var``/``std``: integers in the default float."""
+    if x_dtype in accepts:
+        return x_dtype
+    if x_dtype in dt.INTEGER:
+        return dt.default_float()
+    b.fail(TypeError, f"x must have a {dt.CATEGORY_NAMES[accepts]} (or integer) dtype, got {x_dtype}")
 
 
-@b.api
-def prod(
-    x: ArrayLike,
-    /,
-    *,
-    axis: int | tuple[int, ...] | None = None,
-    dtype: DTypeLike | None = None,
-    keepdims: bool = False,
-) -> Array:
-    raise NotImplementedError("xp.prod is not implemented yet")
+def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    return math.prod(shape[a] for a in axes)
 
 
-@b.api
-def std(
-    x: ArrayLike,
-    /,
-    *,
-    axis: int | tuple[int, ...] | None = None,
-    correction: int | float = 0.0,
-    keepdims: bool = False,
-) -> Array:
-    raise NotImplementedError("xp.std is not implemented yet")
+def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _divide(total: Any, count: float) -> Any:
+    """``total / count``; a complex total has its two components divided separately."""
+    if total.dtype.kind == "c":
+        real, imag = lax.real(total), lax.imag(total)
+        n = np.asarray(count, real.dtype)
+        return lax.complex(real / n, imag / n)
+    return total / np.asarray(count, total.dtype)
+
+
+# --- boundary helpers -----------------------------------------------------------------------
+
+
+def _reduction_args(x: ArrayLike, axis: Any, keepdims: Any) -> tuple[Any, tuple[int, ...], bool]:
+    value = b.array(x, "x")
+    axes = b.axes(axis, value.ndim)
+    if len(axes) > 1:
+        axes = tuple(sorted(axes))
+    return value, axes, b.boolean(keepdims, "keepdims")
+
+
+def _cumulative_axis(value: Any, axis: Any) -> int:
+    if value.ndim == 0:
+        b.fail(ValueError, "x must have at least one dimension, got a 0-d array")
+    if axis is None:
+        if value.ndim > 1:
+            b.fail(ValueError, f"axis is required when x has more than one dimension, got shape {tuple(value.shape)}")
+        return 0
+    return b.axis(axis, value.ndim)
+
+
+def _correction(value: Any) -> float:
+    c = b.real_scalar(value, "correction")
+    try:
+        return float(c)
+    except OverflowError:
+        b.fail(OverflowError, f"correction={c} is too large for a floating-point number")
+
+
+# --- sum and prod ---------------------------------------------------------------------------
 
 
 @b.api
@@ -71,7 +144,153 @@ def sum(
     dtype: DTypeLike | None = None,
     keepdims: bool = False,
 ) -> Array:
-    raise NotImplementedError("xp.sum is not implemented yet")
+    """The sum of the elements of ``x`` over ``axis`` (all axes by default).
+
+    Integer input accumulates in the default integer dtype (unsigned: the unsigned dtype of its
+    width) unless ``dtype`` is given; floating input keeps its dtype. The empty sum is 0.
+    """
+    value, axes, keep = _reduction_args(x, axis, keepdims)
+    return wrap(_sum(value, axes=axes, keepdims=keep, dtype=b.optional_dtype(dtype)))
+
+
+@functools.partial(kernel, static_argnames=(*REDUCTION, "dtype"))
+def _sum(x: Any, axes: tuple[int, ...], keepdims: bool, dtype: np.dtype | None) -> Any:
+    want = accumulation_dtype(x.dtype, dtype)
+    return jnp.sum(x.astype(want), axis=axes, keepdims=keepdims, dtype=want)
+
+
+@b.api
+def prod(
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    dtype: DTypeLike | None = None,
+    keepdims: bool = False,
+) -> Array:
+    """The product of the elements of ``x`` over ``axis`` (all axes by default).
+
+    Dtypes as for :func:`sum`. The empty product is 1.
+    """
+    value, axes, keep = _reduction_args(x, axis, keepdims)
+    return wrap(_prod(value, axes=axes, keepdims=keep, dtype=b.optional_dtype(dtype)))
+
+
+@functools.partial(kernel, static_argnames=(*REDUCTION, "dtype"))
+def _prod(x: Any, axes: tuple[int, ...], keepdims: bool, dtype: np.dtype | None) -> Any:
+    want = accumulation_dtype(x.dtype, dtype)
+    return jnp.prod(x.astype(want), axis=axes, keepdims=keepdims, dtype=want)
+
+
+# --- cumulative sums and products -----------------------------------------------------------
+
+
+@b.api
+def cumulative_sum(
+    x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None, include_initial: bool = False
+) -> Array:
+    """Cumulative sums of ``x`` along ``axis`` (optional only for 1-d ``x``; 0-d ``x`` is an error).
+
+    Dtypes as for :func:`sum`. With ``include_initial`` the result starts with a 0 along
+    ``axis``, which is then one longer.
+    """
+    value = b.array(x, "x")
+    position = _cumulative_axis(value, axis)
+    initial = b.boolean(include_initial, "include_initial")
+    return wrap(_cumulative(value, axis=position, dtype=b.optional_dtype(dtype), initial=initial, product=False))
+
+
+@b.api
+def cumulative_prod(
+    x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None, include_initial: bool = False
+) -> Array:
+    """Cumulative products of ``x`` along ``axis`` (optional only for 1-d ``x``; 0-d ``x`` is an error).
+
+    Dtypes as for :func:`sum`. With ``include_initial`` the result starts with a 1 along
+    ``axis``, which is then one longer.
+    """
+    value = b.array(x, "x")
+    position = _cumulative_axis(value, axis)
+    initial = b.boolean(include_initial, "include_initial")
+    return wrap(_cumulative(value, axis=position, dtype=b.optional_dtype(dtype), initial=initial, product=True))
+
+
+@functools.partial(kernel, static_argnames=("axis", "dtype", "initial", "product"))
+def _cumulative(x: Any, axis: int, dtype: np.dtype | None, initial: bool, product: bool) -> Any:
+    want = accumulation_dtype(x.dtype, dtype)
+    x = x.astype(want)
+    out = lax.cumprod(x, axis) if product else lax.cumsum(x, axis)
+    if initial:
+        shape = tuple(1 if i == axis else n for i, n in enumerate(x.shape))
+        out = lax.concatenate([jnp.full(shape, 1 if product else 0, want), out], axis)
+    return out
+
+
+# --- max and min ----------------------------------------------------------------------------
+
+
+@b.api
+def max(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+    """The largest element of ``x`` over ``axis``; NaN propagates.
+
+    ``x`` must be real-valued; a reduction over zero elements is a ValueError.
+    """
+    value, axes, keep = _reduction_args(x, axis, keepdims)
+    return wrap(_max(value, axes=axes, keepdims=keep))
+
+
+@b.api
+def min(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+    """The smallest element of ``x`` over ``axis``; NaN propagates.
+
+    ``x`` must be real-valued; a reduction over zero elements is a ValueError.
+    """
+    value, axes, keep = _reduction_args(x, axis, keepdims)
+    return wrap(_min(value, axes=axes, keepdims=keep))
+
+
+def _check_extremum(x: Any, axes: tuple[int, ...], keepdims: bool, name: str) -> None:
+    if x.dtype not in dt.REAL_NUMERIC:
+        b.fail(TypeError, f"x must have a real-valued dtype, got {x.dtype}")
+    if _count(x.shape, axes) == 0 and math.prod(_reduced_shape(x.shape, axes, keepdims)) != 0:
+        b.fail(ValueError, f"the {name} of zero elements is undefined (x has shape {tuple(x.shape)}, "
+               f"reduced over axes {axes})")  # fmt: skip
+
+
+@functools.partial(kernel, static_argnames=REDUCTION)
+def _max(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    _check_extremum(x, axes, keepdims, "maximum")
+    if _count(x.shape, axes) == 0:
+        return jnp.zeros(_reduced_shape(x.shape, axes, keepdims), x.dtype)
+    return jnp.max(x, axis=axes, keepdims=keepdims)
+
+
+@functools.partial(kernel, static_argnames=REDUCTION)
+def _min(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    _check_extremum(x, axes, keepdims, "minimum")
+    if _count(x.shape, axes) == 0:
+        return jnp.zeros(_reduced_shape(x.shape, axes, keepdims), x.dtype)
+    return jnp.min(x, axis=axes, keepdims=keepdims)
+
+
+# --- mean, var, std -------------------------------------------------------------------------
+
+
+@b.api
+def mean(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+    """The arithmetic mean of ``x`` over ``axis``; NaN for zero elements.
+
+    Floating input (real or complex) keeps its dtype; integer input is computed in, and
+    returns, the default real floating dtype.
+    """
+    value, axes, keep = _reduction_args(x, axis, keepdims)
+    return wrap(_mean(value, axes=axes, keepdims=keep))
+
+
+@functools.partial(kernel, static_argnames=REDUCTION)
+def _mean(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    x = x.astype(floating_dtype(x.dtype, dt.FLOATING))
+    return _divide(jnp.sum(x, axis=axes, keepdims=keepdims), _count(x.shape, axes))
 
 
 @b.api
@@ -83,4 +302,37 @@ def var(
     correction: int | float = 0.0,
     keepdims: bool = False,
 ) -> Array:
-    raise NotImplementedError("xp.var is not implemented yet")
+    """The variance of ``x`` over ``axis``: ``sum((x - mean(x))**2) / (M - correction)``.
+
+    NaN when ``M - correction <= 0``. Real floating input keeps its dtype; integer input is
+    computed in, and returns, the default real floating dtype; complex input is a TypeError.
+    """
+    value, axes, keep = _reduction_args(x, axis, keepdims)
+    return wrap(_var(value, axes=axes, keepdims=keep, correction=_correction(correction), root=False))
+
+
+@b.api
+def std(
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: int | float = 0.0,
+    keepdims: bool = False,
+) -> Array:
+    """The standard deviation of ``x`` over ``axis``: the square root of :func:`var`."""
+    value, axes, keep = _reduction_args(x, axis, keepdims)
+    return wrap(_var(value, axes=axes, keepdims=keep, correction=_correction(correction), root=True))
+
+
+@functools.partial(kernel, static_argnames=(*REDUCTION, "correction", "root"))
+def _var(x: Any, axes: tuple[int, ...], keepdims: bool, correction: float, root: bool) -> Any:
+    dtype = floating_dtype(x.dtype, dt.REAL_FLOATING)
+    x = x.astype(dtype)
+    count = _count(x.shape, axes)
+    divisor = count - correction
+    if not divisor > 0:  # also NaN for a NaN correction
+        return jnp.full(_reduced_shape(x.shape, axes, keepdims), np.nan, dtype)
+    centered = x - _divide(jnp.sum(x, axis=axes, keepdims=True), count)
+    out = _divide(jnp.sum(centered * centered, axis=axes, keepdims=keepdims), divisor)
+    return jnp.sqrt(out) if root else out

@@ -1,42 +1,152 @@
-"""Utility Functions (the standard's chapter of that name). Stub: being written."""
+"""Utility functions (the standard's "Utility Functions" chapter): ``all``, ``any``, ``diff``.
+
+``all`` and ``any`` take any dtype and test each element's truth value: non-zero is True, so
+NaN and infinities are True and a complex element is True when either component is non-zero.
+Over zero elements ``all`` is True and ``any`` is False.
+
+``diff`` takes numeric input (``bool`` is rejected, as by ``subtract``). ``prepend`` and
+``append`` are arrays with the shape of ``x`` except along ``axis``, or Python scalars and 0-d
+arrays, which are broadcast to one element along ``axis`` (as in NumPy). Their dtypes are
+promoted with that of ``x`` by the standard's rules (a Python scalar takes the dtype of ``x``);
+the result has the promoted dtype. ``n=0`` returns ``x`` with ``prepend`` and ``append``
+joined on; when ``n`` is at least the length of the joined axis, that axis is empty.
+"""
 
 from __future__ import annotations
 
+import builtins
 import functools
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+from jax import lax
 
 from xp import _boundary as b
+from xp import _dtypes as dt
 from xp._array import Array, wrap
-from xp._typing import ArrayLike, DTypeLike
+from xp._typing import ArrayLike
+
+kernel = functools.partial(jax.jit, inline=True)
+Tracer = jax.core.Tracer
+
+
+def _reduction_args(x: ArrayLike, axis: Any, keepdims: Any) -> tuple[Any, tuple[int, ...], bool]:
+    value = b.array(x, "x")
+    axes = b.axes(axis, value.ndim)
+    if len(axes) > 1:
+        axes = tuple(sorted(axes))
+    return value, axes, b.boolean(keepdims, "keepdims")
 
 
 @b.api
 def all(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    value = b.array(x, "x")
-    return wrap(_all(value, axes=b.axes(axis, value.ndim), keepdims=b.boolean(keepdims, "keepdims")))
+    """Whether every element of ``x`` over ``axis`` is true (non-zero); True over zero elements."""
+    value, axes, keep = _reduction_args(x, axis, keepdims)
+    return wrap(_all(value, axes=axes, keepdims=keep))
 
 
 @b.api
 def any(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
-    value = b.array(x, "x")
-    return wrap(_any(value, axes=b.axes(axis, value.ndim), keepdims=b.boolean(keepdims, "keepdims")))
+    """Whether some element of ``x`` over ``axis`` is true (non-zero); False over zero elements."""
+    value, axes, keep = _reduction_args(x, axis, keepdims)
+    return wrap(_any(value, axes=axes, keepdims=keep))
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("axes", "keepdims"))
+def _truth(x: Any) -> Any:
+    """Each element's truth value: non-zero is True.
+
+    Floating values are tested on their bits, not with ``x != 0``: XLA flushes subnormal
+    numbers to zero in comparisons on CPU and GPU, which would make them False.
+    """
+    if x.dtype == dt.bool:
+        return x
+    if x.dtype.kind == "c":
+        return _truth(lax.real(x)) | _truth(lax.imag(x))
+    if x.dtype.kind == "f":
+        bits = lax.bitcast_convert_type(x, _BITS[x.dtype])
+        return (bits & np.asarray(np.iinfo(bits.dtype).max >> 1, bits.dtype)) != 0  # all but the sign bit
+    return x != 0
+
+
+_BITS: dict[np.dtype, np.dtype] = {dt.float32: dt.uint32, dt.float64: dt.uint64}
+
+
+@functools.partial(kernel, static_argnames=("axes", "keepdims"))
 def _all(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
-    return jnp.all(x, axis=axes, keepdims=keepdims)
+    return jnp.all(_truth(x), axis=axes, keepdims=keepdims)
 
 
-@functools.partial(jax.jit, inline=True, static_argnames=("axes", "keepdims"))
+@functools.partial(kernel, static_argnames=("axes", "keepdims"))
 def _any(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
-    return jnp.any(x, axis=axes, keepdims=keepdims)
+    return jnp.any(_truth(x), axis=axes, keepdims=keepdims)
+
+
+# --- diff -----------------------------------------------------------------------------------
 
 
 @b.api
 def diff(
     x: ArrayLike, /, *, axis: int = -1, n: int = 1, prepend: ArrayLike | None = None, append: ArrayLike | None = None
 ) -> Array:
-    raise NotImplementedError("xp.diff is not implemented yet")
+    """The ``n``-th forward difference ``out[i] = x[i+1] - x[i]`` along ``axis``, applied ``n`` times.
+
+    ``prepend`` and ``append`` are joined to ``x`` along ``axis`` first; the result's axis has
+    ``M + N1 + N2 - n`` elements (none when that is negative).
+    """
+    value = b.array(x, "x")
+    position = b.axis(axis, value.ndim)
+    count = b.non_negative(n, "n")
+    before = _edge(prepend, value, "prepend")
+    after = _edge(append, value, "append")
+    return wrap(_diff(value, before, after, axis=position, n=count))
+
+
+def _edge(edge: Any, value: Any, param: str) -> Any:
+    """``prepend``/``append`` as a jax array (a Python scalar takes the dtype of ``x``), or None."""
+    if edge is None:
+        return None
+    if type(edge) in b.PY_SCALARS:
+        dtype = dt.scalar_dtype(value.dtype, type(edge))
+        if isinstance(value, Tracer):
+            return b.scalar_constant(edge, dtype, param)
+        return b.scalar_array(edge, dtype, param)
+    return b.array(edge, param)
+
+
+@functools.partial(kernel, static_argnames=("axis", "n"))
+def _diff(x: Any, prepend: Any, append: Any, axis: int, n: int) -> Any:
+    if x.dtype not in dt.NUMERIC:
+        b.fail(TypeError, f"x must have a numeric dtype, got {x.dtype}")
+    parts = [x]
+    dtypes = [x.dtype]
+    if prepend is not None:
+        parts.insert(0, _edge_shape(prepend, x, axis, "prepend"))
+        dtypes.append(prepend.dtype)
+    if append is not None:
+        parts.append(_edge_shape(append, x, axis, "append"))
+        dtypes.append(append.dtype)
+    try:
+        dtype = dt.promote_all(dtypes)
+    except dt.PromotionError as e:
+        b.fail(TypeError, f"x, prepend and append: {e}")
+    a = parts[0].astype(dtype) if len(parts) == 1 else lax.concatenate([p.astype(dtype) for p in parts], axis)
+    for _ in range(n):
+        length = a.shape[axis]
+        if length == 0:
+            break
+        a = lax.slice_in_dim(a, 1, length, axis=axis) - lax.slice_in_dim(a, 0, length - 1, axis=axis)
+    return a
+
+
+def _edge_shape(edge: Any, x: Any, axis: int, param: str) -> Any:
+    """``edge`` with the shape of ``x`` except along ``axis`` (a 0-d edge is broadcast to one element)."""
+    if edge.ndim == 0:
+        return jnp.broadcast_to(edge, tuple(1 if i == axis else s for i, s in enumerate(x.shape)))
+    if edge.ndim != x.ndim or builtins.any(
+        e != s for i, (e, s) in enumerate(zip(edge.shape, x.shape, strict=True)) if i != axis
+    ):
+        b.fail(ValueError, f"{param} must have the shape of x except along axis {axis} (or be a scalar), "
+               f"got shape {tuple(edge.shape)} for x of shape {tuple(x.shape)}")  # fmt: skip
+    return edge
