@@ -8,7 +8,7 @@ import os
 
 os.environ.setdefault("JAX_ENABLE_X64", "1")
 
-import hypothesis  # noqa: E402
+import hypothesis
 
 hypothesis.settings.register_profile("default", max_examples=40, deadline=None, print_blob=True)
 hypothesis.settings.register_profile("thorough", max_examples=300, deadline=None, print_blob=True)

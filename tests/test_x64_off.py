@@ -67,7 +67,16 @@ def test_policy_with_64_bit_mode_off():
 
 
 def test_mode_agnostic_modules_pass_with_64_bit_mode_off():
-    modules = ["tests/test_info.py", "tests/test_special_cases.py"]
+    modules = [
+        "tests/test_info.py",
+        "tests/test_special_cases.py",
+        "tests/test_searching.py",
+        "tests/test_sorting.py",
+        "tests/test_set.py",
+        "tests/test_statistical.py",
+        "tests/test_utility.py",
+        "tests/test_indexing_functions.py",
+    ]
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *modules],
         cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=900,

@@ -83,8 +83,8 @@ CATEGORY_NAMES: dict[frozenset[np.dtype], str] = {
 # The ladder of kinds, by numpy's kind character: bool < integer < real floating < complex.
 _ARRAY_KIND = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
-COMPLEX_OF = {float32: complex64, float64: complex128, complex64: complex64, complex128: complex128}
-REAL_OF = {complex64: float32, complex128: float64, float32: float32, float64: float64}
+COMPLEX_OF: dict[np.dtype, np.dtype] = {float32: complex64, float64: complex128, complex64: complex64, complex128: complex128}
+REAL_OF: dict[np.dtype, np.dtype] = {complex64: float32, complex128: float64, float32: float32, float64: float64}
 
 
 # --- the public dtype objects --------------------------------------------------------------
@@ -283,6 +283,11 @@ def unavailable_message(dtype: np.dtype) -> str:
 
 def default_int() -> np.dtype:
     return int64 if x64_enabled() else int32
+
+
+def default_uint() -> np.dtype:
+    """The default unsigned integer dtype (what sums of unsigned integers accumulate in)."""
+    return uint64 if x64_enabled() else uint32
 
 
 def default_float() -> np.dtype:

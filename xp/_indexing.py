@@ -332,12 +332,14 @@ def _as_jax_index(k: Any) -> Any:
 
 @kernel
 def _min_max(index: Any) -> Any:
-    return jnp.stack([jnp.min(index).astype(jnp.int64 if index.dtype.itemsize == 8 else jnp.int32),
-                      jnp.max(index).astype(jnp.int64 if index.dtype.itemsize == 8 else jnp.int32)])  # fmt: skip
+    return jnp.stack([jnp.min(index), jnp.max(index)])  # in the index dtype: uint64 stays exact
 
 
 def _bounds(index: Any) -> tuple[int, int]:
-    low, high = np.asarray(_min_max(index)).tolist()
+    """The smallest and largest index, read eagerly (a concrete array closed over by a traced
+    function too)."""
+    with jax.ensure_compile_time_eval():
+        low, high = np.asarray(_min_max(index)).tolist()
     return int(low), int(high)
 
 

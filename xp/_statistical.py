@@ -53,11 +53,6 @@ REDUCTION = ("axes", "keepdims")
 # --- dtype rules (trace time) ---------------------------------------------------------------
 
 
-def default_uint() -> np.dtype:
-    """The unsigned integer dtype as wide as the default integer dtype."""
-    return dt.uint64 if dt.x64_enabled() else dt.uint32
-
-
 def accumulation_dtype(x_dtype: np.dtype, dtype: np.dtype | None) -> np.dtype:
     """The dtype ``sum``, ``prod`` and the cumulative functions accumulate in."""
     if x_dtype not in dt.NUMERIC:
@@ -66,7 +61,7 @@ def accumulation_dtype(x_dtype: np.dtype, dtype: np.dtype | None) -> np.dtype:
         if x_dtype.kind == "i":
             return dt.default_int()
         if x_dtype.kind == "u":
-            return default_uint()
+            return dt.default_uint()
         return x_dtype
     if dtype not in dt.NUMERIC:
         b.fail(TypeError, f"dtype must be a numeric dtype, got {dtype}")
