@@ -223,7 +223,7 @@ class Array:
         except _indexing.b.ArgumentError as e:
             raise e.kind("xp.Array.__getitem__: " + e.message) from None
         if type(index) is _indexing.BasicIndex:
-            _link(self, result, index)
+            link(self, result, index)
         return result
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
@@ -341,17 +341,22 @@ class Layout(Protocol):
 def view(base: Array, layout: Layout) -> Array:
     """A view of ``base`` through ``layout``: writes go through to ``base`` and back."""
     result = wrap(layout.get(base._value))
-    _link(base, result, layout)
+    link(base, result, layout)
     return result
 
 
-def _link(base: Array, view: Array, layout: Layout) -> None:
+def link(base: Array, view: Array, layout: Layout) -> None:
+    """Make ``view`` (whose value is already ``layout.get(base._value)``) a view of ``base``."""
     view._base = (base, layout)
     ref = weakref.ref(view)
     try:
-        base._views.append(ref)
+        views = base._views
     except AttributeError:
         base._views = [ref]
+        return
+    views.append(ref)
+    if len(views) % 64 == 0:  # drop dead views now and then, so a base that is never written stays small
+        views[:] = [r for r in views if r() is not None]
 
 
 def _broadcastable(source: tuple[int, ...], target: tuple[int, ...]) -> bool:
