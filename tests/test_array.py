@@ -331,6 +331,9 @@ def test_numpy_conversion_and_dlpack():
     assert x.__dlpack_device__()[1] == 0
     y = xp.from_dlpack(np.arange(3.0))
     assert y.jax.tolist() == [0.0, 1.0, 2.0]
+    # a consumer's max_version below JAX's oldest still gets a capsule (of another version)
+    for version in ((0, 0), (1, 0), (2, 0)):
+        assert x.__dlpack__(max_version=version, copy=False) is not None
 
 
 def test_iteration_and_len():

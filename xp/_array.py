@@ -144,6 +144,10 @@ class Array:
         dl_device: tuple[Any, int] | None = None,
         copy: bool | None = None,
     ) -> Any:
+        if max_version is not None and tuple(max_version) < (0, 5):
+            # JAX refuses versions below its oldest; the standard lets a producer return another
+            # version instead (the consumer must check the version it gets).
+            max_version = None
         return self._value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self, /) -> tuple[Any, int]:
