@@ -112,13 +112,17 @@ def api(fn: F) -> F:
 
 
 def route_sparse(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Call the sparse implementation of ``xp.<name>`` (its argument errors named as ours)."""
     impl = SPARSE_IMPLEMENTATIONS.get(name)
     if impl is None:
         raise NotImplementedError(
             f"xp.{name} has no sparse implementation; convert the sparse argument with "
             f".todense() first if a dense result is what you want"
         )
-    return impl(*args, **kwargs)
+    try:
+        return impl(*args, **kwargs)
+    except ArgumentError as e:
+        raise e.kind(f"xp.{name}: {e.message}") from None
 
 
 # --- arrays ---------------------------------------------------------------------------------

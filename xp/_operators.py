@@ -109,15 +109,18 @@ def _unary(name: str, fn: Callable[[Any], Array]) -> Callable[[Array], Array]:
     return operator
 
 
-def install() -> None:
+def install(cls: type, *, in_place: bool = True) -> None:
+    """Install the operators on ``cls`` (``xp.Array``; the sparse types, which are immutable,
+    without the in-place ones: ``A *= 2`` then rebinds the name to ``A * 2``)."""
     for name, fn in BINARY.items():
-        setattr(Array, f"__{name}__", _forward(name, fn))
-        setattr(Array, f"__r{name}__", _reflected(name, fn))
-        setattr(Array, f"__i{name}__", _in_place(name, fn))
+        setattr(cls, f"__{name}__", _forward(name, fn))
+        setattr(cls, f"__r{name}__", _reflected(name, fn))
+        if in_place:
+            setattr(cls, f"__i{name}__", _in_place(name, fn))
     for name, fn in COMPARISON.items():
-        setattr(Array, f"__{name}__", _forward(name, fn))
+        setattr(cls, f"__{name}__", _forward(name, fn))
     for name, fn in UNARY.items():
-        setattr(Array, f"__{name}__", _unary(name, fn))
+        setattr(cls, f"__{name}__", _unary(name, fn))
 
 
-install()
+install(Array)

@@ -1,0 +1,1 @@
+"""Sparse linear algebra, ``xp.sparse.linalg`` (being written)."""
