@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from xp import _operators as _operators
 from xp.sparse import _dispatch as _dispatch  # registers the sparse types with xp's boundary
 
 # The implementations register themselves with the dispatch on import.
@@ -52,7 +53,5 @@ from xp.sparse._jax_api import bcsr_fromdense as bcsr_fromdense
 from xp.sparse._jax_api import bcsr_sum_duplicates as bcsr_sum_duplicates
 from xp.sparse._jax_api import bcsr_todense as bcsr_todense
 from xp.sparse._jax_api import sparsify as sparsify
-
-from xp import _operators as _operators  # noqa: I001 - after the types
 
 _operators.install(SparseArray, in_place=False)

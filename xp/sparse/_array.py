@@ -30,7 +30,7 @@ from xp._array import API_VERSIONS, Array, wrap
 class SparseArray:
     """The common base of :class:`BCOO` and :class:`BCSR`."""
 
-    __slots__ = ("_value", "__weakref__")
+    __slots__ = ("__weakref__", "_value")
     __array_priority__ = 200  # above xp.Array: mixed operators reach the sparse implementation
     __hash__ = None  # type: ignore[assignment]
     _jax_type: ClassVar[type]

@@ -7,14 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
 from xp import _boundary as b
 from xp import _dtypes as dt
 from xp._array import Array, wrap
-from xp.sparse._array import BCOO, BCSR, SparseArray
+from xp.sparse._array import BCOO, SparseArray
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
