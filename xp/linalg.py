@@ -1,1 +1,624 @@
-"""The linear algebra extension, ``xp.linalg`` (being written)."""
+"""The linear algebra extension, ``xp.linalg`` (the standard's 2025.12 extension, 25 functions).
+
+Every function works on stacks of matrices (the last two axes), eagerly and under ``jax.jit``,
+``vmap`` and ``grad`` (where JAX differentiates the decomposition). ``matmul``,
+``matrix_transpose``, ``tensordot`` and ``vecdot`` are the main namespace's functions.
+
+dtypes:
+
+- functions the standard specifies for floating-point input (``cholesky``, ``det``, ``eig``,
+  ``inv``, ``solve``, ``svd``, the norms, ...) compute integer input in the default floating
+  dtype, as xp's element-wise functions do (``sqrt``, ``divide``); ``bool`` is rejected;
+- ``cross``, ``outer`` and ``trace`` take numeric input and keep integer dtypes (``trace``
+  accumulates small integers in the default integer dtype, as ``sum`` does); ``diagonal``
+  takes any dtype;
+- eigenvalues of ``eigh``, singular values and norms are real, of the input's precision;
+  ``eig`` and ``eigvals`` are complex of the input's precision (float32 gives complex64).
+
+Singular or non-positive-definite input is not checked: as in JAX, ``inv``, ``solve`` and
+``cholesky`` then give ``inf`` or ``nan`` values rather than raising.
+
+``eig`` and ``eigvals`` use JAX's kernel (LAPACK) on CPU. Where a platform has none (GPU, TPU),
+they run NumPy's ``eig`` on the host through ``jax.pure_callback``: the result shapes are known
+statically, so this works eagerly, under ``jit`` and under ``vmap`` (batched in one host call);
+``eigvals`` stays differentiable (its JVP is computed on the device from the eigenvectors). The
+choice is made when the computation is compiled for a platform. :data:`EIG_HOST_FALLBACK`
+(or the environment variable ``XP_EIG_HOST_FALLBACK``, read at call time when the attribute is
+``None``) selects it: ``"auto"`` (the default, as above), ``"always"`` (the host computation on
+every platform) or ``"never"`` (JAX's kernel only; lowering fails where there is none).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from typing import Any, Literal, NamedTuple, cast
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from xp import _boundary as b
+from xp import _dtypes as dt
+from xp._array import Array, wrap
+from xp._linear_algebra import matmul as matmul
+from xp._linear_algebra import matrix_transpose as matrix_transpose
+from xp._linear_algebra import numeric_pair, shapes_of, vector_axis
+from xp._linear_algebra import tensordot as tensordot
+from xp._linear_algebra import vecdot as vecdot
+from xp._statistical import accumulation_dtype
+from xp._typing import ArrayLike, DTypeLike
+
+__all__ = [
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+    "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
+    "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+    "vector_norm",
+]  # fmt: skip
+
+kernel = functools.partial(jax.jit, inline=True)
+
+EIG_HOST_FALLBACK: str | None = None
+"""How ``eig``/``eigvals`` are computed: ``"auto"``, ``"always"``, ``"never"`` (see the module);
+``None`` reads the environment variable ``XP_EIG_HOST_FALLBACK`` (default ``"auto"``)."""
+
+_EIG_MODES = ("auto", "always", "never")
+
+
+# --- results --------------------------------------------------------------------------------
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+# --- trace-time checks (they run once per compiled kernel) ----------------------------------
+
+
+def _floating(x: Any, param: str = "x") -> np.dtype:
+    """The dtype ``x`` is computed in: its own if floating, the default floating dtype if integer."""
+    dtype = x.dtype
+    if dtype in dt.FLOATING:
+        return dtype  # type: ignore[no-any-return]
+    if dtype in dt.INTEGER:
+        return dt.default_float()
+    b.fail(TypeError, f"{param} must have a floating-point dtype (integer dtypes are computed in the default "
+           f"floating dtype), got {dtype}")  # fmt: skip
+
+
+def _real_of(dtype: np.dtype) -> np.dtype:
+    return cast(np.dtype, dt.REAL_OF[dtype])
+
+
+def _complex_of(dtype: np.dtype) -> np.dtype:
+    return cast(np.dtype, dt.COMPLEX_OF[dtype])
+
+
+def _matrices(x: Any, param: str = "x") -> None:
+    if x.ndim < 2:
+        b.fail(ValueError, f"{param} must be a matrix or a stack of matrices (at least 2 dimensions), "
+               f"got shape {tuple(x.shape)}")  # fmt: skip
+
+
+def _square(x: Any, param: str = "x") -> None:
+    _matrices(x, param)
+    if x.shape[-1] != x.shape[-2]:
+        b.fail(ValueError, f"{param} must be a square matrix or a stack of them (shape (..., M, M)), "
+               f"got shape {tuple(x.shape)}")  # fmt: skip
+
+
+def _floating_matrices(x: Any, square: bool) -> Any:
+    """``x`` checked (a stack of matrices, square if asked) and cast to its computation dtype."""
+    dtype = _floating(x)
+    _square(x) if square else _matrices(x)
+    return x.astype(dtype)
+
+
+# --- decompositions -------------------------------------------------------------------------
+
+
+@b.api
+def cholesky(x: ArrayLike, /, *, upper: bool = False) -> Array:
+    """The lower (``upper=False``) or upper Cholesky factor of each Hermitian positive-definite
+    matrix in ``x``. ``x`` is taken as ``(x + x^H) / 2``; a matrix that is not positive definite
+    gives ``nan`` values."""
+    return wrap(_cholesky(b.array(x, "x"), upper=b.boolean(upper, "upper")))
+
+
+@functools.partial(kernel, static_argnames="upper")
+def _cholesky(x: Any, upper: bool) -> Any:
+    return jnp.linalg.cholesky(_floating_matrices(x, square=True), upper=upper)
+
+
+@b.api
+def eigh(x: ArrayLike, /) -> EighResult:
+    """Eigenvalues (real, ascending) and orthonormal eigenvectors (the columns) of each
+    Hermitian or real symmetric matrix in ``x`` (taken as ``(x + x^H) / 2``)."""
+    w, v = _eigh(b.array(x, "x"))
+    return EighResult(wrap(w), wrap(v))
+
+
+@kernel
+def _eigh(x: Any) -> Any:
+    w, v = jnp.linalg.eigh(_floating_matrices(x, square=True))
+    return w, v
+
+
+@b.api
+def eigvalsh(x: ArrayLike, /) -> Array:
+    """Eigenvalues (real, ascending) of each Hermitian or real symmetric matrix in ``x``."""
+    return wrap(_eigvalsh(b.array(x, "x")))
+
+
+@kernel
+def _eigvalsh(x: Any) -> Any:
+    return jnp.linalg.eigvalsh(_floating_matrices(x, square=True))
+
+
+@b.api
+def eig(x: ArrayLike, /) -> EigResult:
+    """Eigenvalues and eigenvectors (the columns, of unit norm) of each square matrix in ``x``,
+    complex of ``x``'s precision. On platforms without JAX's kernel this runs on the host (see
+    the module). Eigenvectors are not differentiable; ``eigvals`` is."""
+    w, v = _eig(b.array(x, "x"), vectors=True, mode=_eig_mode())
+    return EigResult(wrap(w), wrap(v))
+
+
+@b.api
+def eigvals(x: ArrayLike, /) -> Array:
+    """Eigenvalues of each square matrix in ``x``, complex of ``x``'s precision (see ``eig``)."""
+    (w,) = _eig(b.array(x, "x"), vectors=False, mode=_eig_mode())
+    return wrap(w)
+
+
+def _eig_mode() -> str:
+    mode = EIG_HOST_FALLBACK
+    if mode is None:
+        mode = os.environ.get("XP_EIG_HOST_FALLBACK", "auto")
+    if mode not in _EIG_MODES:
+        b.fail(ValueError, f"xp.linalg.EIG_HOST_FALLBACK (or XP_EIG_HOST_FALLBACK) must be one of "
+               f"'auto', 'always', 'never', got {mode!r}")  # fmt: skip
+    return mode
+
+
+@functools.partial(kernel, static_argnames=("vectors", "mode"))
+def _eig(x: Any, vectors: bool, mode: str) -> tuple[Any, ...]:
+    x = _floating_matrices(x, square=True)
+    if x.size == 0:
+        complex_dtype = _complex_of(x.dtype)
+        empty = (jnp.zeros(x.shape[:-1], complex_dtype), jnp.zeros(x.shape, complex_dtype))
+        return empty if vectors else empty[:1]
+    native = functools.partial(_eig_native, vectors=vectors)
+    host = _eig_host if vectors else _eigvals_host
+    if mode == "never":
+        return native(x)
+    if mode == "always":
+        return host(x)  # type: ignore[no-any-return]
+    return lax.platform_dependent(x, cpu=native, default=host)  # type: ignore[no-any-return]
+
+
+def _eig_native(x: Any, vectors: bool) -> tuple[Any, ...]:
+    return tuple(lax.linalg.eig(x, compute_left_eigenvectors=False, compute_right_eigenvectors=vectors))
+
+
+def _eig_callback(x: Any, vectors: bool) -> tuple[Any, ...]:
+    complex_dtype = _complex_of(x.dtype)
+    shapes = [jax.ShapeDtypeStruct(x.shape[:-1], complex_dtype)]
+    if vectors:
+        shapes.append(jax.ShapeDtypeStruct(x.shape, complex_dtype))
+    host = functools.partial(_numpy_eig, vectors=vectors, dtype=complex_dtype)
+    return tuple(jax.pure_callback(host, tuple(shapes), x, vmap_method="broadcast_all"))
+
+
+def _numpy_eig(a: Any, vectors: bool, dtype: np.dtype) -> tuple[np.ndarray, ...]:
+    """NumPy's eig of a stack of matrices; a matrix with non-finite entries (or a failed
+    decomposition) gives ``nan`` values, as JAX's kernel does, instead of an exception."""
+    a = np.asarray(a)
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    safe = np.where(finite[..., None, None], a, 0)
+    try:
+        if vectors:
+            w, v = np.linalg.eig(safe)
+        else:
+            w, v = np.linalg.eigvals(safe), np.zeros(())
+    except np.linalg.LinAlgError:
+        finite = np.zeros_like(finite)
+        w, v = np.zeros(a.shape[:-1], dtype), np.zeros(a.shape, dtype)
+    w = np.where(finite[..., None], w, np.nan).astype(dtype)
+    if not vectors:
+        return (w,)
+    return w, np.where(finite[..., None, None], v, np.nan).astype(dtype)
+
+
+@jax.custom_jvp
+def _eig_host(x: Any) -> tuple[Any, ...]:
+    return _eig_callback(x, vectors=True)
+
+
+@_eig_host.defjvp
+def _eig_host_jvp(primals: Any, tangents: Any) -> Any:
+    raise NotImplementedError(
+        "xp.linalg.eig: eigenvectors of non-symmetric matrices are not differentiable; "
+        "differentiate xp.linalg.eigvals (or xp.linalg.eigh for symmetric matrices) instead"
+    )
+
+
+@jax.custom_jvp
+def _eigvals_host(x: Any) -> tuple[Any, ...]:
+    return _eig_callback(x, vectors=False)
+
+
+@_eigvals_host.defjvp
+def _eigvals_host_jvp(primals: Any, tangents: Any) -> Any:
+    # first-order perturbation of simple eigenvalues: dw = diag(V^-1 dx V)
+    (x,), (dx,) = primals, tangents
+    w, v = _eig_callback(x, vectors=True)
+    dw = jnp.einsum("...ij,...ji->...i", jnp.linalg.solve(v, dx.astype(v.dtype)), v)
+    return (w,), (dw,)
+
+
+@b.api
+def qr(x: ArrayLike, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
+    """The QR decomposition of each matrix in ``x``: ``Q`` with orthonormal columns and
+    upper-triangular ``R`` (``mode="reduced"``: shapes (..., M, K) and (..., K, N) with
+    K = min(M, N); ``"complete"``: (..., M, M) and (..., M, N))."""
+    q, r = _qr(b.array(x, "x"), mode=b.choice(mode, ("reduced", "complete"), "mode"))
+    return QRResult(wrap(q), wrap(r))
+
+
+@functools.partial(kernel, static_argnames="mode")
+def _qr(x: Any, mode: str) -> Any:
+    q, r = jnp.linalg.qr(_floating_matrices(x, square=False), mode=mode)
+    return q, r
+
+
+@b.api
+def svd(x: ArrayLike, /, *, full_matrices: bool = True) -> SVDResult:
+    """The singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix in ``x``, with
+    the singular values ``S`` (real) in descending order."""
+    u, s, vh = _svd(b.array(x, "x"), full_matrices=b.boolean(full_matrices, "full_matrices"))
+    return SVDResult(wrap(u), wrap(s), wrap(vh))
+
+
+@functools.partial(kernel, static_argnames="full_matrices")
+def _svd(x: Any, full_matrices: bool) -> Any:
+    u, s, vh = jnp.linalg.svd(_floating_matrices(x, square=False), full_matrices=full_matrices)
+    return u, s, vh
+
+
+@b.api
+def svdvals(x: ArrayLike, /) -> Array:
+    """The singular values (real, descending) of each matrix in ``x``."""
+    return wrap(_svdvals(b.array(x, "x")))
+
+
+@kernel
+def _svdvals(x: Any) -> Any:
+    return jnp.linalg.svd(_floating_matrices(x, square=False), compute_uv=False)
+
+
+# --- determinants, inverses, solutions ------------------------------------------------------
+
+
+@b.api
+def det(x: ArrayLike, /) -> Array:
+    """The determinant of each square matrix in ``x``."""
+    return wrap(_det(b.array(x, "x")))
+
+
+@kernel
+def _det(x: Any) -> Any:
+    return jnp.linalg.det(_floating_matrices(x, square=True))
+
+
+@b.api
+def slogdet(x: ArrayLike, /) -> SlogdetResult:
+    """The sign (of ``x``'s dtype; 0 for a singular matrix) and the natural logarithm of the
+    absolute value (real; ``-inf`` for a singular matrix) of each determinant."""
+    sign, logabsdet = _slogdet(b.array(x, "x"))
+    return SlogdetResult(wrap(sign), wrap(logabsdet))
+
+
+@kernel
+def _slogdet(x: Any) -> Any:
+    sign, logabsdet = jnp.linalg.slogdet(_floating_matrices(x, square=True))
+    return sign, logabsdet
+
+
+@b.api
+def inv(x: ArrayLike, /) -> Array:
+    """The inverse of each square matrix in ``x`` (``inf``/``nan`` values where singular)."""
+    return wrap(_inv(b.array(x, "x")))
+
+
+@kernel
+def _inv(x: Any) -> Any:
+    return jnp.linalg.inv(_floating_matrices(x, square=True))
+
+
+@b.api
+def solve(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """The solution ``X`` of ``x1 @ X = x2`` for each square matrix in ``x1``.
+
+    A 1-d ``x2`` of shape (M,) is one right-hand side for every matrix (the result has shape
+    ``x1.shape[:-2] + (M,)``); otherwise ``x2`` is a stack of (M, K) matrices whose batch axes
+    broadcast with those of ``x1``.
+    """
+    return wrap(_solve(b.array(x1, "x1"), b.array(x2, "x2")))
+
+
+@kernel
+def _solve(x1: Any, x2: Any) -> Any:
+    dtype = _floating_dtype_pair(x1, x2)
+    _square(x1, "x1")
+    m = x1.shape[-1]
+    if x2.ndim == 0:
+        b.fail(ValueError, "x2 must have shape (M,) or (..., M, K), got a 0-dimensional array")
+    rows = x2.shape[0] if x2.ndim == 1 else x2.shape[-2]
+    if rows != m:
+        axis = "its only axis" if x2.ndim == 1 else "its second-to-last axis"
+        b.fail(ValueError, f"x2 must have size {m} (the size of the matrices of x1) along {axis}: {shapes_of(x1, x2)}")
+    if x2.ndim > 1:
+        try:
+            np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+        except ValueError:
+            b.fail(ValueError, f"the batch axes of x1 and x2 cannot be broadcast together: {shapes_of(x1, x2)}")
+    return jnp.linalg.solve(x1.astype(dtype), x2.astype(dtype))
+
+
+def _floating_dtype_pair(x1: Any, x2: Any) -> np.dtype:
+    for value, name in ((x1, "x1"), (x2, "x2")):
+        _floating(value, name)
+    dtype = numeric_pair(x1, x2)
+    return dt.default_float() if dtype in dt.INTEGER else dtype
+
+
+@b.api
+def matrix_power(x: ArrayLike, n: int, /) -> Array:
+    """Each square matrix in ``x`` raised to the integer power ``n`` (by repeated squaring;
+    ``n = 0`` gives identity matrices, ``n < 0`` powers of the inverse). ``n`` is static: each
+    distinct value compiles its own kernel."""
+    return wrap(_matrix_power(b.array(x, "x"), n=b.integer(n, "n")))
+
+
+@functools.partial(kernel, static_argnames="n")
+def _matrix_power(x: Any, n: int) -> Any:
+    return jnp.linalg.matrix_power(_floating_matrices(x, square=True), n)
+
+
+@b.api
+def pinv(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Array:
+    """The Moore-Penrose pseudo-inverse of each matrix in ``x`` (shape (..., N, M)).
+
+    Singular values at most ``rtol`` times the largest are treated as zero; ``rtol`` is a
+    float or a real floating array broadcasting with ``x.shape[:-2]``; by default
+    ``max(M, N) * eps`` of ``x``'s precision.
+    """
+    return wrap(_pinv(b.array(x, "x"), _rtol(rtol)))
+
+
+@kernel
+def _pinv(x: Any, rtol: Any) -> Any:
+    x = _floating_matrices(x, square=False)
+    return jnp.linalg.pinv(x, rtol=_tolerance(x, rtol))
+
+
+@b.api
+def matrix_rank(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Array:
+    """The number of singular values of each matrix in ``x`` greater than ``rtol`` times the
+    largest (``rtol`` as in ``pinv``), in the default integer dtype."""
+    return wrap(_matrix_rank(b.array(x, "x"), _rtol(rtol)))
+
+
+@kernel
+def _matrix_rank(x: Any, rtol: Any) -> Any:
+    x = _floating_matrices(x, square=False)
+    s = jnp.linalg.svd(x, compute_uv=False)
+    largest = jnp.max(s, axis=-1, keepdims=True, initial=0)
+    cutoff = _tolerance(x, rtol)[..., None] * largest
+    return jnp.sum(s > cutoff, axis=-1, dtype=dt.default_int())
+
+
+def _rtol(rtol: Any) -> Any:
+    """``rtol`` of pinv and matrix_rank: None, or an array (a Python scalar becomes one)."""
+    if rtol is None:
+        return None
+    if type(rtol) in (int, float) or isinstance(rtol, (np.integer, np.floating)):
+        return b.scalar_array(float(rtol), dt.default_float(), "rtol")
+    try:
+        return b.array(rtol, "rtol")
+    except b.ArgumentError:
+        b.fail(TypeError, f"rtol must be None, a float or an array of a real floating-point dtype, "
+               f"got {b.describe(rtol)}")  # fmt: skip
+
+
+def _tolerance(x: Any, rtol: Any) -> Any:
+    """The relative tolerance as an array of ``x``'s real dtype (a trace-time check of ``rtol``)."""
+    real = _real_of(x.dtype)
+    if rtol is None:
+        return jnp.asarray(max(x.shape[-2:]) * np.finfo(real).eps, real)
+    if rtol.dtype not in dt.REAL_FLOATING:
+        b.fail(TypeError, f"rtol must be a float or an array of a real floating-point dtype, got dtype {rtol.dtype}")
+    try:
+        np.broadcast_shapes(rtol.shape, x.shape[:-2])
+    except ValueError:
+        b.fail(ValueError, f"rtol of shape {tuple(rtol.shape)} cannot be broadcast with the batch shape "
+               f"{tuple(x.shape[:-2])} of x")  # fmt: skip
+    return rtol.astype(real)
+
+
+# --- norms ----------------------------------------------------------------------------------
+
+_MATRIX_ORDS: dict[Any, Any] = {"fro": "fro", "nuc": "nuc", None: "fro", 1: 1, -1: -1, 2: 2, -2: -2,
+                                math.inf: math.inf, -math.inf: -math.inf}  # fmt: skip
+
+
+@b.api
+def matrix_norm(
+    x: ArrayLike,
+    /,
+    *,
+    keepdims: bool = False,
+    ord: int | float | Literal["fro", "nuc"] | None = "fro",
+) -> Array:
+    """The matrix norm of each matrix in ``x`` (real, of ``x``'s precision): ``"fro"``
+    (Frobenius), ``"nuc"`` (sum of singular values), 1 / -1 (largest / smallest column sum of
+    absolute values), ``inf`` / ``-inf`` (row sums), 2 / -2 (largest / smallest singular
+    value). ``keepdims=True`` keeps the last two axes with size 1. Norms of an empty matrix
+    are 0."""
+    try:
+        key = None if type(ord) is bool else _MATRIX_ORDS.get(ord)
+    except TypeError:  # unhashable
+        key = None
+    if key is None:
+        b.fail(ValueError, f"ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (or None: 'fro'), got {ord!r}")
+    return wrap(_matrix_norm(b.array(x, "x"), ord=key, keepdims=b.boolean(keepdims, "keepdims")))
+
+
+@functools.partial(kernel, static_argnames=("ord", "keepdims"))
+def _matrix_norm(x: Any, ord: Any, keepdims: bool) -> Any:
+    x = _floating_matrices(x, square=False)
+    real = _real_of(x.dtype)
+    if 0 in x.shape[-2:]:
+        shape = x.shape[:-2] + ((1, 1) if keepdims else ())
+        return jnp.zeros(shape, real)
+    return jnp.linalg.matrix_norm(x, ord=ord, keepdims=keepdims).astype(real)
+
+
+@b.api
+def vector_norm(
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+    ord: int | float = 2,
+) -> Array:
+    """The vector ``ord``-norm of ``x`` over ``axis`` (None: all axes, as one vector), real of
+    ``x``'s precision: ``(sum |x|**ord)**(1/ord)`` for any real ``ord``, with ``inf`` / ``-inf``
+    the largest / smallest absolute value and ``0`` the number of non-zero elements. The
+    norm of an empty vector is 0 (``-inf``: ``inf``)."""
+    value = b.array(x, "x")
+    if (type(ord) not in (int, float) and not isinstance(ord, (np.integer, np.floating))) or isinstance(ord, bool):
+        b.fail(TypeError, f"ord must be a real number (an int, a float, inf or -inf), got {b.describe(ord)}")
+    order = float(ord)
+    if math.isnan(order):
+        b.fail(ValueError, "ord must not be nan")
+    axes = b.axes(axis, value.ndim)
+    return wrap(_vector_norm(value, axes=axes, keepdims=b.boolean(keepdims, "keepdims"), ord=order))
+
+
+@functools.partial(kernel, static_argnames=("axes", "keepdims", "ord"))
+def _vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, ord: float) -> Any:
+    dtype = _floating(x)
+    x = x.astype(dtype)
+    real = _real_of(dtype)
+    reduce: dict[str, Any] = {"axis": axes, "keepdims": keepdims}
+    if ord == 2:
+        squares = (x * jnp.conj(x)).real if dtype.kind == "c" else x * x
+        return jnp.sqrt(jnp.sum(squares, **reduce)).astype(real)
+    magnitude = jnp.abs(x).astype(real)
+    if ord == 1:
+        result = jnp.sum(magnitude, **reduce)
+    elif ord == math.inf:
+        result = jnp.max(magnitude, initial=0, **reduce)
+    elif ord == -math.inf:
+        result = jnp.min(magnitude, initial=math.inf, **reduce)
+    elif ord == 0:
+        result = jnp.sum(magnitude != 0, dtype=real, **reduce)
+    else:
+        result = jnp.sum(magnitude**ord, **reduce) ** (1 / ord)
+    return result.astype(real)
+
+
+# --- matrix and vector products, diagonals --------------------------------------------------
+
+
+@b.api
+def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
+    """The cross product of the 3-element vectors along ``axis`` (counted from the end, not
+    broadcast); the other axes broadcast."""
+    return wrap(_cross(b.array(x1, "x1"), b.array(x2, "x2"), axis=b.integer(axis, "axis")))
+
+
+@functools.partial(kernel, static_argnames="axis")
+def _cross(x1: Any, x2: Any, axis: int) -> Any:
+    dtype = numeric_pair(x1, x2)
+    axis = vector_axis(axis, x1, x2)
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        b.fail(ValueError, f"x1 and x2 must have size 3 along axis {axis}, got {shapes_of(x1, x2)}")
+    a = jnp.moveaxis(x1.astype(dtype), axis, -1)
+    c = jnp.moveaxis(x2.astype(dtype), axis, -1)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    c0, c1, c2 = c[..., 0], c[..., 1], c[..., 2]
+    result = jnp.stack([a1 * c2 - a2 * c1, a2 * c0 - a0 * c2, a0 * c1 - a1 * c0], axis=-1)
+    return jnp.moveaxis(result, -1, axis)
+
+
+@b.api
+def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """The outer product of two 1-d arrays: ``result[i, j] = x1[i] * x2[j]``."""
+    return wrap(_outer(b.array(x1, "x1"), b.array(x2, "x2")))
+
+
+@kernel
+def _outer(x1: Any, x2: Any) -> Any:
+    dtype = numeric_pair(x1, x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        b.fail(ValueError, f"x1 and x2 must be 1-dimensional, got {shapes_of(x1, x2)}")
+    return x1.astype(dtype)[:, None] * x2.astype(dtype)[None, :]
+
+
+@b.api
+def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
+    """The diagonal ``offset`` (> 0: above the main one, < 0: below) of each matrix in ``x``,
+    along a new last axis (of size 0 when ``offset`` is beyond the matrix)."""
+    return wrap(_diagonal(b.array(x, "x"), offset=b.integer(offset, "offset")))
+
+
+@functools.partial(kernel, static_argnames="offset")
+def _diagonal(x: Any, offset: int) -> Any:
+    _matrices(x)
+    return jnp.diagonal(x, offset, -2, -1)
+
+
+@b.api
+def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
+    """The sum of the diagonal ``offset`` of each matrix in ``x``.
+
+    The result has ``dtype`` (``x`` is cast to it first); by default ``x``'s dtype, except that
+    integers narrower than the default integer dtype accumulate in it (unsigned ones in the
+    unsigned integer dtype of its width), as ``sum`` does.
+    """
+    return wrap(_trace(b.array(x, "x"), offset=b.integer(offset, "offset"), dtype=b.optional_dtype(dtype)))
+
+
+@functools.partial(kernel, static_argnames=("offset", "dtype"))
+def _trace(x: Any, offset: int, dtype: np.dtype | None) -> Any:
+    _matrices(x)
+    dtype = accumulation_dtype(x.dtype, dtype)  # sum's rule, which checks the dtypes
+    return jnp.sum(jnp.diagonal(x.astype(dtype), offset, -2, -1), axis=-1, dtype=dtype)
