@@ -12,4 +12,5 @@ import hypothesis
 
 hypothesis.settings.register_profile("default", max_examples=40, deadline=None, print_blob=True)
 hypothesis.settings.register_profile("thorough", max_examples=300, deadline=None, print_blob=True)
+hypothesis.settings.register_profile("quick", max_examples=10, deadline=None, print_blob=True)
 hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
