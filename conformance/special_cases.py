@@ -636,6 +636,8 @@ def _widest(ns: Any, kind: str) -> tuple[Any, str] | None:
 
 
 def _to_numpy(x: Any) -> np.ndarray:
+    if hasattr(x, "todense") and not isinstance(x, np.ndarray):  # a sparse array: densify to read it
+        x = x.todense()
     try:
         return np.asarray(x)
     except Exception:

@@ -1,0 +1,230 @@
+"""``python -m conformance``: check namespaces against the array API standard and report.
+
+    python -m conformance [NAMESPACE ...] [--version 2025.12] [--max-examples N]
+                          [--upstream [PATH]] [--json FILE] [--markdown FILE]
+
+Exit status: 0 when every check passed (skips allowed), 1 when any failed, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import shlex
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from conformance import report, spec
+from conformance.model import FAILED, NamespaceReport, Result, first_line
+from conformance.namespaces import Namespace, environment, load, module_version
+from conformance.progress import Progress
+
+DEFAULT_MAX_EXAMPLES = 10  # bundled property checks; the upstream suite's own default is 100
+UPSTREAM_MAX_EXAMPLES = 100
+
+
+def default_namespaces() -> list[str]:
+    """``xp``, and ``xp.sparse`` once it exists."""
+    names = ["xp"]
+    try:
+        if importlib.util.find_spec("xp.sparse") is not None:
+            names.append("xp.sparse")
+    except (ImportError, ValueError):
+        pass
+    return names
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m conformance",
+        description="Check array API namespaces against the Python array API standard and report, "
+        "chapter by chapter. Bundled checks by default; the upstream suite (data-apis/array-api-tests) "
+        "with --upstream.",
+    )
+    p.add_argument(
+        "namespaces", nargs="*", metavar="NAMESPACE", help="module names (default: xp, and xp.sparse if present)"
+    )
+    p.add_argument(
+        "--version",
+        default=None,
+        choices=spec.VERSIONS,
+        help=f"the standard's version (default {spec.DEFAULT_VERSION}; upstream: $ARRAY_API_TESTS_VERSION, "
+        "else the suite's default, the namespace's __array_api_version__)",
+    )
+    p.add_argument(
+        "--max-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"hypothesis examples per property (default {DEFAULT_MAX_EXAMPLES}; upstream {UPSTREAM_MAX_EXAMPLES})",
+    )
+    p.add_argument(
+        "--upstream",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="PATH",
+        help="run the upstream suite from a checkout at PATH (default: $ARRAY_API_TESTS_DIR)",
+    )
+    p.add_argument(
+        "--tests",
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="upstream: only these test files (relative to the checkout)",
+    )
+    p.add_argument(
+        "--xfails",
+        default=None,
+        metavar="FILE",
+        help="upstream: an xfails file (default: conformance/xfails-NAMESPACE.txt if present)",
+    )
+    p.add_argument("--json", dest="json_file", default=None, metavar="FILE", help="write a JSON report")
+    p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown report")
+    p.add_argument(
+        "--checks",
+        default=None,
+        metavar="GROUPS",
+        help="bundled: comma-separated groups among names, promotion, inspection, properties, special",
+    )
+    p.add_argument(
+        "--functions", default=None, metavar="NAMES", help="bundled: only checks of these functions (comma-separated)"
+    )
+    p.add_argument(
+        "--strict", action="store_true", help="the standard's 'should' rules for signatures count as failures"
+    )
+    p.add_argument("--shrink", action="store_true", help="shrink failing examples to minimal ones (slower)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", "-q", action="store_true", help="list each failing function once, with its first failure")
+    return p
+
+
+def run_bundled(
+    name: str,
+    module: Any,
+    *,
+    version: str,
+    max_examples: int,
+    groups: Sequence[str] | None = None,
+    functions: set[str] | None = None,
+    strict: bool = False,
+    shrink: bool = False,
+    show_progress: bool = False,
+) -> NamespaceReport:
+    """Run the bundled checks on a namespace object (a module, or anything with its names)."""
+    from conformance import checks
+
+    start = time.monotonic()
+    ns = Namespace(module, name, version=version, max_examples=max_examples)
+    ns.strict, ns.shrink = strict, shrink
+    result = NamespaceReport(name, environment={"version": module_version(module)})
+    if ns.info_error:
+        result.notes.append(f"__array_namespace_info__() failed ({ns.info_error}); dtypes found by attribute")
+    tasks = checks.plan(ns, tuple(groups or checks.GROUPS), functions)
+    progress = Progress(sum(t.weight for t in tasks), name, enabled=show_progress)
+    for task in tasks:
+        cpu = time.process_time()
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")  # the namespace's warnings are not the report
+                results = list(task.run())
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:  # a bug in a check: report it, keep going
+            results = [Result("(tool)", task.label, "check", FAILED, f"check crashed: {first_line(e)}")]
+        result.results.extend(results)
+        result.timings[task.label] = result.timings.get(task.label, 0.0) + time.process_time() - cpu
+        progress.update(task.weight, task.label, sum(r.status == FAILED for r in results))
+    progress.close()
+    for r in result.results:
+        if r.function == "(all)" and r.chapter == "Special cases" and r.status == "skipped":
+            result.notes.append(r.detail)
+    result.duration_s = time.monotonic() - start
+    return result
+
+
+def _import_failure(name: str, error: BaseException, source: str) -> NamespaceReport:
+    r = NamespaceReport(name, source=source)
+    r.results.append(Result("API names", "(import)", f"import {name}", FAILED, first_line(error)))
+    return r
+
+
+def _upstream_version(reports: list[NamespaceReport]) -> str:
+    versions = {r.upstream.get("version", "?").split()[0] for r in reports}
+    return versions.pop() if len(versions) == 1 else "as each namespace reports"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    names = args.namespaces or default_namespaces()
+    upstream = args.upstream is not None
+    max_examples = args.max_examples or (UPSTREAM_MAX_EXAMPLES if upstream else DEFAULT_MAX_EXAMPLES)
+    groups = [g.strip() for g in args.checks.split(",")] if args.checks else None
+    if groups:
+        from conformance.checks import GROUPS
+
+        unknown = [g for g in groups if g not in GROUPS]
+        if unknown:
+            parser().error(f"unknown check groups: {', '.join(unknown)} (known: {', '.join(GROUPS)})")
+    functions = {f.strip() for f in args.functions.split(",")} if args.functions else None
+    show_progress = not args.no_progress
+    reports: list[NamespaceReport] = []
+    for name in names:
+        if upstream:
+            from conformance import upstream as up
+
+            xfails = Path(args.xfails) if args.xfails else up.default_xfails(name)
+            try:
+                reports.append(
+                    up.run(
+                        name,
+                        args.upstream or None,
+                        version=args.version,
+                        max_examples=max_examples,
+                        paths=args.tests,
+                        xfails=xfails,
+                        show_progress=show_progress,
+                    )
+                )
+            except up.UpstreamError as e:
+                print(f"conformance: {e}", file=sys.stderr)
+                return 2
+            continue
+        try:
+            module = load(name)
+        except Exception as e:
+            reports.append(_import_failure(name, e, "bundled"))
+            continue
+        reports.append(
+            run_bundled(
+                name,
+                module,
+                version=args.version or spec.DEFAULT_VERSION,
+                max_examples=max_examples,
+                groups=groups,
+                functions=functions,
+                strict=args.strict,
+                shrink=args.shrink,
+                show_progress=show_progress,
+            )
+        )
+    meta = {
+        "spec_version": args.version or (spec.DEFAULT_VERSION if not upstream else _upstream_version(reports)),
+        "source": "upstream" if upstream else "bundled",
+        "max_examples": max_examples,
+        "environment": environment(),
+        "command": "python -m conformance "
+        + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])),
+    }
+    sys.stdout.write(report.text(reports, meta, max_per_function=0 if args.quiet else 4))
+    if args.json_file:
+        Path(args.json_file).write_text(report.to_json(reports, meta), "utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(report.markdown(reports, meta), "utf-8")
+    return 0 if all(r.ok for r in reports) else 1
