@@ -674,13 +674,13 @@ def _run_case(ns: Any, case: Case) -> CaseResult:
         return CaseResult(case.function, sentence, "skipped", case.skip_reason)
     if case.kind == "conversion":
         return _run_conversion(ns, case)
+    if case.kind == "linalg":  # extension functions: looked up in ns.linalg
+        return _run_linalg(ns, case)
     fn = _resolve(ns, case.function)
     if fn is None:
         return CaseResult(case.function, sentence, "failed", f"{case.function} is missing")
     if case.kind == "reduction":
         return _run_reduction(ns, fn, case)
-    if case.kind == "linalg":
-        return _run_linalg(ns, case)
     is_complex = case.kind == "complex"
     widest = _widest(ns, "complex floating" if is_complex else "real floating")
     if widest is None:

@@ -163,7 +163,14 @@ def _unique_kernel(x: Any, indices: bool, counts: bool, inverse: bool) -> tuple[
         padded = [flat] + [empty] * (indices + counts)
         return jnp.zeros((), index_dtype), padded, jnp.zeros(x.shape, index_dtype) if inverse else None
     positions = lax.iota(index_dtype, size)
-    ordered, order = lax.sort((flat, positions), num_keys=1, is_stable=True)
+    keys: tuple[Any, ...] = (flat,)
+    if jnp.iscomplexobj(flat):
+        # lax.sort orders complex numbers by (real, imag), which would put -inf+nanj first;
+        # the standard's order puts every value with a NaN component last
+        has_nan = jnp.isnan(flat.real) | jnp.isnan(flat.imag)
+        keys = (has_nan.astype(jnp.int8), jnp.where(has_nan, 0, flat.real), jnp.where(has_nan, 0, flat.imag))
+    order = lax.sort((*keys, positions), num_keys=len(keys), is_stable=True)[-1]
+    ordered = flat[order]  # the input's own values (the sort's copies may canonicalize NaNs)
     # a group starts where a value differs from its predecessor: NaNs differ from everything
     starts_group = jnp.concatenate([jnp.ones((1,), dt.bool), ordered[1:] != ordered[:-1]])
     group = jnp.cumsum(starts_group, dtype=index_dtype) - 1
