@@ -149,7 +149,7 @@ def run(cases: list[Case], rounds: int, budget: float) -> list[tuple[Case, float
     for case in cases:
         ours, theirs = time_pair(case, rounds, budget)
         rows.append((case, ours, theirs))
-        print(f"{case.name:34} {str(case.shape):14} xp {ours * 1e6:10.2f} us   jnp {theirs * 1e6:10.2f} us   "
+        print(f"{case.name:34} {case.shape!s:14} xp {ours * 1e6:10.2f} us   jnp {theirs * 1e6:10.2f} us   "
               f"ratio {ours / theirs:5.2f}", file=sys.stderr)  # fmt: skip
     return rows
 

@@ -18,7 +18,7 @@ from datetime import date
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["eager"]
+BENCHMARKS = ["eager", "sparse"]
 
 
 def main() -> None:

@@ -179,3 +179,12 @@ inf: float = _math.inf
 nan: float = _math.nan
 pi: float = _math.pi
 newaxis: None = None
+
+
+def __getattr__(name: str) -> object:
+    # ``xp.sparse`` is imported on first use: dense-only code does not pay for it
+    if name == "sparse":
+        import importlib
+
+        return importlib.import_module("xp.sparse")
+    raise AttributeError(f"module 'xp' has no attribute {name!r}")

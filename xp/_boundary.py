@@ -312,7 +312,7 @@ def optional_dtype(value: Any, param: str = "dtype") -> np.dtype | None:
 def _dtype_slow(value: Any, param: str) -> np.dtype:
     default = _PY_TYPE_DEFAULTS.get(value)  # type: ignore[call-overload]
     if default is not None:
-        return default() if callable(default) else default
+        return default() if callable(default) else default  # type: ignore[return-value]
     inner = getattr(value, "dtype", None)
     if isinstance(inner, np.dtype) and inner in dt.ANY:
         return inner

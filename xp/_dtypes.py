@@ -83,7 +83,12 @@ CATEGORY_NAMES: dict[frozenset[np.dtype], str] = {
 # The ladder of kinds, by numpy's kind character: bool < integer < real floating < complex.
 _ARRAY_KIND = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
-COMPLEX_OF: dict[np.dtype, np.dtype] = {float32: complex64, float64: complex128, complex64: complex64, complex128: complex128}
+COMPLEX_OF: dict[np.dtype, np.dtype] = {
+    float32: complex64,
+    float64: complex128,
+    complex64: complex64,
+    complex128: complex128,
+}
 REAL_OF: dict[np.dtype, np.dtype] = {complex64: float32, complex128: float64, float32: float32, float64: float64}
 
 
@@ -260,7 +265,7 @@ def scalar_dtype(array_dtype: np.dtype, scalar_type: type) -> np.dtype:
 
 
 def x64_enabled() -> builtins.bool:
-    return jax.config.jax_enable_x64  # type: ignore[no-any-return]
+    return jax.config.jax_enable_x64  # type: ignore[attr-defined,no-any-return]
 
 
 def available() -> tuple[np.dtype, ...]:

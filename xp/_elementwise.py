@@ -155,6 +155,7 @@ def _computation_dtype(op: Op, dtype: np.dtype) -> np.dtype:
 
 def _result(op: Op, out: Any, dtype: np.dtype) -> Any:
     """Make sure the result has the promised dtype (jax may widen or weaken it)."""
+    want: Any  # SAME and REAL are markers; any other result is a dtype
     if op.result is SAME:
         want = dtype
     elif op.result is REAL:
@@ -274,7 +275,7 @@ def _publish(function: Callable[..., Any], op: Op) -> Any:
 
 
 def _build() -> dict[str, Callable[..., Array]]:
-    functions = {op.name: _unary(op) for op in UNARY}
+    functions: dict[str, Callable[..., Array]] = {op.name: _unary(op) for op in UNARY}
     functions.update((op.name, _binary(op)) for op in BINARY)
     return functions
 
@@ -366,7 +367,7 @@ def clip(
     value = b.array(x, "x")
     if value.dtype not in dt.REAL_NUMERIC:
         b.fail(TypeError, f"x must have a real-valued dtype, got {value.dtype}")
-    bounds = []
+    bounds: list[Any] = []
     for bound, name in ((min, "min"), (max, "max")):
         if bound is None:
             bounds.append(None)

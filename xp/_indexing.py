@@ -110,7 +110,10 @@ def _parse_basic(key: tuple[Any, ...], shape: tuple[int, ...]) -> BasicIndex:
         if k is Ellipsis:
             for _ in range(ndim - consumed):
                 n = shape[axis]
-                spans.append(n), steps.append(1), starts.append(0), out_shape.append(n)
+                spans.append(n)
+                steps.append(1)
+                starts.append(0)
+                out_shape.append(n)
                 axis += 1
             consumed = ndim  # the ellipsis is expanded once
         elif k is None:
@@ -142,11 +145,16 @@ def _parse_basic(key: tuple[Any, ...], shape: tuple[int, ...]) -> BasicIndex:
             n = shape[axis]
             if not -n <= k < n:
                 raise _index_error(f"index {k} is out of bounds for axis {axis} with size {n}")
-            spans.append(1), steps.append(1), starts.append(k % n if k < 0 else k)
+            spans.append(1)
+            steps.append(1)
+            starts.append(k % n if k < 0 else k)
             identity = False
             axis += 1
     for n in shape[axis:]:  # a missing ellipsis is implied at the end
-        spans.append(n), steps.append(1), starts.append(0), out_shape.append(n)
+        spans.append(n)
+        steps.append(1)
+        starts.append(0)
+        out_shape.append(n)
     result_shape = tuple(out_shape)
     if identity:
         return BasicIndex(None, None, result_shape)

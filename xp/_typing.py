@@ -22,9 +22,10 @@ import numpy as np
 
 from xp._array import Array
 from xp._devices import TracedDevice
+from xp._dtypes import DType
 
 ArrayLike: TypeAlias = Array | jax.Array | np.ndarray | np.bool_ | np.number | bool | int | float | complex
-DTypeLike: TypeAlias = np.dtype | type | str
+DTypeLike: TypeAlias = DType | np.dtype | type | str
 Device: TypeAlias = jax.Device | jax.sharding.Sharding | TracedDevice
 Scalar: TypeAlias = bool | int | float | complex
 

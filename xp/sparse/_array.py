@@ -14,7 +14,7 @@ Sparse arrays are immutable (``__setitem__`` raises) and never convert to dense 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -22,6 +22,7 @@ import jax
 import numpy as np
 from jax.experimental import sparse as jsparse
 
+from xp import _boundary as b
 from xp import _devices
 from xp import _dtypes as dt
 from xp._array import API_VERSIONS, Array, wrap
@@ -54,7 +55,8 @@ class SparseArray:
         JAX's own conventions are kept as they are (padding entries with out-of-range indices
         are allowed), since JAX made the array.
         """
-        if not isinstance(value, cls._jax_type):
+        jax_type: Any = cls._jax_type
+        if not isinstance(value, jax_type):
             raise TypeError(
                 f"xp.sparse.{cls.__name__}.from_jax: value must be a jax.experimental.sparse."
                 f"{cls.__name__}, got {type(value).__name__}"
@@ -126,7 +128,60 @@ class SparseArray:
 
     @property
     def indices(self) -> Array:
+        """The indices of the stored values (an xp array, no copy)."""
         return wrap(self._value.indices)
+
+    @property
+    def indices_sorted(self) -> bool:
+        """Whether the indices are known to be in lexicographic order (within each batch)."""
+        return bool(self._value.indices_sorted)
+
+    @property
+    def unique_indices(self) -> bool:
+        """Whether the indices are known to hold no duplicates."""
+        return bool(self._value.unique_indices)
+
+    @property
+    def T(self) -> Any:
+        """The transpose of a 2-d array (a new sparse array; sparse arrays have no views)."""
+        if self.ndim != 2:
+            raise ValueError(
+                f"xp.sparse.{type(self).__name__}.T: the array must be 2-dimensional, got {self.ndim} "
+                f"dimensions (use .mT)"
+            )
+        import xp
+
+        this: Any = self
+        return xp.permute_dims(this, (1, 0))
+
+    @property
+    def mT(self) -> Any:
+        """The transpose of the last two axes (a stack of matrices)."""
+        if self.ndim < 2:
+            raise ValueError(
+                f"xp.sparse.{type(self).__name__}.mT: the array must have at least 2 dimensions, got {self.ndim}"
+            )
+        import xp
+
+        this: Any = self
+        n = self.ndim
+        return xp.permute_dims(this, (*range(n - 2), n - 1, n - 2))
+
+    def to_device(self, device: Any, /, *, stream: int | Any | None = None) -> Any:
+        """The same array with its buffers on ``device``."""
+        from xp.sparse import _convert
+
+        where = f"{type(self).__name__}.to_device"
+        if stream is not None:
+            raise ValueError(f"xp.sparse.{where}: stream must be None (JAX orders transfers itself)")
+        return _convert.checked(where, lambda: _convert.place(self, b.device(device)))
+
+    def block_until_ready(self) -> Any:
+        """Wait until the array's buffers are computed (JAX dispatches asynchronously)."""
+        jax.block_until_ready(self._value)
+        return self
+
+    # --- conversions ----------------------------------------------------------------------------
 
     def todense(self) -> Array:
         """The dense array (the explicit way to densify)."""
@@ -134,7 +189,54 @@ class SparseArray:
 
         return _convert.todense(self)
 
+    def to_bcoo(self) -> BCOO:
+        """The same array in the BCOO format (the array itself if it is one)."""
+        from xp.sparse import _convert
+
+        return _convert.to_bcoo(self)
+
+    def to_bcsr(self) -> BCSR:
+        """The same array in the BCSR format (the array itself if it is one); a BCOO array must
+        have two sparse dimensions."""
+        from xp.sparse import _convert
+
+        return _convert.to_bcsr(self)
+
+    def to_scipy(self, *, format: str | None = None) -> Any:
+        """A ``scipy.sparse`` array with the same values, duplicates summed and indices sorted.
+
+        ``format``: ``"coo"`` (the default for BCOO, any number of dimensions), ``"csr"`` (the
+        default for BCSR), ``"csc"``, ... (2-d only). Batch and dense dimensions become ordinary
+        dimensions. Eager only.
+        """
+        from xp.sparse import _convert
+
+        return _convert.checked(f"{type(self).__name__}.to_scipy", _convert.to_scipy, self, format)
+
+    def sum_duplicates(self, nse: int | None = None) -> Any:
+        """Entries with the same indices added together, indices sorted.
+
+        ``nse``: how many entries to keep (per batch). By default, eagerly, the number of distinct
+        indices; under a JAX transformation the current ``nse`` (the rest is padding).
+        """
+        from xp.sparse import _convert
+
+        return _convert.sum_duplicates(self, nse)
+
+    def sort_indices(self) -> Any:
+        """The same array with its entries in lexicographic order of their indices."""
+        from xp.sparse import _convert
+
+        return _convert.sort_indices(self)
+
     def __repr__(self) -> str:
+        try:
+            return self._describe()
+        except (AttributeError, TypeError, IndexError):  # leaves that are not arrays (jax.tree.map)
+            leaves = jax.tree_util.tree_leaves(self._value, is_leaf=lambda x: x is None)
+            return f"{type(self).__name__}(shape={list(self._value.shape)}, leaves={leaves})"
+
+    def _describe(self) -> str:
         extras = f", nse={self.nse}"
         if self.n_batch:
             extras += f", n_batch={self.n_batch}"
@@ -187,6 +289,29 @@ class SparseArray:
             raise TypeError(f"xp.sparse.{type(self).__name__}: len() of a 0-d array")
         return int(self.shape[0])
 
+    def __iter__(self) -> Iterator[Any]:
+        if self.ndim == 0:
+            raise TypeError(f"xp.sparse.{type(self).__name__}: iteration over a 0-d array")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __getitem__(self, key: Any, /) -> Any:
+        """Indexing, by the sparse implementation registered as ``"__getitem__"``."""
+        impl = b.SPARSE_IMPLEMENTATIONS.get("__getitem__")
+        where = f"xp.sparse.{type(self).__name__}.__getitem__"
+        if impl is None:
+            raise NotImplementedError(f"{where}: indexing sparse arrays is not implemented; index .todense() instead")
+        try:
+            return impl(self, key)
+        except b.ArgumentError as e:
+            raise e.kind(f"{where}: {e.message}") from None
+
+    def __copy__(self) -> Any:
+        return type(self)._wrap(self._value)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return type(self)._wrap(self._value)  # immutable: sharing the buffers is safe
+
 
 class BCOO(SparseArray):
     """A batched-coordinate (BCOO) sparse array.
@@ -212,18 +337,6 @@ class BCOO(SparseArray):
 
         self._value = _convert.build_bcoo(args, shape, indices_sorted, unique_indices)
 
-    def sum_duplicates(self, nse: int | None = None) -> BCOO:
-        """Entries with the same indices added together (``nse`` entries kept, padding included)."""
-        from xp.sparse import _convert
-
-        return _convert.sum_duplicates(self, nse)
-
-    def sort_indices(self) -> BCOO:
-        """The same array with its entries in lexicographic order of their indices."""
-        from xp.sparse import _convert
-
-        return _convert.sort_indices(self)
-
 
 class BCSR(SparseArray):
     """A batched compressed-sparse-row (BCSR) sparse array.
@@ -235,29 +348,35 @@ class BCSR(SparseArray):
     __slots__ = ()
     _jax_type = jsparse.BCSR
 
-    def __init__(self, args: tuple[Any, Any, Any], /, *, shape: Sequence[int]) -> None:
+    def __init__(
+        self,
+        args: tuple[Any, Any, Any],
+        /,
+        *,
+        shape: Sequence[int],
+        indices_sorted: bool = False,
+        unique_indices: bool = False,
+    ) -> None:
         from xp.sparse import _convert
 
-        self._value = _convert.build_bcsr(args, shape)
+        self._value = _convert.build_bcsr(args, shape, indices_sorted, unique_indices)
 
     @property
     def indptr(self) -> Array:
+        """The row pointers, shape ``(*batch, n_rows + 1)`` (an xp array, no copy)."""
         return wrap(self._value.indptr)
 
-    def sum_duplicates(self, nse: int | None = None) -> BCSR:
-        from xp.sparse import _convert
 
-        return _convert.sum_duplicates(self, nse)
+def _flatten(x: SparseArray) -> tuple[tuple[Any], None]:
+    return (x._value,), None
 
-    def sort_indices(self) -> BCSR:
-        from xp.sparse import _convert
 
-        return _convert.sort_indices(self)
+def _unflattener(cls: type[SparseArray]) -> Any:
+    def unflatten(aux: None, children: Any) -> Any:
+        return cls._wrap(children[0])
+
+    return unflatten
 
 
 for _cls in (BCOO, BCSR):
-    jax.tree_util.register_pytree_node(
-        _cls,
-        lambda x: ((x._value,), None),
-        lambda _, children, cls=_cls: cls._wrap(children[0]),
-    )
+    jax.tree_util.register_pytree_node(_cls, _flatten, _unflattener(_cls))

@@ -1,1 +1,538 @@
-"""(being written)"""
+"""Making sparse arrays: ``fromdense``, ``from_scipy``, ``from_pydata``, and the creation
+functions of the namespace ``xp.sparse`` (``asarray``, ``zeros``, ``eye``, ``full``, ...).
+
+- The creation functions have the standard's signatures and argument checks (those of xp's
+  dense functions, which they reuse) and return BCOO arrays: ``zeros``, ``empty`` and
+  ``zeros_like`` store nothing, ``eye`` its diagonal, ``full`` and ``ones`` every element (none
+  when the fill value is zero), and the others (``asarray``, ``arange``, ``linspace``, ``tril``,
+  ``triu``, ``meshgrid``, ``from_dlpack``) the nonzero elements of the dense result: eagerly
+  they count them; under a JAX transformation a dense input's count is unknown, and
+  ``fromdense(x, nse=...)`` is the way.
+- Given sparse arrays, ``asarray``, the ``*_like`` functions, ``tril``, ``triu`` and
+  ``meshgrid`` work on the stored elements without densifying, keeping the format (and for the
+  ``*_like`` functions the batch and dense dimensions) of the input. They are also xp's sparse
+  implementations of the functions of the same names: ``xp.tril(A)`` is ``xp.sparse.tril(A)``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import sparse as jsparse
+
+from xp import _boundary as b
+from xp import _creation as dense
+from xp import _devices
+from xp import _dtypes as dt
+from xp._typing import ArrayLike, Device, DTypeLike
+from xp.sparse import _convert as c
+from xp.sparse._array import BCOO, BCSR, SparseArray
+from xp.sparse._dispatch import implements
+
+kernel = functools.partial(jax.jit, inline=True)
+
+# --- construction and conversion ------------------------------------------------------------
+
+
+@b.api
+def fromdense(
+    x: ArrayLike,
+    /,
+    *,
+    nse: int | None = None,
+    n_batch: int = 0,
+    n_dense: int = 0,
+    index_dtype: DTypeLike | None = None,
+    format: Literal["bcoo", "bcsr"] = "bcoo",
+) -> Any:
+    """The sparse array of the dense ``x``: its nonzero elements stored (negative zeros too, so
+    that ``fromdense(x).todense()`` is ``x`` bit for bit).
+
+    - ``nse``: the number of stored elements per batch. Eagerly it defaults to the number of
+      nonzero elements (per batch, the largest); a larger one pads, a smaller one is an error
+      (nothing is dropped). Under a JAX transformation it is required.
+    - ``n_batch``, ``n_dense``: how many leading dimensions are batch dimensions and how many
+      trailing ones are dense (stored as blocks); the others are sparse.
+    - ``index_dtype``: an integer dtype for the indices (default int32, or int64 where a
+      dimension needs it).
+    - ``format``: ``"bcoo"`` or ``"bcsr"`` (which needs exactly two sparse dimensions).
+    """
+    value = c.dense_argument(x, "x")
+    fmt = c.format_argument(format)
+    return c.wrap_value(c.fromdense_value(value, c.nse_argument(nse), n_batch, n_dense, index_dtype, fmt))
+
+
+@b.api
+def from_scipy(
+    s: Any,
+    /,
+    *,
+    format: Literal["bcoo", "bcsr"] = "bcoo",
+    dtype: DTypeLike | None = None,
+    index_dtype: DTypeLike | None = None,
+) -> Any:
+    """A sparse array with the values of ``s``, a ``scipy.sparse`` array or matrix (any format).
+
+    Duplicates are kept (they add up, as in SciPy); the indices are checked. ``dtype`` converts
+    the values explicitly (a float64 matrix with JAX's 64-bit mode off needs it).
+    """
+    return c.wrap_value(c.from_scipy_value(s, format, dtype, index_dtype))
+
+
+@b.api
+def from_pydata(
+    s: Any,
+    /,
+    *,
+    format: Literal["bcoo", "bcsr"] = "bcoo",
+    dtype: DTypeLike | None = None,
+    index_dtype: DTypeLike | None = None,
+) -> Any:
+    """A sparse array with the values of ``s``, a pydata ``sparse`` array (``COO``, ``GCXS``, ...)
+    whose fill value is zero."""
+    return c.wrap_value(c.from_pydata_value(s, format, dtype, index_dtype))
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _layout_of(x: Any) -> tuple[str, int, int]:
+    if isinstance(x, SparseArray):
+        return ("bcsr" if isinstance(x, BCSR) else "bcoo"), x.n_batch, x.n_dense
+    return "bcoo", 0, 0
+
+
+def _sparse_of(value: Any, *, every_when_traced: bool, layout: tuple[str, int, int] = ("bcoo", 0, 0)) -> Any:
+    """The sparse array of a dense jax array made here: eagerly its nonzero elements stored;
+    under a trace every element if ``every_when_traced`` (a result whose zeros depend on the
+    values), else an error naming ``fromdense(x, nse=...)``."""
+    fmt, n_batch, n_dense = layout
+    nse = None
+    if c.is_traced(value):
+        if not every_when_traced:
+            b.fail(b.DataDependentShapeError, "under a JAX transformation the number of nonzero elements of a "
+                   "dense input is not known; use xp.sparse.fromdense(x, nse=...) with an upper bound")  # fmt: skip
+        nse = math.prod(value.shape[n_batch : value.ndim - n_dense])
+    return c.wrap_value(c.fromdense_value(value, nse, n_batch, n_dense, None, fmt))
+
+
+@functools.partial(kernel, static_argnames=("shape", "dtype", "n_batch", "n_dense", "index_dtype", "fmt"))
+def _empty(shape: tuple[int, ...], dtype: np.dtype, n_batch: int, n_dense: int, index_dtype: np.dtype, fmt: str) -> Any:
+    n_sparse = len(shape) - n_batch - n_dense
+    batch, dense_shape = shape[:n_batch], shape[n_batch + n_sparse :]
+    data = jnp.zeros((*batch, 0, *dense_shape), dtype)
+    if fmt == "bcsr":
+        indices = jnp.zeros((*batch, 0), index_dtype)
+        indptr = jnp.zeros((*batch, shape[n_batch] + 1), index_dtype)
+        return c.make_bcsr(data, indices, indptr, shape, True, True)
+    return c.make_bcoo(data, jnp.zeros((*batch, 0, n_sparse), index_dtype), shape, True, True)
+
+
+def _nothing_stored(shape: tuple[int, ...], dtype: np.dtype, layout: tuple[str, int, int], device: Any) -> Any:
+    fmt, n_batch, n_dense = layout
+    sizes = shape[n_batch : len(shape) - n_dense]
+    index_dtype = c.index_dtype_argument(None, sizes)
+    if _host_device(device):  # no kernel to compile for each shape: put empty buffers on the device
+        n_sparse = len(shape) - n_batch - n_dense
+        batch, dense_shape = shape[:n_batch], shape[n_batch + n_sparse :]
+        data = jax.device_put(np.zeros((*batch, 0, *dense_shape), dtype), device)
+        if fmt == "bcsr":
+            indices = jax.device_put(np.zeros((*batch, 0), index_dtype), device)
+            indptr = jax.device_put(np.zeros((*batch, shape[n_batch] + 1), index_dtype), device)
+            return BCSR._wrap(c.make_bcsr(data, indices, indptr, shape, True, True))
+        indices = jax.device_put(np.zeros((*batch, 0, n_sparse), index_dtype), device)
+        return BCOO._wrap(c.make_bcoo(data, indices, shape, True, True))
+    value = _empty(shape, dtype, n_batch, n_dense, index_dtype, fmt)
+    return c.place(c.wrap_value(value), device)
+
+
+def _host_device(device: Any) -> bool:
+    """Whether arrays made for ``device`` (None: the default) live on a CPU, where small buffers
+    are built in NumPy rather than by a kernel compiled for each shape."""
+    if device is None:
+        device = _devices.default_device()
+    return isinstance(device, jax.Device) and device.platform == "cpu"
+
+
+def _default_dtype(dtype: DTypeLike | None) -> np.dtype:
+    return dt.default_float() if dtype is None else b.dtype(dtype)
+
+
+# --- asarray and from_dlpack ----------------------------------------------------------------
+
+
+@b.api
+def asarray(
+    obj: Any,
+    /,
+    *,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+    copy: bool | None = None,
+) -> Any:
+    """A sparse array of ``obj``: a sparse array (cast and moved as asked, else returned as it
+    is), a SciPy or pydata sparse array, or anything ``xp.asarray`` takes (its nonzero elements
+    stored; a copy always, so ``copy=False`` is an error for it)."""
+    want = b.optional_dtype(dtype)
+    target = b.device(device)
+    copy = b.optional_boolean(copy, "copy")
+    if isinstance(obj, SparseArray):
+        result = obj
+        if want is not None and want != obj._value.dtype:
+            if copy is False:
+                b.fail(ValueError, "copy=False, but converting the array needs a copy (a dtype change)")
+            result = c.astype(result, want)
+        if not _devices.same_placement(obj._value.data, target):
+            if copy is False:
+                b.fail(ValueError, "copy=False, but converting the array needs a copy (a device transfer)")
+            result = c.place(result, target)
+        if copy and result is obj:
+            result = type(obj)._wrap(obj._value)  # immutable buffers: a new array object is a copy
+        return result
+    if _is_scipy(obj):
+        return c.place(c.wrap_value(c.from_scipy_value(obj, "bcoo", want, None)), target)
+    if type(obj).__module__.split(".")[0] == "sparse" and hasattr(obj, "fill_value"):
+        return c.place(c.wrap_value(c.from_pydata_value(obj, "bcoo", want, None)), target)
+    if copy is False:
+        b.fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
+    value = dense.asarray.__wrapped__(obj, dtype=want, device=target)._value  # type: ignore[attr-defined]
+    return _sparse_of(value, every_when_traced=False)
+
+
+def _is_scipy(obj: Any) -> bool:
+    if type(obj).__module__.split(".")[0] != "scipy":
+        return False
+    import scipy.sparse as sp
+
+    return bool(sp.issparse(obj))
+
+
+@b.api
+def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Any:
+    """The sparse array of a DLPack producer's values (``copy=False`` is an error: a sparse
+    array is always a new buffer)."""
+    if b.optional_boolean(copy, "copy") is False:
+        b.fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
+    value = dense.from_dlpack.__wrapped__(x, device=device, copy=copy)._value  # type: ignore[attr-defined]
+    return _sparse_of(value, every_when_traced=False)
+
+
+# --- filled arrays --------------------------------------------------------------------------
+
+
+@b.api
+def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+    """A sparse array of ``shape`` storing nothing (all its elements are structural zeros)."""
+    return _nothing_stored(b.shape(shape), _default_dtype(dtype), ("bcoo", 0, 0), b.device(device))
+
+
+@b.api
+def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+    """Like ``zeros``: an empty sparse array stores nothing."""
+    return _nothing_stored(b.shape(shape), _default_dtype(dtype), ("bcoo", 0, 0), b.device(device))
+
+
+@b.api
+def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+    """A sparse array of ``shape`` storing a one in every element."""
+    value = dense.ones.__wrapped__(shape, dtype=dtype, device=device)._value  # type: ignore[attr-defined]
+    return _sparse_of(value, every_when_traced=True)
+
+
+@b.api
+def full(
+    shape: int | tuple[int, ...],
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+) -> Any:
+    """A sparse array of ``shape`` storing ``fill_value`` in every element (nothing if it is 0)."""
+    value = dense.full.__wrapped__(shape, fill_value, dtype=dtype, device=device)._value  # type: ignore[attr-defined]
+    return _sparse_of(value, every_when_traced=True)
+
+
+def _like_source(x: Any) -> tuple[tuple[int, ...], np.dtype, Any]:
+    """The shape, dtype and device of ``x``, sparse or dense."""
+    if isinstance(x, SparseArray):
+        return x.shape, x._value.dtype, _devices.device_of(x._value.data)
+    source = b.array(x, "x")
+    return tuple(source.shape), source.dtype, _devices.device_of(source)
+
+
+def _like_device(source_device: Any, device: Device | None) -> Any:
+    target = b.device(device)
+    if target is None and source_device is not _devices.TRACED:
+        return source_device
+    return target
+
+
+@b.api
+def zeros_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+    """A sparse array storing nothing, with the shape (and by default the dtype and device) of
+    ``x``; for a sparse ``x`` also its format and batch and dense dimensions."""
+    shape, source_dtype, source_device = _like_source(x)
+    want = source_dtype if dtype is None else b.dtype(dtype)
+    return _nothing_stored(shape, want, _layout_of(x), _like_device(source_device, device))
+
+
+@b.api
+def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+    """Like ``zeros_like``."""
+    shape, source_dtype, source_device = _like_source(x)
+    want = source_dtype if dtype is None else b.dtype(dtype)
+    return _nothing_stored(shape, want, _layout_of(x), _like_device(source_device, device))
+
+
+@b.api
+def ones_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+    """A sparse array storing a one in every element, with the shape (and by default the dtype,
+    device, and for a sparse ``x`` the format and layout) of ``x``."""
+    shape, source_dtype, source_device = _like_source(x)
+    want = source_dtype if dtype is None else b.dtype(dtype)
+    value = dense.ones.__wrapped__(shape, dtype=want, device=_like_device(source_device, device))._value  # type: ignore[attr-defined]
+    return _sparse_of(value, every_when_traced=True, layout=_layout_of(x))
+
+
+@b.api
+def full_like(
+    x: ArrayLike,
+    /,
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+) -> Any:
+    """A sparse array storing ``fill_value`` in every element (nothing if it is 0), with the
+    shape (and by default the dtype, device, and for a sparse ``x`` the format and layout) of
+    ``x``."""
+    return _full_like(x, fill_value, dtype, device)
+
+
+def _full_like(x: Any, fill_value: Any, dtype: DTypeLike | None, device: Device | None) -> Any:
+    shape, source_dtype, source_device = _like_source(x)
+    want = source_dtype if dtype is None else b.dtype(dtype)
+    target = _like_device(source_device, device)
+    value = dense.full.__wrapped__(shape, fill_value, dtype=want, device=target)._value  # type: ignore[attr-defined]
+    return _sparse_of(value, every_when_traced=True, layout=_layout_of(x))
+
+
+# --- ranges, grids and triangles ------------------------------------------------------------
+
+
+@b.api
+def arange(
+    start: int | float,
+    /,
+    stop: int | float | None = None,
+    step: int | float = 1,
+    *,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+) -> Any:
+    """The values of ``xp.arange`` as a sparse array (its zero, if any, not stored)."""
+    value = dense.arange.__wrapped__(start, stop, step, dtype=dtype, device=device)._value  # type: ignore[attr-defined]
+    return _sparse_of(value, every_when_traced=True)
+
+
+@b.api
+def linspace(
+    start: int | float | complex,
+    stop: int | float | complex,
+    /,
+    num: int,
+    *,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+    endpoint: bool = True,
+) -> Any:
+    """The values of ``xp.linspace`` as a sparse array (zeros not stored)."""
+    value = dense.linspace.__wrapped__(  # type: ignore[attr-defined]
+        start, stop, num, dtype=dtype, device=device, endpoint=endpoint
+    )._value
+    return _sparse_of(value, every_when_traced=True)
+
+
+@functools.partial(kernel, static_argnames=("n_rows", "n_cols", "k", "dtype", "index_dtype"))
+def _eye(n_rows: int, n_cols: int, k: int, dtype: np.dtype, index_dtype: np.dtype) -> Any:
+    first = max(0, -k)
+    count = max(0, min(n_rows, n_cols - k) - first)
+    rows = jnp.arange(first, first + count, dtype=index_dtype)
+    indices = jnp.stack([rows, rows + k], axis=-1)
+    return c.make_bcoo(jnp.ones(count, dtype), indices, (n_rows, n_cols), True, True)
+
+
+@b.api
+def eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    *,
+    k: int = 0,
+    dtype: DTypeLike | None = None,
+    device: Device | None = None,
+) -> Any:
+    """A sparse 2-d array storing the ones of its ``k``-th diagonal."""
+    rows = b.non_negative(n_rows, "n_rows")
+    cols = rows if n_cols is None else b.non_negative(n_cols, "n_cols")
+    diagonal = b.integer(k, "k")
+    want = _default_dtype(dtype)
+    index_dtype = c.index_dtype_argument(None, (rows, cols))
+    target = b.device(device)
+    if _host_device(target):
+        first = max(0, -diagonal)
+        position = np.arange(first, max(first, min(rows, cols - diagonal)), dtype=index_dtype)
+        data = jax.device_put(np.ones(len(position), want), target)
+        indices = jax.device_put(np.stack([position, position + diagonal], axis=-1).astype(index_dtype), target)
+        return BCOO._wrap(c.make_bcoo(data, indices, (rows, cols), True, True))
+    value = _eye(rows, cols, diagonal, want, index_dtype)
+    return c.place(BCOO._wrap(value), target)
+
+
+def _grid_buffers(m: Any, data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> tuple[Any, Any]:
+    """Output ``axis`` of a meshgrid from a 1-d BCOO's buffers: every stored element repeated
+    over the other axes (entries in row-major order, the stored elements along ``axis``)."""
+    nse = data.shape[0]
+    counts = tuple(nse if a == axis else n for a, n in enumerate(shape))
+    grid = m.indices(counts, dtype=indices.dtype).reshape(len(shape), math.prod(counts))
+    entry = grid[axis]
+    coords = m.concatenate([grid[:axis], indices[entry, 0][None], grid[axis + 1 :]])
+    return data[entry], coords.T
+
+
+@functools.partial(kernel, static_argnames=("shape", "axis"))
+def _grid_of(data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> Any:
+    values, coords = _grid_buffers(jnp, data, indices, shape, axis)
+    return c.make_bcoo(values, coords, shape, False, False)
+
+
+@b.api
+def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[Any, ...]:
+    """The coordinate arrays of ``xp.meshgrid`` as sparse arrays; a sparse input's stored
+    elements are repeated (not densified), a dense input's nonzero elements stored."""
+    indexing = b.choice(indexing, ("xy", "ij"), "indexing")
+    if not any(isinstance(a, SparseArray) for a in arrays):
+        grids = dense.meshgrid.__wrapped__(*arrays, indexing=indexing)  # type: ignore[attr-defined]
+        return tuple(_sparse_of(g._value, every_when_traced=False) for g in grids)
+    shapes, dtypes = [], set()
+    for i, a in enumerate(arrays):
+        if isinstance(a, SparseArray):
+            if a.ndim != 1:
+                b.fail(ValueError, f"arrays[{i}] must be 1-dimensional, got shape {a.shape}")
+            shapes.append(a.shape[0])
+            dtypes.add(a._value.dtype)
+        else:
+            value = b.array(a, f"arrays[{i}]")
+            if value.ndim != 1:
+                b.fail(ValueError, f"arrays[{i}] must be 1-dimensional, got shape {tuple(value.shape)}")
+            shapes.append(value.shape[0])
+            dtypes.add(value.dtype)
+    if len(dtypes) > 1:
+        b.fail(TypeError, f"arrays must all have the same dtype, got {', '.join(sorted(map(str, dtypes)))}")
+    xy = indexing == "xy" and len(arrays) >= 2
+    order = [1, 0, *range(2, len(arrays))] if xy else list(range(len(arrays)))
+    shape = tuple(shapes[i] for i in order)
+    out = []
+    for i, a in enumerate(arrays):
+        axis = order.index(i)
+        if isinstance(a, SparseArray):
+            v = c.to_bcoo(a)._value
+            if v.n_batch or v.n_dense:
+                v = jsparse.bcoo_update_layout(v, n_batch=0, n_dense=0)
+            host = c.on_host(v.data), c.on_host(v.indices)
+            if host[0] is not None and host[1] is not None:
+                values, coords = _grid_buffers(np, host[0], host[1], shape, axis)
+                value = c.make_bcoo(c.to_device_of(values, v.data), c.to_device_of(np.ascontiguousarray(coords), v.indices),
+                                    shape, False, False)  # fmt: skip
+            else:
+                value = _grid_of(v.data, v.indices, shape=shape, axis=axis)
+            out.append(BCOO._wrap(value))
+        else:
+            value = b.array(a, f"arrays[{i}]")
+            target = [1] * len(shape)
+            target[axis] = shape[axis]
+            grid = _broadcast(value, shape=shape, target=tuple(target))
+            out.append(_sparse_of(grid, every_when_traced=False))
+    return tuple(out)
+
+
+@functools.partial(kernel, static_argnames=("shape", "target"))
+def _broadcast(value: Any, shape: tuple[int, ...], target: tuple[int, ...]) -> Any:
+    return jnp.broadcast_to(value.reshape(target), shape)
+
+
+def _positions(m: Any, data: Any, indices: Any, axis: int) -> Any:
+    """For each stored value of BCOO buffers (data of shape ``(*batch, nse, *dense)``), its
+    index along ``axis`` of the array, broadcastable to the data (``m``: NumPy or jax.numpy)."""
+    n_batch, n_sparse = indices.ndim - 2, indices.shape[-1]
+    if n_batch <= axis < n_batch + n_sparse:
+        index = indices[..., axis - n_batch].astype(np.int64)
+        return index.reshape(index.shape + (1,) * (data.ndim - n_batch - 1))
+    along = axis if axis < n_batch else axis - n_sparse + 1  # dense dimensions come after nse
+    return m.arange(data.shape[along]).reshape([-1 if i == along else 1 for i in range(data.ndim)])
+
+
+def _triangle_values(m: Any, data: Any, indices: Any, ndim: int, k: int, lower: bool) -> Any:
+    rows = _positions(m, data, indices, ndim - 2)
+    cols = _positions(m, data, indices, ndim - 1)
+    keep = (cols - rows <= k) if lower else (cols - rows >= k)
+    return m.where(keep, data, m.zeros((), data.dtype))
+
+
+@functools.partial(kernel, static_argnames=("k", "lower"))
+def _triangle(coo: Any, k: int, lower: bool) -> Any:
+    data = _triangle_values(jnp, coo.data, coo.indices, len(coo.shape), k, lower)
+    return c.make_bcoo(data, coo.indices, coo.shape, coo.indices_sorted, coo.unique_indices)
+
+
+def _sparse_triangle(x: SparseArray, k: Any, lower: bool) -> Any:
+    if x.ndim < 2:
+        b.fail(ValueError, f"x must have at least 2 dimensions, got shape {x.shape}")
+    diagonal = b.integer(k, "k")
+    coo = c.to_bcoo(x)._value
+    host = c.on_host(coo.data), c.on_host(coo.indices)
+    if host[0] is not None and host[1] is not None:
+        data = _triangle_values(np, host[0], host[1], len(coo.shape), diagonal, lower)
+        value = c.make_bcoo(c.to_device_of(data, coo.data), coo.indices, coo.shape, coo.indices_sorted,
+                            coo.unique_indices)  # fmt: skip
+    else:
+        value = _triangle(coo, k=diagonal, lower=lower)
+    return c.to_bcsr(BCOO._wrap(value)) if isinstance(x, BCSR) else BCOO._wrap(value)
+
+
+@b.api
+def tril(x: ArrayLike, /, *, k: int = 0) -> Any:
+    """``x`` without its elements above the ``k``-th diagonal (of the last two axes). For a
+    sparse ``x`` the pattern is kept, the values outside the triangle set to zero."""
+    if isinstance(x, SparseArray):
+        return _sparse_triangle(x, k, lower=True)
+    return _sparse_of(dense.tril.__wrapped__(x, k=k)._value, every_when_traced=False)  # type: ignore[attr-defined]
+
+
+@b.api
+def triu(x: ArrayLike, /, *, k: int = 0) -> Any:
+    """``x`` without its elements below the ``k``-th diagonal (of the last two axes). For a
+    sparse ``x`` the pattern is kept, the values outside the triangle set to zero."""
+    if isinstance(x, SparseArray):
+        return _sparse_triangle(x, k, lower=False)
+    return _sparse_of(dense.triu.__wrapped__(x, k=k)._value, every_when_traced=False)  # type: ignore[attr-defined]
+
+
+# xp's functions of the same names, given a sparse argument, come here (their errors then read
+# ``xp.tril: ...``, as for a dense argument).
+for _name, _fn in {
+    "asarray": asarray,
+    "zeros_like": zeros_like,
+    "ones_like": ones_like,
+    "empty_like": empty_like,
+    "full_like": full_like,
+    "tril": tril,
+    "triu": triu,
+    "meshgrid": meshgrid,
+}.items():
+    implements(_name)(_fn.__wrapped__)  # type: ignore[attr-defined]

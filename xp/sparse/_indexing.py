@@ -1,1 +1,543 @@
-"""(being written)"""
+"""Indexing, selecting, searching and sorting sparse arrays.
+
+- ``A[key]`` (:func:`getitem`, which ``SparseArray.__getitem__`` calls): keys are parsed and
+  checked by the dense indexing (``xp._indexing.parse``), so the same keys are valid and the same
+  errors come. Basic keys (integers, slices, ``...``, ``None``) select stored elements with
+  static plans and dynamic starts (``A[i]`` in a loop compiles once). Integer arrays (and boolean
+  masks, eagerly turned into integer arrays) follow NumPy's advanced indexing. A key that selects
+  a single element gives a 0-d *dense* array (as a reduction over every axis does); every other
+  result is a sparse BCOO array.
+- ``take``, ``take_along_axis``: sparse results. An index that repeats picks its elements again.
+  Eagerly, indices are bounds-checked (IndexError, as dense) and the result stores exactly what
+  it selects; under a trace, out-of-range indices select nothing, and ``take`` (and advanced
+  indexing) reserve ``len(indices)`` times the stored elements (capped at the result's size).
+- ``where(condition, x1, x2)``: sparse where the result is zero wherever no sparse operand stores
+  anything: ``x2`` sparse or a Python 0, and ``x1`` sparse, a Python 0, or (with a sparse
+  ``condition``) anything (``where(C, x, 0)`` selects ``x`` on the pattern of ``C``). Other
+  combinations would give dense results and raise.
+- ``nonzero``: the indices of the stored non-zero elements (dense index arrays); eager only.
+- ``sort``: sparse (each line keeps its stored elements: the negative ones first, the zeros, then
+  the positive ones and NaNs). ``argsort`` raises: sorting indices are a dense permutation.
+- ``unique_values``, ``unique_counts``: dense (the distinct values, with 0 if some element is
+  implicit); eager only. ``unique_inverse`` and ``unique_all`` raise (the inverse indices have
+  the shape of ``x`` and are dense).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from xp import _boundary as b
+from xp import _dtypes as dt
+from xp import _indexing as dense_indexing
+from xp import _indexing_functions as dense_take
+from xp import _searching as dense_searching
+from xp import _set as dense_set
+from xp import _sorting as dense_sorting
+from xp import _utility as utility
+from xp._array import Array, wrap
+from xp.sparse import _manipulation as m
+from xp.sparse._array import BCOO, SparseArray
+from xp.sparse._dispatch import implements
+
+kernel = functools.partial(jax.jit, inline=True)
+Tracer = jax.core.Tracer
+_TODENSE = "call .todense() first if a dense result is what you want"
+
+
+# --- basic indexing -------------------------------------------------------------------------
+
+
+@functools.partial(kernel, static_argnames="plan")
+def _basic(value: Any, starts: Any, plan: tuple[Any, ...]) -> Any:
+    spans, steps, reversed_axes, out_shape = plan
+    c = m.coo(value)
+    keep = m.valid(c)
+    counts = tuple(-(-span // step) for span, step in zip(spans, steps, strict=True))
+    cols = []
+    for a in range(len(c.shape)):
+        rel = c.idx[:, a] if starts is None else c.idx[:, a] - starts[a].astype(c.idx.dtype)
+        step = np.asarray(steps[a], c.idx.dtype)
+        keep &= (rel >= 0) & (rel < spans[a]) & (rel % step == 0)
+        j = rel // step
+        cols.append(np.asarray(counts[a] - 1, c.idx.dtype) - j if a in reversed_axes else j)
+    idx = jnp.stack(cols, axis=1) if cols else c.idx
+    window = m.make(c.data, idx, counts, keep)
+    if not out_shape:
+        return m.seg_sum(window.data, jnp.zeros(m.rows(window), dt.int32), 1).reshape(())
+    out = m.ones_reshape(m.Coo(window.data, window.idx, counts, c.unique), out_shape)
+    assert out is not None
+    return m.to_bcoo(out, sorted=m._is_flat(value) and value.indices_sorted and not reversed_axes)
+
+
+@kernel
+def _element(value: Any, point: Any) -> Any:
+    """The element at ``point`` (all coordinates given): a small kernel, quick to compile."""
+    if m._is_flat(value):
+        match = jnp.all(value.indices == point.astype(value.indices.dtype), axis=1)
+        data = value.data
+    else:
+        c = m.coo(value)
+        match = jnp.all(c.idx == point.astype(c.idx.dtype), axis=1)
+        data = c.data
+    if data.dtype == dt.bool:
+        return jnp.any(match & data)
+    return jnp.sum(jnp.where(match, data, jnp.zeros((), data.dtype)), dtype=data.dtype)
+
+
+def _basic_get(x: Any, index: dense_indexing.BasicIndex) -> Any:
+    if not index.shape and x.ndim and index.plan is not None and not any(index.plan[1][a] != 1 for a in range(x.ndim)):
+        point = np.zeros(x.ndim, np.int32) if index.starts is None else index.starts
+        return wrap(_element(x._value, point))
+    if index.plan is None:
+        return wrap(_basic(x._value, None, plan=((), (), (), ()))) if not index.shape else x
+    out = _basic(x._value, index.starts, plan=index.plan)
+    return wrap(out) if not index.shape else BCOO._wrap(out)
+
+
+@implements("__getitem__")
+def getitem(x: Any, key: Any) -> Any:
+    """``x[key]`` for a sparse array ``x`` (see the module); ``SparseArray.__getitem__`` names
+    the errors."""
+    index = dense_indexing.parse(key, tuple(x.shape))
+    if isinstance(index, dense_indexing.BasicIndex):
+        if index.plan is None and index.shape:
+            return x
+        return _basic_get(x, index)
+    return _advanced(x, index)
+
+
+# --- joins: the elements at given coordinates -----------------------------------------------
+
+
+def _sorted_by(c: m.Coo, key_axes: tuple[int, ...]) -> tuple[m.Coo, list[int]]:
+    rest = [a for a in range(len(c.shape)) if a not in key_axes]
+    order = [*key_axes, *rest]
+    moved = m.Coo(c.data, c.idx[:, order], tuple(c.shape[a] for a in order))
+    return m.coalesce(moved), rest
+
+
+def _match(c: m.Coo, k: int, queries: Any) -> tuple[Any, Any, Any]:
+    """For rows of ``c`` sorted with ``k`` key columns first, and query keys (q, k): each query's
+    first matching row, the number of rows matching, and the running total of those numbers."""
+    n = m.rows(c)
+    q = int(queries.shape[0])
+    key_shape = c.shape[:k]
+    run, run_keys = m.runs(c.idx[:, :k], key_shape)
+    iota = lax.iota(dt.int32, n)
+    start = jax.ops.segment_min(iota, run, num_segments=n)
+    count = jax.ops.segment_sum(m.valid(c).astype(dt.int32), run, num_segments=n)
+    owners = jnp.where(m.in_range(run_keys, key_shape) & (count > 0), iota, -1)
+    queries = jnp.where(m.in_range(queries, key_shape)[:, None], queries, np.asarray(key_shape, queries.dtype))
+    seg, _ = m.group(jnp.concatenate([run_keys, queries.astype(run_keys.dtype)]), key_shape)
+    owner = jax.ops.segment_max(owners, seg[:n], num_segments=n + q)[seg[n:]]
+    found = owner >= 0
+    safe = jnp.where(found, owner, 0)
+    matches = jnp.where(found, count[safe], 0)
+    return start[safe], matches, jnp.cumsum(matches)
+
+
+@functools.partial(kernel, static_argnames=("key_axes",))
+def _join_total(value: Any, queries: Any, key_axes: tuple[int, ...]) -> Any:
+    c, _ = _sorted_by(m.coo(value), key_axes)
+    if m.rows(c) == 0 or queries.shape[0] == 0:
+        return jnp.zeros((), dt.int32)
+    return _match(c, len(key_axes), queries)[2][-1]
+
+
+@functools.partial(kernel, static_argnames=("key_axes", "q_shape", "place", "nse"))
+def _join(value: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ...], place: int, nse: int) -> Any:
+    """The rows ``(b, rest)`` for each query ``b`` (of shape ``q_shape``) and each stored element
+    whose coordinates along ``key_axes`` are the query's; ``b``'s axes go at ``place`` among the
+    other axes."""
+    c, _rest = _sorted_by(m.coo(value), key_axes)
+    k = len(key_axes)
+    rest_shape = c.shape[k:]
+    shape = (*rest_shape[:place], *q_shape, *rest_shape[place:])
+    itype = m.index_dtype(shape)
+    n = m.rows(c)
+    q = int(queries.shape[0])
+    if n == 0 or q == 0 or nse == 0:
+        empty = jnp.zeros(nse, dt.bool)
+        return m.to_bcoo(m.make(jnp.zeros(nse, c.data.dtype), jnp.zeros((nse, len(shape)), itype), shape, empty, True))
+    first, matches, ends = _match(c, k, queries)
+    slot = lax.iota(dt.int32, nse)
+    owner = jnp.clip(jnp.searchsorted(ends, slot, side="right"), 0, q - 1)
+    row = jnp.clip(first[owner] + slot - (ends[owner] - matches[owner]), 0, n - 1)
+    keep = slot < ends[-1]
+    b_cols = []
+    remaining = owner
+    for size in reversed(q_shape):
+        b_cols.append(remaining % size)
+        remaining = remaining // size
+    rest_cols = [c.idx[row, k + j].astype(itype) for j in range(len(rest_shape))]
+    cols = [*rest_cols[:place], *(col.astype(itype) for col in reversed(b_cols)), *rest_cols[place:]]
+    idx = m.columns(cols, nse, itype)
+    return m.to_bcoo(m.make(c.data[row], idx, shape, keep, True))
+
+
+def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ...], place: int) -> Any:
+    """:func:`_join` with its number of stored elements: exact eagerly, an upper bound traced."""
+    value = x._value
+    q = int(queries.shape[0])
+    rest_size = math.prod(n for a, n in enumerate(x.shape) if a not in key_axes)
+    if isinstance(value.data, Tracer) or isinstance(queries, Tracer):
+        nse = min(q * m.stored_rows(value), q * rest_size)
+    else:
+        nse = int(_join_total(value, queries, key_axes=key_axes))
+    return BCOO._wrap(_join(value, queries, key_axes=key_axes, q_shape=q_shape, place=place, nse=nse))
+
+
+def _normalized(index: Any, n: int) -> Any:
+    """Indices with negative ones counted from the end (signed, wide enough)."""
+    wide = dt.int64 if index.dtype.itemsize == 8 and dt.x64_enabled() else dt.int32
+    if index.dtype.kind == "u":
+        limit = np.asarray(min(n, np.iinfo(wide).max), index.dtype)
+        return jnp.minimum(index, limit).astype(wide)
+    index = index.astype(wide)
+    return jnp.where(index < 0, index + np.asarray(n, wide), index)
+
+
+_normalize = jax.jit(_normalized, static_argnums=1)
+
+
+# --- advanced indexing ----------------------------------------------------------------------
+
+
+def _advanced(x: Any, index: dense_indexing.AdvancedIndex) -> Any:
+    index._resolve()
+    structure, arrays = index.structure, index.arrays
+    assert structure is not None
+    if structure and type(structure[0]) is tuple and structure[0][0] == "select":
+        if structure[0][1]:
+            return BCOO._wrap(m._ones_reshape(x._value, shape=(1, *x.shape)))
+        return BCOO._wrap(_empty(x._value, shape=(0, *x.shape)))
+    ndim = x.ndim
+    consumed = sum(1 for k in structure if k is not None and k is not Ellipsis)
+    basic: list[Any] = []
+    advanced_axes: list[int] = []  # axes of the basic result that the advanced indices index
+    advanced_keys: list[Any] = []
+    entries: list[int] = []  # positions in the key of the advanced indices
+    axis = 0  # axis of x
+    out_axis = 0  # axis of the basic result
+    for position, k in enumerate(structure):
+        if k is Ellipsis:
+            basic.append(Ellipsis)
+            span = ndim - consumed
+            axis += span
+            out_axis += span
+        elif k is None:
+            basic.append(None)
+            out_axis += 1
+        elif type(k) is tuple and k[0] == "slice":
+            basic.append(slice(*k[1:]))
+            axis += 1
+            out_axis += 1
+        else:  # an int or an integer array: advanced
+            basic.append(slice(None))
+            n = x.shape[axis]
+            key = jnp.asarray(k, dt.int32) if type(k) is int else arrays[k[1]]
+            advanced_keys.append(_normalize(key, n))
+            advanced_axes.append(out_axis)
+            entries.append(position)
+            axis += 1
+            out_axis += 1
+    y = getitem(x, tuple(basic))
+    broadcast = jnp.broadcast_arrays(*advanced_keys)
+    q_shape = tuple(broadcast[0].shape)
+    queries = jnp.stack([k.reshape(-1) for k in broadcast], axis=1)
+    adjacent = entries == list(range(entries[0], entries[0] + len(entries)))
+    place = advanced_axes[0] if adjacent else 0
+    return join(y, queries, tuple(advanced_axes), q_shape, place)
+
+
+@functools.partial(kernel, static_argnames="shape")
+def _empty(value: Any, shape: tuple[int, ...]) -> Any:
+    c = m.Coo(jnp.zeros(0, value.dtype), jnp.zeros((0, len(shape)), m.index_dtype(shape)), shape, True)
+    return m.to_bcoo(c, sorted=True)
+
+
+# --- take, take_along_axis ------------------------------------------------------------------
+
+
+def _check_bounds(index: Any, n: int, axis: int) -> None:
+    """Eagerly, the dense function's bounds check and message."""
+    if isinstance(index, Tracer) or index.size == 0:
+        return
+    with jax.ensure_compile_time_eval():
+        low, high = np.asarray(dense_take._bounds(index)).tolist()
+    if low < -n or high >= n:
+        bad = low if low < -n else high
+        b.fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
+
+
+@implements("take")
+def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
+    if isinstance(indices, SparseArray):
+        b.fail(NotImplementedError, f"indices must be a dense array; {_TODENSE}")
+    m.abstract(dense_take.take, x, indices, axis=axis)
+    position = 0 if axis is None else b.axis(axis, x.ndim)
+    index = b.array(indices, "indices")
+    n = x.shape[position]
+    _check_bounds(index, n, position)
+    queries = _normalize(index, n).reshape(-1, 1)
+    return join(x, queries, (position,), (int(index.shape[0]),), position)
+
+
+@functools.partial(kernel, static_argnames=("axis", "shape", "x_shape"))
+def _along_queries(index: Any, axis: int, shape: tuple[int, ...], x_shape: tuple[int, ...]) -> Any:
+    n = x_shape[axis]
+    index = jnp.broadcast_to(_normalized(index, n), shape)
+    cols = []
+    for a, size in enumerate(x_shape):
+        if a == axis:
+            cols.append(index.reshape(-1))
+        elif size == 1:
+            cols.append(jnp.zeros(math.prod(shape), index.dtype))
+        else:
+            cols.append(lax.broadcasted_iota(index.dtype, shape, a).reshape(-1))
+    return jnp.stack(cols, axis=1)
+
+
+@implements("take_along_axis")
+def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
+    if isinstance(indices, SparseArray):
+        b.fail(NotImplementedError, f"indices must be a dense array; {_TODENSE}")
+    spec = m.abstract(dense_take.take_along_axis, x, indices, axis=axis)
+    position = b.axis(axis, x.ndim)
+    index = b.array(indices, "indices")
+    _check_bounds(index, x.shape[position], position)
+    shape = tuple(spec.shape)
+    queries = _along_queries(index, axis=position, shape=shape, x_shape=tuple(x.shape))
+    value = x._value
+    nse = math.prod(shape)
+    out = _join(value, queries, key_axes=tuple(range(x.ndim)), q_shape=shape, place=0, nse=nse)
+    return BCOO._wrap(out)
+
+
+# --- where ----------------------------------------------------------------------------------
+
+
+def _is_zero_scalar(v: Any) -> bool:
+    return type(v) in b.PY_SCALARS and v == 0
+
+
+@functools.partial(kernel, static_argnames=("kinds", "contributes", "shape", "dtype"))
+def _where(operands: tuple[Any, ...], kinds: tuple[str, ...], contributes: tuple[bool, ...],
+           shape: tuple[int, ...], dtype: Any) -> Any:  # fmt: skip
+    sparse = [i for i, k in enumerate(kinds) if k == "s"]
+    parts = [m.broadcast(m.coo(operands[i]), shape) for i in sparse]
+    parts = [p if p.unique else m.coalesce(p) for p in parts]
+    idx, values, present, first = m.merge(parts)
+    total = int(idx.shape[0])
+    keep = jnp.zeros(total, dt.bool)
+    for i, p in zip(sparse, present, strict=True):
+        if contributes[i]:
+            keep = keep | p
+    point = tuple(jnp.clip(idx[:, j], 0, max(n - 1, 0)) for j, n in enumerate(shape))
+    args = []
+    for i, (v, k) in enumerate(zip(operands, kinds, strict=True)):
+        if k == "s":
+            args.append(values[sparse.index(i)])
+        elif v.ndim == 0 or math.prod(shape) == 0:
+            args.append(jnp.broadcast_to(v, (total,)))
+        else:
+            args.append(jnp.broadcast_to(v, shape)[point])
+    out = dense_searching._where(*args).astype(dtype)
+    return m.to_bcoo(m.compacted(m.make(out, idx, shape, first & keep, True)), sorted=True)
+
+
+@implements("where")
+def where(condition: Any, x1: Any, x2: Any, /) -> Any:
+    spec = m.abstract(dense_searching.where, condition, x1, x2)
+    sparse = [isinstance(a, SparseArray) for a in (condition, x1, x2)]
+    if sparse[1]:
+        first = True
+    elif _is_zero_scalar(x1):
+        first = False
+    elif sparse[0]:
+        first = False  # the condition's pattern bounds x1's part
+    else:
+        b.fail(NotImplementedError, f"where a dense condition is True the result is x1, which is not sparse, so the "
+               f"result would be dense; {_TODENSE}")  # fmt: skip
+    if not (sparse[2] or _is_zero_scalar(x2)):
+        b.fail(NotImplementedError, f"where condition is False (which it is at its structural zeros) the result is "
+               f"x2, which is neither sparse nor 0, so the result would be dense; {_TODENSE}")  # fmt: skip
+    contributes = (sparse[0] and not sparse[1] and not _is_zero_scalar(x1), first, sparse[2])
+    dtype = spec.dtype
+    operands = []
+    kinds = []
+    for a, name, is_sparse in zip((condition, x1, x2), ("condition", "x1", "x2"), sparse, strict=True):
+        if is_sparse:
+            operands.append(a._value)
+            kinds.append("s")
+        elif type(a) in b.PY_SCALARS:
+            operands.append(jnp.asarray(a, dtype))
+            kinds.append("d")
+        else:
+            operands.append(b.array(a, name))
+            kinds.append("d")
+    out = _where(tuple(operands), kinds=tuple(kinds), contributes=contributes, shape=tuple(spec.shape), dtype=dtype)
+    return BCOO._wrap(out)
+
+
+# --- nonzero --------------------------------------------------------------------------------
+
+
+@kernel
+def _stored_nonzero(value: Any) -> tuple[Any, Any]:
+    c = m.coalesce(m.coo(value))
+    return c.idx, utility._truth(c.data) & m.valid(c)
+
+
+@implements("nonzero")
+def nonzero(x: Any, /) -> tuple[Array, ...]:
+    if x.ndim == 0:
+        b.fail(ValueError, "x must have at least one dimension, got a 0-d array "
+               "(reshape it to (1,) first, or test the scalar with bool(x))")  # fmt: skip
+    if isinstance(x._value.data, Tracer):
+        b.fail(b.DataDependentShapeError, "the number of non-zero elements depends on the values of x, so the "
+               "result's shape cannot be known while tracing (jax.jit, jax.vmap); call xp.nonzero outside the "
+               "transformation, or keep the shape static with a mask: xp.where(x != 0, x, fill)")  # fmt: skip
+    idx, keep = _stored_nonzero(x._value)
+    host = np.asarray(idx)[np.asarray(keep)].astype(dt.default_int(), copy=False)
+    return tuple(wrap(v) for v in dense_searching.put_like([host[:, j] for j in range(x.ndim)], x._value.data))
+
+
+# --- sort -----------------------------------------------------------------------------------
+
+
+@functools.partial(kernel, static_argnames=("axis", "descending"))
+def _sort(value: Any, axis: int, descending: bool) -> Any:
+    c = m.coalesce(m.coo(value))
+    shape = c.shape
+    n = m.rows(c)
+    ok = m.valid(c)
+    length = np.asarray(shape[axis], c.idx.dtype)
+    others = [a for a in range(len(shape)) if a != axis]
+    # stored elements by line, then by value (padding rows, whose coordinates are the sizes, last)
+    keys = [c.idx[:, a] for a in others]
+    iota = lax.iota(dt.int32, n)
+    *_, x, pad, perm = lax.sort((*keys, jnp.where(ok, c.data, 0), ~ok, iota), num_keys=len(keys) + 2, is_stable=True)
+    del pad
+    line_idx = c.idx[perm][:, others] if others else jnp.zeros((n, 0), c.idx.dtype)
+    ok = ok[perm]
+    seg, _ = m.runs(line_idx, tuple(shape[a] for a in others))
+    first = jax.ops.segment_min(iota, seg, num_segments=n)
+    rank = (iota - first[seg]).astype(c.idx.dtype)
+    count = jax.ops.segment_sum(ok.astype(c.idx.dtype), seg, num_segments=n)[seg]
+    negative = jax.ops.segment_sum((ok & (x < 0)).astype(c.idx.dtype), seg, num_segments=n)[seg]
+    position: Any = jnp.where(rank < negative, rank, length - (count - rank))
+    if descending:
+        position = length - 1 - position
+    cols = [position if a == axis else line_idx[:, others.index(a)] for a in range(len(shape))]
+    return m.to_bcoo(m.make(x, m.columns(cols, n, c.idx.dtype), shape, ok, True))
+
+
+@implements("sort")
+def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+    m.abstract(dense_sorting.sort, x, axis=axis, descending=descending, stable=stable)
+    position = b.axis(axis, x.ndim)
+    return BCOO._wrap(_sort(x._value, axis=position, descending=b.boolean(descending, "descending")))
+
+
+@implements("argsort")
+def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+    m.abstract(dense_sorting.argsort, x, axis=axis, descending=descending, stable=stable)
+    b.fail(NotImplementedError, f"the indices that sort an array are a permutation, which is dense; {_TODENSE}")
+
+
+# --- unique values --------------------------------------------------------------------------
+
+
+@kernel
+def _stored_values(value: Any) -> tuple[Any, Any]:
+    c = m.coalesce(m.coo(value))
+    return c.data, m.valid(c)
+
+
+def _values_and_zeros(x: Any, name: str) -> tuple[Array, int]:
+    """The stored values (summed), plus one 0 if some element is implicit, and how many are."""
+    if isinstance(x._value.data, Tracer):
+        getattr(dense_set, name)(wrap(x._value.data))  # raises the dense DataDependentShapeError
+    data, keep = _stored_values(x._value)
+    host = np.asarray(data)[np.asarray(keep)]
+    implicit = math.prod(x.shape) - host.size
+    if implicit:
+        host = np.concatenate([host, np.zeros(1, host.dtype)])
+    return wrap(dense_searching.put_like([host], x._value.data)[0]), implicit
+
+
+@implements("unique_values")
+def unique_values(x: Any, /) -> Any:
+    values, _ = _values_and_zeros(x, "unique_values")
+    return dense_set.unique_values(values)
+
+
+@implements("unique_counts")
+def unique_counts(x: Any, /) -> Any:
+    values, implicit = _values_and_zeros(x, "unique_counts")
+    out = dense_set.unique_counts(values)
+    if implicit > 1:
+        counts = np.asarray(out.counts._value).copy()
+        counts[np.asarray(out.values._value) == 0] += implicit - 1
+        out = dense_set.UniqueCountsResult(out.values, wrap(dense_searching.put_like([counts], x._value.data)[0]))
+    return out
+
+
+def _inverse(name: str) -> Any:
+    def refuse(x: Any, /) -> Any:
+        b.fail(NotImplementedError, f"the inverse indices have the shape of x and are dense; {_TODENSE}")
+
+    refuse.__name__ = name
+    return implements(name)(refuse)
+
+
+unique_inverse = _inverse("unique_inverse")
+unique_all = _inverse("unique_all")
+
+
+# --- diff -----------------------------------------------------------------------------------
+
+
+def _edge(edge: Any, x: Any, axis: int, dtype: Any) -> Any:
+    """``prepend``/``append``: a sparse array stays sparse; a dense one or a scalar is broadcast
+    to one element along ``axis`` where it is 0-d, as densely (its elements are then stored)."""
+    if isinstance(edge, SparseArray):
+        return edge
+    shape = tuple(1 if i == axis else n for i, n in enumerate(x.shape))
+    if type(edge) in b.PY_SCALARS:
+        return wrap(jnp.full(shape, edge, dt.scalar_dtype(np.dtype(x._value.dtype), type(edge))))
+    value = b.array(edge, "edge")
+    return wrap(jnp.broadcast_to(value, shape)) if value.ndim == 0 else wrap(value)
+
+
+@implements("diff")
+def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None, append: Any = None) -> Any:
+    """Forward differences along ``axis``: sparse (a difference is 0 where both elements are).
+
+    Dense ``prepend``/``append`` are joined on with their elements stored."""
+    import xp
+
+    spec = m.abstract(utility.diff, x, axis=axis, n=n, prepend=prepend, append=append)
+    position = b.axis(axis, x.ndim)
+    parts = [x]
+    if prepend is not None:
+        parts.insert(0, _edge(prepend, x, position, spec.dtype))
+    if append is not None:
+        parts.append(_edge(append, x, position, spec.dtype))
+    y = xp.concat(parts, axis=position) if len(parts) > 1 else x
+    y = xp.astype(y, dt.PUBLIC[np.dtype(spec.dtype)], copy=False)
+    before = (slice(None),) * position
+    for _ in range(b.non_negative(n, "n")):
+        if y.shape[position] == 0:
+            break
+        y = xp.subtract(y[(*before, slice(1, None))], y[(*before, slice(None, -1))])
+    return y

@@ -1,1 +1,339 @@
-"""(being written)"""
+"""``matmul``, ``tensordot``, ``vecdot`` and ``matrix_transpose`` with sparse arguments.
+
+``xp.matmul(A, x)`` (and ``A @ x``, ``xp.linalg.matmul``, ...) with a sparse argument comes here
+through the routing of ``xp._boundary``. The rules are the dense functions': the same checks
+and error messages (the dense kernels are traced on the operands' shapes and dtypes), the same
+dtype promotion (``bool`` is rejected), the same result shapes. Then:
+
+- sparse with dense, either way round: a dense result (as in SciPy);
+- sparse with sparse: a sparse BCOO result (a 0-d result is a dense 0-d array, as for
+  reductions over all axes); this uses JAX's ``bcoo_dot_general``, whose cost grows with the
+  product of the two numbers of stored entries, so it suits moderate sizes;
+- ``matrix_transpose``: a sparse array, BCOO for a BCOO; the transpose of a BCSR is a BCOO (as
+  SciPy's transpose of a csr array is a csc array): the transposed rows are not sorted, and
+  sorting costs far more than the product it would speed up.
+
+A 2-d sparse operand without batch or dense dimensions (the common case) goes to xp's kernels
+(:mod:`xp.sparse._kernels`, chosen by measurement), whatever the dense operand's number of
+dimensions: ``A @ X`` with ``X`` of shape ``(..., n, k)`` is one product with ``X``'s batch
+dimensions folded into its columns. Other layouts go through ``jax.experimental.sparse``
+(``sparsify`` and ``bcoo_dot_general``), with the operand converted to a BCOO without batch or
+dense dimensions where JAX needs it.
+
+Each public function checks and converts its arguments, then calls one jitted kernel: an eager
+call is one cached dispatch (the layout, shapes and dtypes are the cache key), and a traced call
+inlines. The results are differentiable with respect to ``data`` and the dense operands, and
+``jax.vmap`` maps over the batch dimensions of sparse arrays.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import sparse as jsparse
+
+from xp import _boundary as b
+from xp import _linear_algebra as dense
+from xp._array import Array, wrap
+from xp.sparse import _kernels
+from xp.sparse._array import BCOO, BCSR, SparseArray
+from xp.sparse._dispatch import implements
+
+kernel = functools.partial(jax.jit, inline=True)
+
+SPARSE_VALUES = (jsparse.BCOO, jsparse.BCSR)
+
+
+# --- arguments and results ------------------------------------------------------------------
+
+
+def operand(x: Any, param: str) -> Any:
+    """A sparse argument as its ``jax.experimental.sparse`` array, any other as a jax array."""
+    if isinstance(x, SparseArray):
+        return x._value
+    return b.array(x, param)
+
+
+def result(value: Any) -> Any:
+    """The xp array around a kernel's result (a 0-d sparse result becomes a dense 0-d array)."""
+    if isinstance(value, jsparse.BCOO):
+        return wrap(value.todense()) if value.ndim == 0 else BCOO._wrap(value)
+    if isinstance(value, jsparse.BCSR):
+        return BCSR._wrap(value)
+    return wrap(value)
+
+
+def is_sparse(value: Any) -> bool:
+    return isinstance(value, SPARSE_VALUES)
+
+
+def aval(value: Any) -> jax.ShapeDtypeStruct:
+    return jax.ShapeDtypeStruct(tuple(value.shape), value.dtype)
+
+
+def cast(value: Any, dtype: np.dtype) -> Any:
+    """``value`` with the dtype ``dtype`` (sparse: its stored values converted)."""
+    if value.dtype == dtype:
+        return value
+    if is_sparse(value):
+        children, aux = value.tree_flatten()
+        return type(value).tree_unflatten(aux, (children[0].astype(dtype), *children[1:]))
+    return value.astype(dtype)
+
+
+def plain(value: Any) -> bool:
+    """A 2-d sparse array without batch or dense dimensions: xp's kernels take it."""
+    return is_sparse(value) and value.ndim == 2 and value.n_batch == 0 and value.n_dense == 0
+
+
+def flat_bcoo(value: Any) -> Any:
+    """A BCOO without batch or dense dimensions holding the same array (inside a kernel)."""
+    if isinstance(value, jsparse.BCSR):
+        value = value.to_bcoo()
+    if value.n_batch or value.n_dense:
+        value = jsparse.bcoo_update_layout(value, n_batch=0, n_dense=0, on_inefficient=None)
+    return value
+
+
+def as_bcoo(value: Any) -> Any:
+    return value.to_bcoo() if isinstance(value, jsparse.BCSR) else value
+
+
+def matrix_product(matrix: Any, x: Any) -> Any:
+    """``A @ x`` for a plain 2-d sparse ``A`` and a 1-d or 2-d dense ``x``."""
+    return _kernels.bcsr_matmul(matrix, x) if isinstance(matrix, jsparse.BCSR) else _kernels.bcoo_matmul(matrix, x)
+
+
+def transposed_product(matrix: Any, x: Any) -> Any:
+    """``A.T @ x`` for a plain 2-d sparse ``A`` and a 1-d or 2-d dense ``x``."""
+    if isinstance(matrix, jsparse.BCSR):
+        return _kernels.bcsr_rmatmul(matrix, x)
+    return _kernels.bcoo_rmatmul(matrix, x)
+
+
+def _columns(x: Any) -> Any:
+    """``x`` of shape ``(..., n, k)`` as ``(n, prod(...) * k)``, and how to undo it for ``(..., m, k)``."""
+    batch, k = x.shape[:-2], x.shape[-1]
+    folded = jnp.moveaxis(x, -2, 0).reshape(x.shape[-2], math.prod(batch) * k)
+
+    def unfold(y: Any) -> Any:
+        return jnp.moveaxis(y.reshape(y.shape[0], *batch, k), 0, -2)
+
+    return folded, unfold
+
+
+# --- matmul ---------------------------------------------------------------------------------
+
+
+@implements("matmul", "linalg.matmul")
+def matmul(x1: Any, x2: Any, /) -> Array | SparseArray:
+    """``x1 @ x2`` with a sparse operand: dense for sparse with dense, sparse for two sparse ones."""
+    return result(_matmul(operand(x1, "x1"), operand(x2, "x2")))  # type: ignore[no-any-return]
+
+
+@kernel
+def _matmul(x1: Any, x2: Any) -> Any:
+    dtype = jax.eval_shape(dense._matmul, aval(x1), aval(x2)).dtype  # the dense checks and messages
+    x1, x2 = cast(x1, dtype), cast(x2, dtype)
+    if plain(x1) and not is_sparse(x2):
+        if x2.ndim <= 2:
+            return matrix_product(x1, x2)
+        folded, unfold = _columns(x2)
+        return unfold(matrix_product(x1, folded))
+    if plain(x2) and not is_sparse(x1):  # x1 @ A = (A.T @ x1.T).T
+        if x1.ndim == 1:
+            return transposed_product(x2, x1)
+        folded, unfold = _columns(jnp.swapaxes(x1, -1, -2))
+        return jnp.swapaxes(unfold(transposed_product(x2, folded)), -1, -2)
+    operands = [stacked_bcoo(x) if is_sparse(x) else x for x in (x1, x2)]
+    return _jax_call("matmul", jsparse.sparsify(jnp.matmul), *operands)
+
+
+def stacked_bcoo(value: Any) -> Any:
+    """A BCOO whose dimensions before the last two are batch dimensions and that has no dense
+    dimensions: the layout JAX's batched ``dot_general`` needs (inside a kernel)."""
+    value = as_bcoo(value)
+    n_batch = max(value.ndim - 2, 0)
+    if value.n_batch != n_batch or value.n_dense:
+        value = jsparse.bcoo_update_layout(value, n_batch=n_batch, n_dense=0, on_inefficient=None)
+    return value
+
+
+def _jax_call(name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """A call into ``jax.experimental.sparse``; a layout it does not implement is reported as ours."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError as e:
+        raise NotImplementedError(f"xp.{name}: jax.experimental.sparse does not implement this case: {e}") from None
+
+
+# --- matrix_transpose -----------------------------------------------------------------------
+
+
+@implements("matrix_transpose", "linalg.matrix_transpose")
+def matrix_transpose(x: Any, /) -> SparseArray:
+    """``x`` with its last two axes swapped: a new sparse array (a BCOO; sparse arrays have no views).
+
+    For a 2-d array without batch or dense dimensions only the indices are computed (the stored
+    values are shared with ``x``); the result is not marked sorted.
+    """
+    value = operand(x, "x")
+    if value.ndim < 2:
+        b.fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
+    if plain(value):
+        indices = _swapped_indices(value)
+        shape = (value.shape[1], value.shape[0])
+        aux = {"shape": shape, "indices_sorted": False, "unique_indices": bool(value.unique_indices)}
+        return BCOO._wrap(jsparse.BCOO.tree_unflatten(aux, (value.data, indices)))
+    return BCOO._wrap(_matrix_transpose(value))
+
+
+@kernel
+def _swapped_indices(x: Any) -> Any:
+    """The (column, row) indices of a plain 2-d BCOO or BCSR."""
+    if isinstance(x, jsparse.BCSR):
+        itype = x.indices.dtype
+        if np.iinfo(itype).max < x.shape[0]:  # the row indices (and the padding index) must fit
+            itype = np.dtype(np.int32)
+        rows = _kernels.rows_from_indptr(x.indptr, nse=x.indices.shape[0]).astype(itype)
+        return jnp.stack([x.indices.astype(itype), rows], axis=1)
+    return jnp.flip(x.indices, axis=1)
+
+
+@kernel
+def _matrix_transpose(x: Any) -> Any:
+    return bcoo_swap_last(as_bcoo(x))
+
+
+def bcoo_swap_last(x: Any) -> Any:
+    """A BCOO's last two axes swapped (inside a kernel); the layout changes only where the two axes
+    are of different kinds (batch, sparse, dense)."""
+    n = x.ndim
+
+    def kind(axis: int) -> int:
+        return 0 if axis < x.n_batch else 1 if axis < x.n_batch + x.n_sparse else 2
+
+    if kind(n - 2) != kind(n - 1):
+        x = jsparse.bcoo_update_layout(x, n_batch=min(x.n_batch, n - 2), n_dense=0, on_inefficient=None)
+    return jsparse.bcoo_transpose(x, permutation=(*range(n - 2), n - 1, n - 2))
+
+
+# --- tensordot ------------------------------------------------------------------------------
+
+
+@implements("tensordot", "linalg.tensordot")
+def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array | SparseArray:
+    """Sum of products over ``axes`` (as ``xp.tensordot``) with a sparse operand."""
+    pair = dense._axes_argument(axes)
+    return result(_tensordot(operand(x1, "x1"), operand(x2, "x2"), axes=pair))  # type: ignore[no-any-return]
+
+
+def contracted(axes: Any, ndim1: int, ndim2: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The normalized contracted axes of tensordot (after the dense checks passed)."""
+    if isinstance(axes, int):
+        return tuple(range(ndim1 - axes, ndim1)), tuple(range(axes))
+    return tuple(a % ndim1 for a in axes[0]), tuple(a % ndim2 for a in axes[1])
+
+
+@functools.partial(kernel, static_argnames="axes")
+def _tensordot(x1: Any, x2: Any, axes: Any) -> Any:
+    dtype = jax.eval_shape(functools.partial(dense._tensordot, axes=axes), aval(x1), aval(x2)).dtype
+    first, second = contracted(axes, x1.ndim, x2.ndim)
+    x1, x2 = cast(x1, dtype), cast(x2, dtype)
+    if plain(x1) and not is_sparse(x2) and len(first) == 1 and second == (0,):
+        rest = x2.shape[1:]
+        folded = x2.reshape(x2.shape[0], math.prod(rest))
+        product = matrix_product if first == (1,) else transposed_product
+        y = product(x1, folded)
+        return y.reshape(y.shape[0], *rest)
+    if plain(x2) and not is_sparse(x1) and len(second) == 1 and first == (x1.ndim - 1,):
+        rest = x1.shape[:-1]
+        folded = x1.reshape(math.prod(rest), x1.shape[-1]).T
+        product = transposed_product if second == (0,) else matrix_product
+        y = product(x2, folded)
+        return y.T.reshape(*rest, y.shape[0])
+    operands = [flat_bcoo(x) if is_sparse(x) else x for x in (x1, x2)]
+    return _jax_call("tensordot", jsparse.bcoo_dot_general, *operands, dimension_numbers=((first, second), ((), ())))
+
+
+# --- vecdot ---------------------------------------------------------------------------------
+
+
+@implements("vecdot", "linalg.vecdot")
+def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Array | SparseArray:
+    """``sum(conj(x1) * x2, axis=axis)`` with a sparse operand (broadcasting the other axes)."""
+    return result(_vecdot(operand(x1, "x1"), operand(x2, "x2"), axis=b.integer(axis, "axis")))  # type: ignore[no-any-return]
+
+
+def _entries(x: Any, shape: tuple[int, ...]) -> tuple[Any, Any, Any]:
+    """The stored values of a sparse ``x``, their indices in ``shape`` (which ``x.shape`` broadcasts
+    to; an entry is repeated along the axes it broadcasts over) and whether each is in range."""
+    x = flat_bcoo(x)
+    ndim = len(shape)
+    lead = ndim - x.ndim
+    own = (1,) * lead + tuple(x.shape)
+    data = x.data
+    indices = x.indices.astype(np.int64 if x.indices.dtype == np.int64 else np.int32)  # room for any index
+    valid = jnp.all((indices >= 0) & (indices < jnp.asarray(x.shape, indices.dtype)), axis=-1)
+    columns = [jnp.zeros_like(indices[:, 0])] * lead + [indices[:, k] for k in range(x.ndim)]
+    spread = [axis for axis in range(ndim) if own[axis] == 1 and shape[axis] > 1]
+    if spread:
+        grid = jnp.meshgrid(*(jnp.arange(shape[a], dtype=indices.dtype) for a in spread), indexing="ij")
+        repeat = math.prod(shape[a] for a in spread)
+        columns = [jnp.repeat(c, repeat) for c in columns]
+        for a, g in zip(spread, grid, strict=True):
+            columns[a] = jnp.tile(g.reshape(-1), data.shape[0])
+        data, valid = jnp.repeat(data, repeat), jnp.repeat(valid, repeat)
+    return data, jnp.stack(columns, axis=-1) if columns else indices, valid
+
+
+@functools.partial(kernel, static_argnames="axis")
+def _vecdot(x1: Any, x2: Any, axis: int) -> Any:
+    dtype = jax.eval_shape(functools.partial(dense._vecdot, axis=axis), aval(x1), aval(x2)).dtype
+    axis = dense.vector_axis(axis, x1, x2)
+    x1, x2 = cast(x1, dtype), cast(x2, dtype)
+    shape = tuple(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
+    ndim = len(shape)
+    axis += ndim
+    complex_ = dtype.kind == "c"
+    if is_sparse(x1) and is_sparse(x2):
+        left, right = (_broadcast_bcoo(x, shape) for x in (x1, x2))
+        if complex_:
+            left = _conj(left)
+        product = jsparse.bcoo_multiply_sparse(left, right)
+        return cast(jsparse.bcoo_reduce_sum(product, axes=(axis,)), dtype)
+    sparse_first = is_sparse(x1)
+    matrix, other = (x1, x2) if sparse_first else (x2, x1)
+    data, indices, valid = _entries(matrix, shape)
+    other = other.reshape((1,) * (ndim - other.ndim) + tuple(other.shape))
+    at = tuple(indices[:, a] if other.shape[a] > 1 else 0 for a in range(ndim))
+    values = other.at[at].get(mode="fill", fill_value=0)
+    if complex_:
+        data, values = (jnp.conj(data), values) if sparse_first else (data, jnp.conj(values))
+    out_shape = shape[:axis] + shape[axis + 1 :]
+    size = math.prod(out_shape)
+    kept = [indices[:, a] for a in range(ndim) if a != axis]
+    position = jnp.ravel_multi_index(tuple(kept), out_shape, mode="clip") if kept else jnp.zeros_like(valid, jnp.int32)
+    position = jnp.where(valid, position, size)
+    total = jax.ops.segment_sum(data * values, position, num_segments=size)
+    return total.reshape(out_shape).astype(dtype)
+
+
+def _conj(x: Any) -> Any:
+    children, aux = x.tree_flatten()
+    return type(x).tree_unflatten(aux, (jnp.conj(children[0]), *children[1:]))
+
+
+def _broadcast_bcoo(x: Any, shape: tuple[int, ...]) -> Any:
+    """A sparse ``x`` broadcast to ``shape`` as a BCOO without batch or dense dimensions."""
+    if tuple(x.shape) == shape:
+        return flat_bcoo(x)
+    data, indices, valid = _entries(x, shape)
+    indices = jnp.where(valid[:, None], indices, jnp.asarray(shape, indices.dtype))
+    return jsparse.BCOO((data, indices), shape=shape)

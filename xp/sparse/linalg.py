@@ -1,1 +1,149 @@
-"""Sparse linear algebra, ``xp.sparse.linalg`` (being written)."""
+"""Sparse linear algebra, ``xp.sparse.linalg``: JAX's sparse solvers with xp arguments.
+
+- :func:`spsolve`: a direct solve ``A x = b`` (``jax.experimental.sparse.linalg.spsolve``). On GPU
+  it is cuSOLVER's sparse QR; on CPU JAX calls ``scipy.sparse.linalg.spsolve`` through a host
+  callback (SciPy must be installed). It works under ``jax.jit`` and ``jax.grad`` (with respect
+  to ``A``'s stored values and ``b``) but not under ``jax.vmap`` (JAX has no batching rule).
+- :func:`lobpcg_standard`: the ``k`` largest eigenvalues of a symmetric (Hermitian) matrix and
+  their eigenvectors by LOBPCG (``jax.experimental.sparse.linalg.lobpcg_standard``), in pure JAX
+  on every backend; ``A`` is a sparse matrix (its products use xp's sparse kernels), a dense one,
+  or a function computing ``A @ X``. JAX gives no gradient for it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import sparse as jsparse
+from jax.experimental.sparse import linalg as jlinalg
+
+from xp import _boundary as b
+from xp import _dtypes as dt
+from xp._array import Array, wrap
+from xp.sparse._array import SparseArray
+from xp.sparse._linear_algebra import matrix_product, plain
+
+__all__ = ["lobpcg_standard", "spsolve"]
+
+_SOLVE_DTYPES = frozenset(dt.FLOATING)
+
+
+@b.api
+def spsolve(A: SparseArray, b_: Any, /, *, tol: float = 1e-6, reorder: int = 1) -> Array:  # noqa: N803
+    """The solution ``x`` of ``A @ x = b`` for a square sparse ``A`` (BCOO or BCSR, 2-d, no batch or
+    dense dimensions) and a 1-d ``b``.
+
+    The dtypes are promoted to a common floating dtype (an integer ``A`` or ``b`` becomes the
+    default floating dtype). ``tol`` is the singularity tolerance and ``reorder`` the fill-in
+    reducing ordering of cuSOLVER (0: none, 1: symrcm, 2: symamd, 3: csrmetisnd); on CPU SciPy
+    chooses its own.
+    """
+    if not isinstance(A, SparseArray):
+        b.fail(TypeError, f"A must be a sparse array (xp.sparse.BCSR or BCOO), got {b.describe(A)}; "
+               f"for a dense A use xp.linalg.solve")  # fmt: skip
+    if isinstance(b_, SparseArray):
+        b.fail(TypeError, f"b must be a dense array, got a sparse {type(b_).__name__}")
+    matrix = A._value
+    rhs = b.array(b_, "b")
+    if matrix.ndim != 2 or matrix.n_batch or matrix.n_dense or matrix.shape[0] != matrix.shape[1]:
+        b.fail(ValueError, f"A must be a square 2-d sparse matrix without batch or dense dimensions, got shape "
+               f"{tuple(matrix.shape)} (n_batch={matrix.n_batch}, n_dense={matrix.n_dense})")  # fmt: skip
+    if rhs.ndim != 1 or rhs.shape[0] != matrix.shape[0]:
+        b.fail(ValueError, f"b must be 1-d of size {matrix.shape[0]} (A has shape {tuple(matrix.shape)}), got shape "
+               f"{tuple(rhs.shape)}")  # fmt: skip
+    for value, name in ((matrix, "A"), (rhs, "b")):
+        if value.dtype not in dt.NUMERIC:
+            b.fail(TypeError, f"{name} must have a numeric dtype, got {value.dtype}")
+    dtype = dt.promote(matrix.dtype, rhs.dtype)
+    if dtype not in _SOLVE_DTYPES:
+        dtype = dt.default_float() if dtype.kind != "c" else dt.default_complex()
+    tolerance = b.finite_float(tol, "tol")
+    order = b.choice(b.integer(reorder, "reorder"), (0, 1, 2, 3), "reorder")
+    return wrap(_spsolve(matrix, rhs, dtype=dtype, tol=tolerance, reorder=order))
+
+
+@functools.partial(jax.jit, static_argnames=("dtype", "tol", "reorder"))
+def _spsolve(matrix: Any, rhs: Any, dtype: Any, tol: float, reorder: int) -> Any:
+    csr = matrix if isinstance(matrix, jsparse.BCSR) else jsparse.BCSR.from_bcoo(matrix)
+    data = csr.data.astype(dtype)
+    indices = csr.indices
+    indptr = csr.indptr.astype(indices.dtype)
+    # JAX's padding entries (past indptr[-1]) are not read by the solver; out-of-range columns are.
+    n = csr.shape[1]
+    valid = (indices >= 0) & (indices < n)
+    data = jnp.where(valid, data, 0)
+    indices = jnp.where(valid, indices, 0)
+    return jlinalg.spsolve(data, indices, indptr, rhs.astype(dtype), tol=tol, reorder=reorder)
+
+
+def lobpcg_standard(
+    A: SparseArray | Array | Callable[[Array], Array],  # noqa: N803
+    X: Any,  # noqa: N803
+    m: int = 100,
+    tol: float | None = None,
+) -> tuple[Array, Array, Array]:
+    """The ``k`` largest eigenvalues ``theta`` and eigenvectors ``U`` (columns) of a symmetric
+    (Hermitian) ``n x n`` matrix, from ``k`` initial directions ``X`` (shape ``(n, k)``, with
+    ``5 * k < n``), by at most ``m`` LOBPCG iterations; returns ``(theta, U, iterations)``.
+
+    ``A`` is a sparse matrix, a dense one, or a function of an xp array ``X`` returning ``A @ X``.
+    ``tol`` (default: the dtype's epsilon) is JAX's convergence tolerance.
+    """
+    try:
+        return _lobpcg(A, X, m, tol)
+    except b.ArgumentError as e:
+        raise e.kind(f"xp.sparse.linalg.lobpcg_standard: {e.message}") from None
+
+
+def _lobpcg(A: Any, X: Any, m: Any, tol: Any) -> tuple[Array, Array, Array]:  # noqa: N803
+    if isinstance(X, SparseArray):
+        b.fail(TypeError, f"X must be a dense array, got a sparse {type(X).__name__}")
+    start = b.array(X, "X")
+    if start.ndim != 2:
+        b.fail(ValueError, f"X must be 2-d (n, k), got shape {tuple(start.shape)}")
+    n, k = start.shape
+    if not 0 < 5 * k < n:
+        b.fail(ValueError, f"X of shape {(n, k)}: LOBPCG needs 0 < 5 * k < n")
+    if start.dtype not in dt.FLOATING:
+        b.fail(TypeError, f"X must have a floating dtype, got {start.dtype}")
+    iterations = b.non_negative(m, "m")
+    tolerance = None if tol is None else b.finite_float(tol, "tol")
+    operator: Any
+    if isinstance(A, SparseArray):
+        matrix = A._value
+        if not plain(matrix) or matrix.shape != (n, n):
+            b.fail(ValueError, f"A must be a 2-d sparse matrix of shape {(n, n)} without batch or dense dimensions, "
+                   f"got shape {tuple(matrix.shape)}")  # fmt: skip
+        if matrix.dtype != start.dtype:
+            b.fail(TypeError, f"A ({matrix.dtype}) and X ({start.dtype}) must have the same dtype")
+
+        def operator(v: Any) -> Any:
+            return matrix_product(matrix, v)
+
+    elif isinstance(A, (Array, jax.Array)):
+        operator = b.array(A, "A")
+        if operator.shape != (n, n):
+            b.fail(ValueError, f"A must have shape {(n, n)}, got {tuple(operator.shape)}")
+        if operator.dtype != start.dtype:
+            b.fail(TypeError, f"A ({operator.dtype}) and X ({start.dtype}) must have the same dtype")
+    elif callable(A):
+        function = A
+
+        def operator(v: Any) -> Any:
+            out = function(wrap(v))
+            return _kernels_result(out)
+
+    else:
+        b.fail(TypeError, f"A must be a sparse array, a dense array or a function, got {b.describe(A)}")
+    theta, vectors, count = jlinalg.lobpcg_standard(operator, start, m=iterations, tol=tolerance)
+    return wrap(theta), wrap(vectors), wrap(jnp.asarray(count))
+
+
+def _kernels_result(out: Any) -> Any:
+    if isinstance(out, SparseArray):
+        b.fail(TypeError, "A(X) must return a dense array, got a sparse one")
+    return b.array(out, "A(X)")

@@ -1,0 +1,365 @@
+"""Sparse arrays: xp.sparse against SciPy, pydata sparse and raw jax.experimental.sparse, in one run.
+
+A 20000 x 20000 matrix with density 1e-3 (400,000 stored entries, random positions; float32 and
+float64) in every format: SciPy ``csr_array`` (the reference), pydata ``COO`` and ``GCXS``, raw
+JAX ``BCOO`` and ``BCSR`` (eager and jitted), and xp's ``BCOO`` and ``BCSR`` (eager and jitted).
+The operations: ``A @ x`` (a vector), ``A @ X`` (64 columns), ``A.T @ x``, ``A * 2``,
+``sum(A, axis=0)``, ``A.T``.
+
+All implementations of one operation are timed interleaved, in rounds; each round times a batch
+of calls by wall-clock time (waiting for JAX's asynchronous results); the median over rounds is
+reported, with its ratio to SciPy's time (below 1 is faster). Wall-clock time, because that is
+what a caller waits for; SciPy and pydata compute on one thread, XLA and JAX's native CSR kernel
+may use more. "n/a": the implementation has no such operation (JAX's BCSR has no transpose).
+
+Float64 needs JAX's 64-bit mode: if it is off, the benchmark reruns itself in a subprocess with
+``JAX_ENABLE_X64=1`` (float32 arrays are unaffected by the mode).
+
+    python bench/sparse.py            # prints the markdown section
+    python bench/sparse.py --quick    # fewer rounds (a smoke test)
+    python bench/run.py sparse        # writes bench/RESULTS.md
+"""
+
+# ruff: noqa: N803, N806  (A and X are matrices, named as in the operations)
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+SIZE = 20000
+DENSITY = 1e-3
+COLUMNS = 64
+OPERATIONS = ["A @ x", "A @ X", "A.T @ x", "A * 2", "sum(A, axis=0)", "A.T"]
+IMPLEMENTATIONS = [
+    "scipy csr",
+    "pydata COO",
+    "pydata GCXS",
+    "jax BCOO eager",
+    "jax BCOO jit",
+    "jax BCSR eager",
+    "jax BCSR jit",
+    "xp BCOO eager",
+    "xp BCOO jit",
+    "xp BCSR eager",
+    "xp BCSR jit",
+]
+
+
+@dataclass
+class Case:
+    operation: str
+    implementation: str
+    call: Callable[[], object] | None  # None: not available
+
+
+def _pydata() -> ModuleType:
+    """pydata's ``sparse`` package: this file is called ``sparse`` too, so bench/ leaves the import
+    path while it is imported, and this module gives up the name if ``bench/run.py`` imported it
+    under it."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if sys.modules.get("sparse") is sys.modules[__name__]:
+        sys.modules["bench_sparse"] = sys.modules.pop("sparse")
+    saved = sys.path[:]
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    try:
+        return importlib.import_module("sparse")
+    finally:
+        sys.path[:] = saved
+
+
+def _block(result: object) -> None:
+    import jax
+
+    jax.block_until_ready(result)
+
+
+def cases(dtype_name: str, seed: int = 0) -> list[Case]:
+    import jax
+    import numpy as np
+    import scipy.sparse
+
+    import xp
+    import xp.sparse as xs
+
+    pydata = _pydata()
+    dtype = np.dtype(dtype_name)
+    rng = np.random.default_rng(seed)
+    S = scipy.sparse.random_array((SIZE, SIZE), density=DENSITY, format="csr", dtype=dtype, rng=rng)
+    S.sort_indices()
+    x = rng.standard_normal(SIZE).astype(dtype)
+    X = rng.standard_normal((SIZE, COLUMNS)).astype(dtype)
+    coo, gcxs = pydata.COO.from_scipy_sparse(S), pydata.GCXS.from_scipy_sparse(S)
+    xp_coo, xp_csr = xs.from_scipy(S, format="bcoo"), xs.from_scipy(S, format="bcsr")
+    jax_coo, jax_csr = xp_coo.jax, xp_csr.jax  # the same buffers and flags (sorted, unique)
+    jx, jX, xx, xX = jax.numpy.asarray(x), jax.numpy.asarray(X), xp.asarray(x), xp.asarray(X)
+
+    out: list[Case] = []
+
+    def add(implementation: str, ops: dict[str, Callable[[], object] | None]) -> None:
+        for operation in OPERATIONS:
+            out.append(Case(operation, implementation, ops.get(operation)))
+
+    for name, A in (("scipy csr", S), ("pydata COO", coo), ("pydata GCXS", gcxs)):
+        add(name, {
+            "A @ x": lambda A=A: A @ x,
+            "A @ X": lambda A=A: A @ X,
+            "A.T @ x": lambda A=A: A.T @ x,
+            "A * 2": lambda A=A: A * 2,
+            "sum(A, axis=0)": lambda A=A: A.sum(axis=0),
+            "A.T": lambda A=A: A.T,
+        })  # fmt: skip
+
+    def jax_ops(A: object, vector: object, matrix: object, jit: bool) -> dict[str, Callable[[], object] | None]:
+        def f(fn: Callable[..., object]) -> Callable[..., object]:
+            return jax.jit(fn) if jit else fn
+
+        matvec, rmatvec = f(lambda A, v: A @ v), f(lambda A, v: A.T @ v)
+        scale, total, transpose = f(lambda A: A * 2), f(lambda A: A.sum(axis=0)), f(lambda A: A.T)
+        ops: dict[str, Callable[[], object] | None] = {
+            "A @ x": lambda: matvec(A, vector),
+            "A @ X": lambda: matvec(A, matrix),
+            "A.T @ x": lambda: rmatvec(A, vector),
+            "A * 2": lambda: scale(A),
+            "sum(A, axis=0)": lambda: total(A),
+            "A.T": lambda: transpose(A),
+        }
+        return _available(ops)
+
+    for name, A in (("jax BCOO", jax_coo), ("jax BCSR", jax_csr)):
+        add(f"{name} eager", jax_ops(A, jx, jX, jit=False))
+        add(f"{name} jit", jax_ops(A, jx, jX, jit=True))
+
+    def xp_ops(A: object, jit: bool) -> dict[str, Callable[[], object] | None]:
+        def f(fn: Callable[..., object]) -> Callable[..., object]:
+            return jax.jit(fn) if jit else fn
+
+        # the transpose is the array API's matrix_transpose (``.T`` goes through permute_dims)
+        matvec, rmatvec = f(lambda A, v: A @ v), f(lambda A, v: xp.matrix_transpose(A) @ v)
+        scale, total, transpose = f(lambda A: A * 2), f(lambda A: xp.sum(A, axis=0)), f(xp.matrix_transpose)
+        ops: dict[str, Callable[[], object] | None] = {
+            "A @ x": lambda: matvec(A, xx),
+            "A @ X": lambda: matvec(A, xX),
+            "A.T @ x": lambda: rmatvec(A, xx),
+            "A * 2": lambda: scale(A),
+            "sum(A, axis=0)": lambda: total(A),
+            "A.T": lambda: transpose(A),
+        }
+        return _available(ops)
+
+    for name, A in (("xp BCOO", xp_coo), ("xp BCSR", xp_csr)):
+        add(f"{name} eager", xp_ops(A, jit=False))
+        add(f"{name} jit", xp_ops(A, jit=True))
+    return out
+
+
+def _available(ops: dict[str, Callable[[], object] | None]) -> dict[str, Callable[[], object] | None]:
+    """The operations that run (the others are marked n/a), each called once (compiling it)."""
+    result: dict[str, Callable[[], object] | None] = {}
+    for name, fn in ops.items():
+        try:
+            _block(fn())  # type: ignore[misc]
+        except NotImplementedError as e:
+            print(f"  n/a: {name}: {str(e).splitlines()[0][:100]}", file=sys.stderr)
+            result[name] = None
+        else:
+            result[name] = fn
+    return result
+
+
+Times = dict[tuple[str, str], float]
+
+
+def measure(group: list[Case], rounds: int, budget: float) -> tuple[dict[str, float], dict[str, float]]:
+    """Median wall-clock and process CPU seconds per call of each available case, interleaved in
+    rounds."""
+    live = [c for c in group if c.call is not None]
+    calls = {}
+    for case in live:
+        assert case.call is not None
+        _block(case.call())
+        start = time.perf_counter()
+        _block(case.call())
+        single = max(time.perf_counter() - start, 1e-6)
+        calls[case.implementation] = max(1, min(500, int(budget / single)))
+    wall: dict[str, list[float]] = {c.implementation: [] for c in live}
+    cpu: dict[str, list[float]] = {c.implementation: [] for c in live}
+    for _ in range(rounds):
+        for case in live:
+            assert case.call is not None
+            n = calls[case.implementation]
+            start, start_cpu = time.perf_counter(), time.process_time()
+            for _ in range(n):
+                result = case.call()
+            _block(result)
+            wall[case.implementation].append((time.perf_counter() - start) / n)
+            cpu[case.implementation].append((time.process_time() - start_cpu) / n)
+    median = statistics.median
+    return {k: median(v) for k, v in wall.items()}, {k: median(v) for k, v in cpu.items()}
+
+
+def run(dtype_name: str, rounds: int, budget: float) -> tuple[Times, Times]:
+    print(f"sparse benchmark, {dtype_name}: building the matrices and compiling", file=sys.stderr)
+    all_cases = cases(dtype_name)
+    wall: Times = {}
+    cpu: Times = {}
+    for operation in OPERATIONS:
+        group = [c for c in all_cases if c.operation == operation]
+        walls, cpus = measure(group, rounds, budget)
+        for name in walls:
+            wall[operation, name], cpu[operation, name] = walls[name], cpus[name]
+        base = walls["scipy csr"]
+        line = "  ".join(f"{n} {walls[n] / base:.2f}" for n in IMPLEMENTATIONS if n in walls)
+        print(f"  {dtype_name} {operation:15} scipy {base * 1e3:.3f} ms | {line}", file=sys.stderr)
+    return wall, cpu
+
+
+def _cell(times: Times, operation: str, name: str) -> str:
+    if (operation, name) not in times:
+        return "n/a"
+    seconds, base = times[operation, name], times[operation, "scipy csr"]
+    if name == "scipy csr":
+        return f"{_ms(seconds)}"
+    return f"{seconds / base:.2f} ({_ms(seconds)})"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms"
+
+
+def table(title: str, times: Times) -> str:
+    lines = [
+        f"### {title}",
+        "",
+        "| operation | " + " | ".join(IMPLEMENTATIONS) + " |",
+        "|---|" + "---:|" * len(IMPLEMENTATIONS),
+    ]
+    for operation in OPERATIONS:
+        lines.append(f"| `{operation}` | " + " | ".join(_cell(times, operation, n) for n in IMPLEMENTATIONS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _ratio(times: Times, operation: str, names: list[str]) -> float | None:
+    values = [times[operation, n] for n in names if (operation, n) in times]
+    return min(values) / times[operation, "scipy csr"] if values else None
+
+
+def targets(results: dict[str, tuple[Times, Times]]) -> str:
+    """The issue's targets, checked on this run's wall-clock medians (the CPU-time ratio follows)."""
+    lines = ["| target | " + " | ".join(results) + " |", "|---|" + "---:|" * len(results)]
+
+    def row(label: str, value: Callable[[Times, Times], str]) -> None:
+        lines.append(f"| {label} | " + " | ".join(value(w, c) for w, c in results.values()) + " |")
+
+    def limit(operation: str, names: list[str], bound: float) -> Callable[[Times, Times], str]:
+        def value(wall: Times, cpu: Times) -> str:
+            ratio, cpu_ratio = _ratio(wall, operation, names), _ratio(cpu, operation, names)
+            if ratio is None or cpu_ratio is None:
+                return "n/a"
+            return f"{ratio:.2f} {'met' if ratio <= bound else '**not met**'} (CPU {cpu_ratio:.2f})"
+
+        return value
+
+    row("`A @ X` (xp BCSR jit) <= 1.0x SciPy", limit("A @ X", ["xp BCSR jit"], 1.0))
+    row("`A @ X` (xp BCOO jit) <= 1.0x SciPy", limit("A @ X", ["xp BCOO jit"], 1.0))
+    row("`A @ x` (xp BCOO jit) <= 1.5x SciPy", limit("A @ x", ["xp BCOO jit"], 1.5))
+    row("`A @ x` (xp BCSR jit) <= 1.5x SciPy", limit("A @ x", ["xp BCSR jit"], 1.5))
+    pydata = ["pydata COO", "pydata GCXS"]
+    for operation in OPERATIONS:
+        for mode in ("eager", "jit"):
+            ours = [f"xp BCOO {mode}", f"xp BCSR {mode}"]
+
+            def versus(wall: Times, cpu: Times, operation: str = operation, ours: list[str] = ours) -> str:
+                mine, theirs = _ratio(wall, operation, ours), _ratio(wall, operation, pydata)
+                mine_cpu, theirs_cpu = _ratio(cpu, operation, ours), _ratio(cpu, operation, pydata)
+                if mine is None or theirs is None or mine_cpu is None or theirs_cpu is None:
+                    return "n/a"
+                verdict = "met" if mine < theirs else "**not met**"
+                return f"{mine / theirs:.2f} {verdict} (CPU {mine_cpu / theirs_cpu:.2f})"
+
+            row(f"`{operation}`: best xp {mode} / best pydata < 1", versus)
+    return "\n".join(lines) + "\n"
+
+
+CPU_NOTE = """\
+The same calls in process CPU time (all threads of this process; the ratio to SciPy's CPU time,
+then the time): the work each implementation does, little affected by other processes' load,
+but charging XLA's and the native kernel's parallel threads in full."""
+
+TARGETS_NOTE = """\
+On the wall-clock medians above, with the CPU-time ratio in parentheses. "best xp" is the faster
+of xp's BCOO and BCSR, "best pydata" the faster of COO and GCXS."""
+
+
+def environment() -> str:
+    import jax
+    import numpy as np
+    import scipy
+
+    pydata = _pydata()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (
+        f"Measured with jax {jax.__version__}, scipy {scipy.__version__}, pydata sparse {pydata.__version__}, "
+        f"numpy {np.__version__}, Python {platform.python_version()}, on {jax.devices()[0].platform} "
+        f"({platform.machine()}, {os.cpu_count()} CPUs, load average {load:.1f} at the end)."
+    )
+
+
+NOTE = """\
+Each cell: the ratio of median wall-clock times per call to SciPy's `csr_array` (below 1 is
+faster), then the time. A {size} x {size} matrix, density {density:g} ({nse:,} stored entries), `x` a
+vector, `X` {columns} columns. xp's arrays come from `xp.sparse.from_scipy` (indices sorted and
+unique); the raw JAX arrays are the same buffers. xp's products use its own kernels
+(`xp/sparse/_kernels.py`, which records the measurements behind each choice); for xp, `A.T` is
+`xp.matrix_transpose(A)` (the transpose of a BCSR is a BCOO, as SciPy's transpose of a csr array
+is a csc array), and `A * 2` and `sum(A, axis=0)` are `xp.multiply` and `xp.sum`. On a shared machine absolute times
+move with the load; ratios within one run are what to read."""
+
+
+def markdown(results: dict[str, tuple[Times, Times]]) -> str:
+    nse = int(SIZE * SIZE * DENSITY)
+    parts = [
+        "## Sparse arrays: xp.sparse, SciPy, pydata sparse and jax.experimental.sparse",
+        "",
+        NOTE.format(size=SIZE, density=DENSITY, nse=nse, columns=COLUMNS),
+        "",
+        environment(),
+        "",
+    ]
+    for dtype_name, (wall, _) in results.items():
+        parts.append(table(f"{dtype_name}: wall-clock time", wall))
+    parts += [CPU_NOTE, ""]
+    for dtype_name, (_, cpu) in results.items():
+        parts.append(table(f"{dtype_name}: process CPU time", cpu))
+    parts += ["### Targets", "", TARGETS_NOTE, "", targets(results)]
+    return "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
+    parser.add_argument("--dtypes", default="float32,float64")
+    args = parser.parse_args(argv)
+    import jax
+
+    if "float64" in args.dtypes and not jax.config.read("jax_enable_x64"):
+        env = dict(os.environ, JAX_ENABLE_X64="1")
+        command = [sys.executable, os.path.abspath(__file__), *(argv or [])]
+        done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=True)
+        return done.stdout
+    rounds, budget = (3, 0.02) if args.quick else (9, 0.15)
+    results = {name: run(name, rounds, budget) for name in args.dtypes.split(",")}
+    return markdown(results)
+
+
+if __name__ == "__main__":
+    print(main(sys.argv[1:]))

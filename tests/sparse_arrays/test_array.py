@@ -1,0 +1,262 @@
+"""The sparse array types: attributes, repr, conversions they refuse, T and mT, devices, and
+JAX transformations (pytrees: jit, grad with respect to data, vmap over batch dimensions)."""
+
+import copy
+import pickle
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from jax.experimental import sparse as jsparse
+
+import xp
+import xp.sparse as xs
+
+X = np.asarray([[0.0, 2.0, 0.0, 1.0], [3.0, 0.0, 0.0, 0.0], [0.0, 0.0, 5.0, 4.0]], np.float32)
+
+
+def assert_same(out, expected):
+    assert isinstance(out, xp.Array), type(out)
+    got, expected = np.asarray(out), np.asarray(expected)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+# --- attributes and repr --------------------------------------------------------------------
+
+
+def test_attributes():
+    A = xs.fromdense(xp.asarray(X))
+    assert A.dtype == xp.float32 and A.shape == (3, 4) and A.ndim == 2 and A.size == 12 and len(A) == 3
+    assert (A.nse, A.n_batch, A.n_sparse, A.n_dense) == (5, 0, 2, 0)
+    assert A.device == xp.asarray(X).device
+    assert isinstance(A.data, xp.Array) and A.data.shape == (5,) and A.data.dtype == xp.float32
+    assert isinstance(A.indices, xp.Array) and A.indices.shape == (5, 2) and A.indices.dtype == xp.int32
+    assert_same(A.data, np.asarray([2.0, 1.0, 3.0, 5.0, 4.0], np.float32))
+    assert_same(A.indices, np.asarray([[0, 1], [0, 3], [1, 0], [2, 2], [2, 3]], np.int32))
+    B = A.to_bcsr()
+    assert_same(B.indptr, np.asarray([0, 2, 3, 5], np.int32))
+    assert_same(B.indices, np.asarray([1, 3, 0, 2, 3], np.int32))
+    assert A.jax is A._value and isinstance(A.jax, jsparse.BCOO)
+    assert A.__array_namespace__() is xp
+    assert A.__array_namespace__(api_version="2025.12") is xp
+
+
+def test_repr():
+    assert repr(xs.fromdense(xp.asarray(X))) == "BCOO(float32[3, 4], nse=5)"
+    assert repr(xs.fromdense(xp.asarray(X), format="bcsr")) == "BCSR(float32[3, 4], nse=5)"
+    batched = xs.fromdense(xp.ones((2, 3, 4), dtype=xp.int8), n_batch=1, n_dense=1)
+    assert repr(batched) == "BCOO(int8[2, 3, 4], nse=3, n_batch=1, n_dense=1)"
+    assert repr(xs.zeros(())) == "BCOO(float64[], nse=0)"
+    seen = []
+    jax.jit(lambda a: seen.append(repr(a)))(xs.eye(3))
+    assert seen == ["BCOO(traced float64[3, 3], nse=3)"]
+
+
+def test_namespace_errors():
+    with pytest.raises(ValueError, match="^xp.sparse.BCOO.__array_namespace__: api_version must be None or one of"):
+        xs.eye(2).__array_namespace__(api_version="2020.01")
+
+
+def test_from_jax_and_back_without_a_copy():
+    J = jsparse.BCOO.fromdense(jnp.asarray(X))
+    A = xs.BCOO.from_jax(J)
+    assert A.jax is J
+    assert_same(A.todense(), X)
+    with pytest.raises(
+        TypeError, match="^xp.sparse.BCOO.from_jax: value must be a jax.experimental.sparse.BCOO, got BCSR$"
+    ):
+        xs.BCOO.from_jax(jsparse.BCSR.fromdense(jnp.asarray(X)))
+    with pytest.raises(TypeError, match="which is not an array API dtype"):
+        xs.BCOO.from_jax(jsparse.BCOO.fromdense(jnp.asarray(X, dtype=jnp.float16)))
+
+
+# --- what a sparse array refuses ------------------------------------------------------------
+
+
+def test_no_implicit_densification():
+    A = xs.fromdense(xp.asarray(X))
+    with pytest.raises(
+        TypeError,
+        match=r"^xp.sparse.BCOO: a sparse array does not convert to a NumPy array implicitly; call .todense\(\) first$",
+    ):
+        np.asarray(A)
+    with pytest.raises(BufferError, match=r"^xp.sparse.BCOO: DLPack has no sparse layout; call .todense\(\) first$"):
+        A.__dlpack__()
+    with pytest.raises(TypeError, match="^xp.sparse.BCOO: sparse arrays are immutable; build a new one"):
+        A[0, 0] = 1.0
+    with pytest.raises(
+        TypeError, match=r"^xp.sparse.BCOO: only arrays of one element convert to a Python scalar, got shape \(3, 4\)$"
+    ):
+        bool(A)
+    with pytest.raises(TypeError, match="^xp.sparse.BCOO: len"):
+        len(xs.asarray(1.0))
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(A)
+
+
+def test_python_scalars_of_one_element():
+    assert float(xs.asarray(2.5)) == 2.5
+    assert float(xs.asarray(0.0)) == 0.0
+    assert int(xs.asarray(7)) == 7
+    assert bool(xs.asarray([[True]])) is True
+    assert complex(xs.asarray(1j)) == 1j
+    assert [1, 2, 3][xs.asarray(2)] == 3
+
+
+def test_pickle_and_odd_pytree_leaves():
+    A = xs.fromdense(xp.asarray(X), format="bcsr")
+    B = pickle.loads(pickle.dumps(A))
+    assert isinstance(B, xs.BCSR) and B.nse == A.nse
+    assert_same(B.todense(), X)
+    assert repr(jax.tree_util.tree_map(lambda leaf: None, xs.eye(2))) == "BCOO(shape=[2, 2], leaves=[None, None])"
+
+
+def test_copies_share_immutable_buffers():
+    A = xs.eye(3)
+    for B in (copy.copy(A), copy.deepcopy(A)):
+        assert B is not A and isinstance(B, xs.BCOO) and B.jax is A.jax
+
+
+# --- operators: the xp functions, which route to the sparse implementations ----------------
+
+
+def test_operators_reach_the_sparse_implementations():
+    A = xs.fromdense(xp.asarray(X))
+    v = xp.ones(4, dtype=xp.float32)
+    for out, expected in (
+        (A * 2, X * 2), (2 * A, X * 2), (-A, -X), (A + A, X + X), (A - A, X - X), (abs(-A), X), (A / 2, X / 2),
+        (A > 1, X > 1),
+    ):  # fmt: skip
+        assert isinstance(out, xs.BCOO)
+        assert_same(out.todense(), expected)
+    assert_same(A @ v, X @ np.ones(4, np.float32))
+    assert_same(jax.jit(lambda a, w: a @ w)(A, v), X @ np.ones(4, np.float32))
+    with pytest.raises(NotImplementedError, match=r"^xp.add: .*call .todense\(\) first"):
+        A + 1
+    B = A
+    B *= 2  # sparse arrays are immutable: the name is rebound to a new array
+    assert B is not A
+    assert_same(B.todense(), X * 2)
+    assert_same(A.todense(), X)
+
+
+# --- transposes and devices -----------------------------------------------------------------
+
+
+@settings(max_examples=15)
+@given(
+    hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=2, max_dims=4, max_side=3), elements=st.sampled_from([0.0, 1.0, -2.5])
+    )
+)
+def test_transposes_match_dense(x):
+    A = xs.fromdense(xp.asarray(x))
+    mT = A.mT
+    assert isinstance(mT, xs.SparseArray)
+    assert_same(mT.todense(), np.swapaxes(x, -1, -2))
+    assert_same(jax.jit(lambda a: a.mT.todense())(A), np.swapaxes(x, -1, -2))
+    if x.ndim == 2:
+        assert_same(A.T.todense(), x.T)
+        assert_same(jax.jit(lambda a: a.T.todense())(A), x.T)
+
+
+def test_transpose_errors():
+    with pytest.raises(
+        ValueError, match=r"^xp.sparse.BCOO.T: the array must be 2-dimensional, got 3 dimensions \(use .mT\)$"
+    ):
+        xs.zeros((2, 2, 2)).T
+    with pytest.raises(ValueError, match="^xp.sparse.BCOO.mT: the array must have at least 2 dimensions, got 1$"):
+        xs.zeros(2).mT
+
+
+def test_to_device():
+    A = xs.fromdense(xp.asarray(X))
+    device = jax.devices()[-1]
+    B = A.to_device(device)
+    assert B.device == device
+    assert_same(B.todense(), X)
+    assert A.to_device(A.device) is A
+    with pytest.raises(
+        ValueError, match=r"^xp.sparse.BCOO.to_device: stream must be None \(JAX orders transfers itself\)$"
+    ):
+        A.to_device(device, stream=1)
+    with pytest.raises(
+        TypeError, match="^xp.sparse.BCOO.to_device: device must be a jax.Device or a jax.sharding.Sharding"
+    ):
+        A.to_device("cpu")
+    assert A.block_until_ready() is A
+
+
+# --- pytrees: jit, grad, vmap ---------------------------------------------------------------
+
+
+def test_jit_takes_and_returns_sparse_arrays():
+    A = xs.fromdense(xp.asarray(X))
+    B = jax.jit(lambda a: a)(A)
+    assert isinstance(B, xs.BCOO) and B.shape == A.shape and B.nse == A.nse
+    assert B.indices_sorted and B.unique_indices
+    assert_same(B.todense(), X)
+    C = jax.jit(lambda a: a.to_bcsr())(A)
+    assert isinstance(C, xs.BCSR)
+    assert_same(C.todense(), X)
+    leaves = jax.tree_util.tree_leaves(A)
+    assert len(leaves) == 2 and leaves[0] is A.jax.data
+
+
+def test_grad_with_respect_to_data():
+    A = xs.fromdense(xp.asarray(X))
+    indices = A.indices
+
+    def loss(data):
+        return xp.sum(xs.BCOO((data, indices), shape=A.shape).todense() ** 2).jax
+
+    grad = jax.grad(loss)(A.data)
+    assert_same(grad, 2 * np.asarray(A.data))
+    # and with respect to the data of a sparse array passed whole (gradient of a pytree)
+    grad_tree = jax.grad(lambda d, i: jnp.sum(xs.BCOO((d, i), shape=A.shape).todense().jax * jnp.asarray(X)))(
+        A.data.jax, indices.jax
+    )
+    np.testing.assert_array_equal(np.asarray(grad_tree), np.asarray(A.data))
+
+
+def test_grad_with_respect_to_data_through_a_sparse_reduction():
+    A = xs.fromdense(xp.asarray(X))
+    indices = A.indices
+    grad = jax.grad(lambda d: xp.sum(xs.BCOO((d, indices), shape=A.shape) * 3.0).jax)(A.data)
+    assert_same(grad, np.full(A.nse, 3.0, np.float32))
+
+
+def test_grad_through_fromdense_reaches_the_stored_elements_only():
+    # Unstored elements are structural zeros: fromdense does not depend on them (as JAX's).
+    x = xp.asarray(X)
+    grad = jax.grad(lambda v: xp.sum(xs.fromdense(v, nse=5).todense() * 3.0).jax)(x)
+    assert_same(grad, np.where(X != 0, 3.0, 0.0).astype(np.float32))
+
+
+@settings(max_examples=15)
+@given(
+    hnp.arrays(
+        np.float32, hnp.array_shapes(min_dims=2, max_dims=3, max_side=3), elements=st.sampled_from([0.0, 1.5, -1.0])
+    )
+)
+def test_vmap_over_a_batch_dimension(x):
+    A = xs.fromdense(xp.asarray(x), n_batch=1)
+    assert_same(jax.vmap(lambda a: a.todense())(A), x)
+    out = jax.vmap(lambda a: a)(A)
+    assert isinstance(out, xs.BCOO) and out.n_batch == 1
+    assert_same(out.todense(), x)
+    inner = []
+    jax.vmap(lambda a: inner.append((a.shape, a.n_batch)))(A)
+    assert inner == [(x.shape[1:], 0)]
+    doubled = jax.vmap(lambda a: a.todense() * 2)(A)
+    assert_same(doubled, x * 2)
+
+
+def test_vmap_needs_a_batch_dimension():
+    with pytest.raises(ValueError, match="in_axes for batched BCOO operations must correspond to a batch dimension"):
+        jax.vmap(lambda a: a.todense())(xs.eye(2))

@@ -1,0 +1,93 @@
+"""The examples: the generic logistic regression fits the same parameters on dense and sparse
+input, eagerly and with jitted steps (and on NumPy arrays, since nothing in it is JAX's)."""
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import xp
+import xp.sparse
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+logreg = load("logistic_regression")
+
+
+def floats(a):
+    """``a`` as an xp array of the default floating dtype (float32 with JAX's 64-bit mode off)."""
+    return xp.asarray(a, dtype=xp.float64 if jax.config.read("jax_enable_x64") else xp.float32)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = logreg.make_data(n_samples=200, n_features=8, density=0.3, seed=1)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def reference(data):
+    X, y = data
+    return logreg.fit(X, y, max_iter=60)
+
+
+def test_numpy_fit_is_the_optimum(data, reference):
+    X, y = data
+    _, grad = logreg.loss_and_grad(reference, X, y, 1e-2)
+    assert np.max(np.abs(grad)) < 1e-6
+    # the same optimum as JAX's BFGS on the same objective (JAX's sparse docs fit it this way)
+    from jax.scipy.optimize import minimize
+
+    def objective(params):
+        z = jnp.asarray(X) @ params[:-1] + params[-1]
+        return jnp.mean(jnp.logaddexp(0, z) - jnp.asarray(y) * z) + 0.5e-2 * params[:-1] @ params[:-1]
+
+    result = minimize(objective, jnp.zeros(X.shape[1] + 1), method="BFGS", tol=1e-10)
+    if not jax.config.read("jax_enable_x64"):
+        np.testing.assert_allclose(np.asarray(result.x), reference, atol=5e-3)  # a float32 fit
+        return
+    np.testing.assert_allclose(np.asarray(result.x), reference, atol=5e-4)  # JAX's BFGS stops earlier
+    assert float(objective(jnp.asarray(reference))) <= float(result.fun) + 1e-12
+
+
+@pytest.mark.parametrize("format", ["dense", "bcoo", "bcsr"])
+@pytest.mark.parametrize("jit", [False, True])
+def test_same_parameters_on_dense_and_sparse_input(data, reference, format, jit):
+    X, y = data
+    dense = floats(X)
+    design = dense if format == "dense" else xp.sparse.fromdense(dense, format=format)
+    params = logreg.fit(design, floats(y), max_iter=60, jit=jit)
+    assert isinstance(params, xp.Array)
+    tol = 1e-9 if params.dtype == xp.float64 else 2e-3  # float32 against the float64 NumPy fit
+    np.testing.assert_allclose(np.asarray(params), reference, rtol=tol, atol=tol)
+
+
+def test_whole_fit_under_jit(data):
+    X, y = data
+    sparse = xp.sparse.fromdense(floats(X))
+    fit = jax.jit(lambda X, y: logreg.fit(X, y, max_iter=20))
+    params = fit(sparse, floats(y))
+    expected = logreg.fit(X, y, max_iter=20)  # NumPy, eagerly, the same 20 iterations
+    tol = 1e-9 if params.dtype == xp.float64 else 2e-3
+    np.testing.assert_allclose(np.asarray(params), expected, rtol=tol, atol=tol)
+
+
+def test_script_runs():
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "logistic_regression.py")],
+        capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    assert "largest difference from the NumPy fit" in done.stdout
