@@ -9,7 +9,10 @@ Exit status: 0 when every check passed (skips allowed), 1 when any failed, 2 on 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import importlib.util
+import multiprocessing
+import os
 import shlex
 import sys
 import time
@@ -23,7 +26,7 @@ import numpy as np
 from conformance import report, spec
 from conformance.model import FAILED, NamespaceReport, Result, first_line
 from conformance.namespaces import Namespace, environment, load, module_version
-from conformance.progress import Progress
+from conformance.progress import MultiProgress, Progress
 
 DEFAULT_MAX_EXAMPLES = 10  # bundled property checks; the upstream suite's own default is 100
 UPSTREAM_MAX_EXAMPLES = 100
@@ -100,6 +103,14 @@ def parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", help="the standard's 'should' rules for signatures count as failures"
     )
     p.add_argument("--shrink", action="store_true", help="shrink failing examples to minimal ones (slower)")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="bundled: check up to N namespaces at once, each in its own process (default: one per CPU)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", "-q", action="store_true", help="list each failing function once, with its first failure")
     return p
@@ -116,8 +127,12 @@ def run_bundled(
     strict: bool = False,
     shrink: bool = False,
     show_progress: bool = False,
+    progress_factory: Any = Progress,
 ) -> NamespaceReport:
-    """Run the bundled checks on a namespace object (a module, or anything with its names)."""
+    """Run the bundled checks on a namespace object (a module, or anything with its names).
+
+    ``progress_factory(total, name, enabled=...)`` makes the progress bar (an object with
+    ``update(advance, label, failed)`` and ``close()``)."""
     from conformance import checks
 
     start = time.monotonic()
@@ -127,7 +142,7 @@ def run_bundled(
     if ns.info_error:
         result.notes.append(f"__array_namespace_info__() failed ({ns.info_error}); dtypes found by attribute")
     tasks = checks.plan(ns, tuple(groups or checks.GROUPS), functions)
-    progress = Progress(sum(t.weight for t in tasks), name, enabled=show_progress)
+    progress = progress_factory(sum(t.weight for t in tasks), name, enabled=show_progress)
     for task in tasks:
         cpu = time.process_time()
         try:
@@ -147,6 +162,60 @@ def run_bundled(
             result.notes.append(r.detail)
     result.duration_s = time.monotonic() - start
     return result
+
+
+class _QueuedProgress:
+    """A worker's progress bar: its updates go to the parent process, which draws them."""
+
+    def __init__(self, queue: Any, total: float, name: str, enabled: bool = True) -> None:
+        self.queue, self.name = queue, name
+        queue.put(("total", name, total, "", 0))
+
+    def update(self, advance: float, label: str = "", failed: int = 0) -> None:
+        self.queue.put(("update", self.name, advance, label, failed))
+
+    def close(self) -> None:
+        pass
+
+
+def _bundled_in_worker(name: str, queue: Any, options: dict[str, Any]) -> NamespaceReport:
+    """Check one namespace in a worker process (see :func:`_run_parallel`)."""
+    try:
+        module = load(name)
+    except Exception as e:
+        return _import_failure(name, e, "bundled")
+
+    def factory(total: float, title: str, enabled: bool = True) -> _QueuedProgress:
+        return _QueuedProgress(queue, total, title, enabled)
+
+    return run_bundled(name, module, progress_factory=factory, **options)
+
+
+def _run_parallel(names: list[str], jobs: int, options: dict[str, Any], show_progress: bool) -> list[NamespaceReport]:
+    """The bundled checks of several namespaces at once, one process each (JAX compiles on one
+    core at a time, so two namespaces on two cores take the time of the slower one)."""
+    context = multiprocessing.get_context("spawn")  # a fork of a process running JAX can deadlock
+    with context.Manager() as manager, concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        queue = manager.Queue()
+        futures = {name: pool.submit(_bundled_in_worker, name, queue, options) for name in names}
+        progress = MultiProgress(names, enabled=show_progress)
+        pending = set(futures.values())
+        while pending:
+            _, pending = concurrent.futures.wait(pending, timeout=0.2)
+            while not queue.empty():
+                kind, name, amount, label, failed = queue.get()
+                if kind == "total":
+                    progress.set_total(name, amount)
+                else:
+                    progress.update(name, amount, label, failed)
+        progress.close()
+        reports = []
+        for name, future in futures.items():
+            try:
+                reports.append(future.result())
+            except Exception as e:  # the worker died (a crash inside the namespace)
+                reports.append(_import_failure(name, e, "bundled"))
+        return reports
 
 
 def _import_failure(name: str, error: BaseException, source: str) -> NamespaceReport:
@@ -175,6 +244,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     functions = {f.strip() for f in args.functions.split(",")} if args.functions else None
     show_progress = not args.no_progress
     reports: list[NamespaceReport] = []
+    options = {
+        "version": args.version or spec.DEFAULT_VERSION,
+        "max_examples": max_examples,
+        "groups": groups,
+        "functions": functions,
+        "strict": args.strict,
+        "shrink": args.shrink,
+        "show_progress": show_progress,
+    }
+    jobs = min(len(names), args.jobs or os.cpu_count() or 1)
+    if not upstream and jobs > 1:
+        reports = _run_parallel(names, jobs, options, show_progress)
+        names = []
     for name in names:
         if upstream:
             from conformance import upstream as up
@@ -201,19 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except Exception as e:
             reports.append(_import_failure(name, e, "bundled"))
             continue
-        reports.append(
-            run_bundled(
-                name,
-                module,
-                version=args.version or spec.DEFAULT_VERSION,
-                max_examples=max_examples,
-                groups=groups,
-                functions=functions,
-                strict=args.strict,
-                shrink=args.shrink,
-                show_progress=show_progress,
-            )
-        )
+        reports.append(run_bundled(name, module, **options))
     meta = {
         "spec_version": args.version or (spec.DEFAULT_VERSION if not upstream else _upstream_version(reports)),
         "source": "upstream" if upstream else "bundled",

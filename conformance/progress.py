@@ -1,4 +1,5 @@
-"""A progress bar on stderr (redrawn in place on a terminal; a line every 10% otherwise)."""
+"""Progress bars on stderr (redrawn in place on a terminal; a line every 10% otherwise): one per
+namespace, or several namespaces checked at once on one line."""
 
 from __future__ import annotations
 
@@ -46,5 +47,36 @@ class Progress:
 
     def close(self) -> None:
         if self.enabled and self.tty:
+            self.stream.write("\r" + " " * 120 + "\r")
+            self.stream.flush()
+
+
+class MultiProgress:
+    """The progress of namespaces checked in parallel, on one line (a terminal) or a line per
+    namespace every 10% (otherwise). Totals arrive when each namespace has planned its checks."""
+
+    def __init__(self, titles: list[str], stream: TextIO | None = None, enabled: bool = True) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = enabled and self.stream.isatty()
+        self.bars = {t: Progress(0.0, t, self.stream, enabled=enabled and not self.tty) for t in titles}
+        self.enabled = enabled
+        self.start = time.monotonic()
+
+    def set_total(self, title: str, total: float) -> None:
+        self.bars[title].total = max(total, 1e-9)
+
+    def update(self, title: str, advance: float, label: str = "", failed: int = 0) -> None:
+        self.bars[title].update(advance, label, failed)
+        if self.tty:
+            parts = []
+            for t, bar in self.bars.items():
+                fails = f" {bar.failed} failed" if bar.failed else ""
+                parts.append(f"{t} {bar.done / bar.total:4.0%}{fails}")
+            line = f"\r{' | '.join(parts)}  {time.monotonic() - self.start:4.0f}s"
+            self.stream.write(line[:120].ljust(120))
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
             self.stream.write("\r" + " " * 120 + "\r")
             self.stream.flush()

@@ -162,6 +162,24 @@ def test_cli_smoke_on_xp():
     assert "Elementwise functions" in out.stdout and "Statistical functions" in out.stdout
 
 
+def test_namespaces_in_parallel_processes_report_like_one_process(tmp_path):
+    """Two namespaces checked at once (one worker process each) give the reports they give one
+    after the other."""
+    argv = ["array_api_strict", "numpy", "--checks", "names,inspection", "--no-progress", "--json"]
+    cmd = [sys.executable, "-m", "conformance"]
+    env = dict(os.environ, JAX_ENABLE_X64=os.environ.get("JAX_ENABLE_X64", "0"))
+    docs = []
+    for jobs, name in (("2", "parallel.json"), ("1", "serial.json")):
+        out = subprocess.run(
+            [*cmd, *argv, str(tmp_path / name), "--jobs", jobs], cwd=ROOT, capture_output=True, text=True, env=env
+        )
+        assert out.returncode in (0, 1), out.stderr[-2000:]
+        docs.append(json.loads((tmp_path / name).read_text()))
+    parallel, serial = ({ns["namespace"]: (ns["totals"], ns["failures"]) for ns in d["namespaces"]} for d in docs)
+    assert list(parallel) == ["array_api_strict", "numpy"]
+    assert parallel == serial
+
+
 # --- the inventory and its parts ------------------------------------------------------------------
 def test_inventory_is_complete():
     inv = spec.inventory()

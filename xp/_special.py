@@ -257,6 +257,7 @@ def acosh(z: Any) -> Any:
         jnp.abs(r.real),
         _signed_like(r.imag, b),
         [
+            (_isnan(a) | _isnan(b), NAN, NAN),  # the large-|z| formula would give a finite part
             ((a == 0) & (b == 0), 0.0, _copysign(PI / 2, b)),  # "+/-0 and +0 -> +0 + pi j/2"
             ((a == 0) & _isnan(b), NAN, PI / 2),  # "+0 and NaN -> NaN +/- pi j/2"
             (_isinf(a) & _finite(b), INF, _copysign(jnp.where(a < 0, PI, 0.0), b)),
@@ -276,6 +277,7 @@ def asinh(z: Any) -> Any:
         _signed_like(r.real, a),
         r.imag,
         [
+            (_isnan(a) | _isnan(b), NAN, NAN),  # the large-|z| formula would give a finite part
             ((a == 0) & (b == 0), a, b),  # "+0 and +0 -> +0 + 0j"
             (_finite(a) & _isinf(b), _copysign(INF, a), _copysign(PI / 2, b)),  # "-> +infinity + pi j/2"
             (_isinf(a) & _finite(b), a, _copysign(0.0, b)),  # "+infinity and finite b -> +infinity + 0j"
@@ -322,6 +324,7 @@ def acos(z: Any) -> Any:
         r.real,
         -_signed_like(r.imag, b),
         [
+            (_isnan(a) | _isnan(b), NAN, NAN),  # the large-|z| formula would give a finite part
             ((a == 0) & (b == 0), PI / 2, -b),  # "+/-0 and +0 -> pi/2 - 0j"
             ((a == 0) & _isnan(b), PI / 2, NAN),  # "+/-0 and NaN -> pi/2 + NaN j"
             (_finite(a) & _isinf(b), PI / 2, minus_inf_j),  # "finite and +infinity -> pi/2 - infinity j"

@@ -15,83 +15,16 @@ import xp
 import xp.sparse
 from xp import _dtypes as dt
 
+from . import helpers
+from .helpers import SHAPES, elements, layouts_for, sparse_of, to_numpy
+
 AVAILABLE = dt.available()
 REAL = [d for d in AVAILABLE if d in dt.REAL_NUMERIC]
 NUMERIC = [d for d in AVAILABLE if d in dt.NUMERIC]
 
 
-# --- helpers (each sparse test module has its own copy) -------------------------------------
-
-
-def elements(dtype, nan=False):
-    """Mostly zeros, else small values (sums and products stay exact or well-conditioned)."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return st.sampled_from([False, False, True])
-    if dtype.kind in "iu":
-        return st.sampled_from([0, 0]) | st.integers(0 if dtype.kind == "u" else -3, 3)
-    if dtype.kind == "f":
-        values = st.sampled_from([0.0, 0.0]) | st.floats(-4, 4, width=dtype.itemsize * 8, allow_subnormal=False).filter(
-            lambda v: v != 0
-        )
-        return values | st.just(float("nan")) if nan else values
-    part = st.floats(-4, 4, width=dtype.itemsize * 4, allow_subnormal=False)
-    return st.sampled_from([0j, 0j]) | st.builds(complex, part, part)
-
-
-SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)
-LAYOUTS = ("plain", "padded", "duplicates", "batched", "dense_block", "bcsr")
-
-
-def layouts_for(a):
-    return [k for k in LAYOUTS if (k not in ("batched", "dense_block") or a.ndim >= 2) and (k != "bcsr" or a.ndim == 2)]
-
-
-def sparse_of(a, layout="plain"):
-    """``a`` (NumPy) as an xp sparse array in a layout: JAX padding, duplicate entries, batch or
-    dense dimensions, or BCSR."""
-    x = xp.asarray(a)
-    if layout == "plain":
-        return xp.sparse.fromdense(x)
-    if layout == "padded":
-        return xp.sparse.fromdense(x, nse=int(np.count_nonzero(a)) + 2)
-    if layout == "batched":
-        return xp.sparse.fromdense(x, n_batch=1)
-    if layout == "dense_block":
-        return xp.sparse.fromdense(x, n_dense=1)
-    if layout == "bcsr":
-        return xp.sparse.fromdense(x, format="bcsr")
-    assert layout == "duplicates"
-    where = np.argwhere(a != 0)
-    values = a.reshape(-1)[np.flatnonzero(a)]
-    if a.dtype.kind == "b":
-        first, second = values, values
-    elif a.dtype.kind in "iu":
-        first = values // 2
-        second = values - first
-    else:
-        first = values / 2
-        second = values - first
-    indices = np.concatenate([where, where, np.array([a.shape])]).astype(np.int32)
-    data = np.concatenate([first, second, np.zeros(1, a.dtype)]).astype(a.dtype)
-    return xp.sparse.BCOO.from_jax(jsparse.BCOO((jnp.asarray(data), jnp.asarray(indices)), shape=a.shape))
-
-
-def to_numpy(x):
-    if isinstance(x, xp.sparse.SparseArray):
-        x = x.todense()
-    assert isinstance(x, xp.Array), type(x)
-    return np.asarray(x)
-
-
 def assert_like_dense(got, want, exact=False):
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert tuple(got.shape) == tuple(want.shape)
-    g, w = to_numpy(got), to_numpy(want)
-    if exact or g.dtype.kind in "biu":
-        np.testing.assert_array_equal(g, w)
-    else:
-        np.testing.assert_allclose(g, w, rtol=1e-5 if g.dtype.itemsize >= 8 else 1e-3, atol=1e-5, equal_nan=True)
+    helpers.assert_like_dense(got, want, exact, loose=True)
 
 
 @st.composite

@@ -256,6 +256,10 @@ class SparseArray:
     def __dlpack__(self, /, **kwargs: Any) -> Any:
         raise BufferError(f"xp.sparse.{type(self).__name__}: DLPack has no sparse layout; call .todense() first")
 
+    def __dlpack_device__(self, /) -> tuple[Any, int]:
+        """Where the buffers are, as DLPack names devices (``__dlpack__`` itself raises)."""
+        return self._value.data.__dlpack_device__()  # type: ignore[no-any-return]
+
     def __setitem__(self, key: Any, value: Any, /) -> None:
         raise TypeError(
             f"xp.sparse.{type(self).__name__}: sparse arrays are immutable; build a new one (or write into .todense())"

@@ -106,6 +106,12 @@ def _basic_get(x: Any, index: dense_indexing.BasicIndex) -> Any:
 def getitem(x: Any, key: Any) -> Any:
     """``x[key]`` for a sparse array ``x`` (see the module); ``SparseArray.__getitem__`` names
     the errors."""
+    # a sparse index array (what xp.sparse.asarray makes) is read as its values: an index is
+    # not a result, so this densifies nothing the caller gets back
+    if isinstance(key, SparseArray):
+        key = key.todense()
+    elif isinstance(key, tuple) and any(isinstance(k, SparseArray) for k in key):
+        key = tuple(k.todense() if isinstance(k, SparseArray) else k for k in key)
     index = dense_indexing.parse(key, tuple(x.shape))
     if isinstance(index, dense_indexing.BasicIndex):
         if index.plan is None and index.shape:
