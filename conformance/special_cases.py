@@ -616,7 +616,21 @@ _POOL = (
     math.nan, -math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0,
     1.5, -1.5, 0.25, -0.75, 5.0, -7.0, 1e-3, -1e-3, 1e3, -1e3, 1e30, -1e30, 2.5, -2.5, 10.0, 0.1,
 )  # fmt: skip
-_COMPLEX_POOL = (math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 2.0, 3.0, 1e30, -1e200)  # large |z|: other formulas
+_COMPLEX_POOL = (
+    math.nan,
+    math.inf,
+    -math.inf,
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -2.5,
+    2.0,
+    3.0,
+    1e30,
+    -1e200,
+)  # large |z|: other formulas
 _COMPLEX_BINARY_POOL = (math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.5)
 
 
