@@ -88,13 +88,20 @@ def test_argument_check_cost_is_a_fraction_of_a_microsecond():
     assert per_call < 1e-6, per_call  # measured about 0.1 us; generous for a loaded CI machine
 
 
-def test_sparse_routing_without_an_implementation_names_todense():
+def test_sparse_routing_without_an_implementation_computes_densely_and_says_so(monkeypatch):
+    monkeypatch.setattr(_boundary, "SPARSE_IMPLEMENTATIONS", {})  # none, whether xp.sparse is loaded or not
+
     class FakeSparse:
-        pass
+        def todense(self):
+            return xp.asarray([0.5, 0.0])
 
     _boundary.SPARSE_TYPES = (*_boundary.SPARSE_TYPES, FakeSparse)
     try:
-        with pytest.raises(NotImplementedError, match=r"xp.sin has no sparse implementation.*\.todense\(\)"):
-            xp.sin(FakeSparse())
+        with pytest.warns(_boundary.SparseEfficiencyWarning, match=r"^xp.sin has no sparse implementation: computed"):
+            out = xp.sin(FakeSparse())
+        assert type(out) is xp.Array
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(xp.sin(xp.asarray([0.5, 0.0]))))
+        with pytest.raises(TypeError, match="^xp.sin: x must be"):  # argument errors stay errors
+            xp.sin("a")
     finally:
         _boundary.SPARSE_TYPES = tuple(t for t in _boundary.SPARSE_TYPES if t is not FakeSparse)

@@ -10,8 +10,11 @@ microsecond), so they can sit on every call.
 
 :func:`api` is also the single routing point for sparse arrays: a helper that meets a sparse
 argument raises :class:`SparseArgument`, and the call is re-dispatched to the implementation
-that ``xp.sparse`` registered under the function's name, or fails with NotImplementedError
-naming ``.todense()``. Dense code paths never densify a sparse array.
+that ``xp.sparse`` registered under the function's name. Where there is none, or where it finds
+that the result would be dense (it raises NotImplementedError saying why), the routing computes
+the call on dense copies of the sparse arguments and says so with a
+:class:`SparseEfficiencyWarning` (an error under ``warnings.simplefilter("error",
+SparseEfficiencyWarning)``). That is the one place a sparse array is densified.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import functools
 import math
 import operator
 import struct
+import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
@@ -65,6 +69,14 @@ class SparseArgument(Exception):
     """Internal: a sparse array met a dense code path; :func:`api` re-routes the call."""
 
 
+class SparseEfficiencyWarning(UserWarning):
+    """A call on sparse arrays was computed on dense copies of them (its result is dense).
+
+    Make it an error to forbid densifying: ``warnings.simplefilter("error", SparseEfficiencyWarning)``.
+    The name is SciPy's, for the same situation.
+    """
+
+
 def fail(kind: type[Exception], message: str) -> NoReturn:
     raise ArgumentError(kind, message)
 
@@ -85,6 +97,9 @@ SPARSE_TYPES: tuple[type, ...] = ()
 
 SPARSE_IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {}
 """Sparse implementations by public name (``"add"``, ``"linalg.matmul"``), from ``xp.sparse``."""
+
+PUBLIC_FUNCTIONS: dict[str, Callable[..., Any]] = {}
+"""Every public function by public name, for calls computed on dense copies of sparse arguments."""
 
 
 def public_name(fn: Callable[..., Any]) -> str:
@@ -108,21 +123,43 @@ def api(fn: F) -> F:
             return route_sparse(name, args, kwargs)
 
     public.__module__ = "xp" if name.count(".") == 0 else "xp." + name.rsplit(".", 1)[0]
+    PUBLIC_FUNCTIONS[name] = public
     return public  # type: ignore[return-value]
 
 
 def route_sparse(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """Call the sparse implementation of ``xp.<name>`` (its argument errors named as ours)."""
+    """Call the sparse implementation of ``xp.<name>`` (its argument errors named as ours), or
+    compute the call densely, with a warning, where it has none or its result would be dense."""
     impl = SPARSE_IMPLEMENTATIONS.get(name)
     if impl is None:
-        raise NotImplementedError(
-            f"xp.{name} has no sparse implementation; convert the sparse argument with "
-            f".todense() first if a dense result is what you want"
-        )
+        return _densely(name, f"xp.{name} has no sparse implementation", args, kwargs)
     try:
         return impl(*args, **kwargs)
     except ArgumentError as e:
+        if e.kind is NotImplementedError:  # the implementation's word: the result would be dense
+            return _densely(name, f"xp.{name}: {e.message}", args, kwargs)
         raise e.kind(f"xp.{name}: {e.message}") from None
+
+
+def _dense_copy(x: Any) -> Any:
+    if isinstance(x, SPARSE_TYPES):
+        return x.todense()  # type: ignore[attr-defined]
+    if type(x) in (list, tuple):
+        return type(x)(_dense_copy(v) for v in x)
+    return x
+
+
+def _densely(name: str, why: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    warnings.warn(
+        SparseEfficiencyWarning(
+            f"{why}: computed on dense copies of the sparse arguments (call .todense() first to say so, "
+            "or make SparseEfficiencyWarning an error to forbid it)"
+        ),
+        stacklevel=4,  # the caller of the public function
+    )
+    dense_args = tuple(_dense_copy(a) for a in args)
+    dense_kwargs = {k: _dense_copy(v) for k, v in kwargs.items()}
+    return PUBLIC_FUNCTIONS[name](*dense_args, **dense_kwargs)
 
 
 # --- arrays ---------------------------------------------------------------------------------

@@ -43,6 +43,8 @@ def _astype(value: Any, dtype: np.dtype) -> Any:
 
 def _dtype_of(value: Any, param: str) -> np.dtype:
     """A dtype, or the dtype of an array (for functions taking either)."""
+    if isinstance(value, b.SPARSE_TYPES):
+        raise b.SparseArgument
     if isinstance(value, (Array, jax.Array, jax.core.Tracer, np.ndarray)):
         return b.array(value, param).dtype  # type: ignore[no-any-return]
     return _any_dtype(value, param)

@@ -281,6 +281,7 @@ def _build() -> dict[str, Callable[..., Array]]:
 
 
 FUNCTIONS = _build()
+b.PUBLIC_FUNCTIONS.update(FUNCTIONS)  # for calls on sparse arrays computed densely
 OPS = {op.name: op for op in UNARY + BINARY}
 
 # The public names, bound explicitly so that readers and type checkers see them.

@@ -4,6 +4,7 @@ result."""
 
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from jax.experimental import sparse as jsparse
@@ -91,3 +92,20 @@ def assert_like_dense(got, want, exact=True, loose=False):
         scale = 10 if loose else 1
         rtol = (1e-6 if g.dtype.itemsize >= 8 else 1e-4) * scale
         np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-6 * scale, equal_nan=True)
+
+
+def dense_copy(x):
+    """A sparse array's dense copy (anything else unchanged)."""
+    return x.todense() if isinstance(x, xp.sparse.SparseArray) else x
+
+
+def check_computed_densely(fn, *args, match="", **kwargs):
+    """``fn(*args)`` says, with a SparseEfficiencyWarning whose message matches ``match``, that it
+    computed on dense copies, and returns exactly what ``fn`` gives for the dense copies."""
+    with pytest.warns(xp.sparse.SparseEfficiencyWarning, match=match) as record:
+        out = fn(*args, **kwargs)
+    assert all(".todense() first" in str(w.message) for w in record)
+    want = fn(*(dense_copy(a) for a in args), **{k: dense_copy(v) for k, v in kwargs.items()})
+    assert isinstance(out, xp.Array), type(out)
+    assert_like_dense(out, want, exact=True)
+    return out

@@ -1,13 +1,13 @@
 """Sparse arrays for the array API: ``xp.sparse.BCOO`` and ``xp.sparse.BCSR``.
 
 - Sparse arrays report ``xp`` as their namespace, and every xp function accepts them: a sparse
-  argument routes the call to a sparse implementation (or to NotImplementedError naming
-  ``.todense()``); nothing densifies silently. See docs/sparse.md for the policy.
+  argument routes the call to a sparse implementation; where the result is dense, the call is
+  computed on dense copies with a :class:`SparseEfficiencyWarning`; nothing densifies
+  silently. See docs/sparse.md for the policy.
 - ``xp.sparse`` is itself a complete array API namespace whose creation functions (``asarray``,
   ``zeros``, ``eye``, ...) make sparse arrays; its other functions, dtypes and constants are
-  xp's, and so is its ``fft`` extension (whose functions route a sparse argument like the
-  others: the transform of a sparse array is dense, so they raise, naming ``.todense()``). Its
-  ``linalg`` is the module of the sparse solvers.
+  xp's, and so is its ``fft`` extension (the transform of a sparse array is dense). Its
+  ``linalg`` is the standard's extension (xp's functions) plus the sparse solvers.
 - ``fromdense``, ``from_scipy``, ``from_pydata`` and the methods ``todense``, ``to_scipy``,
   ``to_bcoo``, ``to_bcsr`` convert.
 - JAX's sparse API (``bcoo_fromdense``, ``bcoo_dot_general``, ..., ``sparsify``) is here with
@@ -158,6 +158,7 @@ from xp import unstack as unstack
 from xp import var as var
 from xp import vecdot as vecdot
 from xp import where as where
+from xp._boundary import SparseEfficiencyWarning as SparseEfficiencyWarning
 from xp.sparse import _creation as _creation
 from xp.sparse import _dispatch as _dispatch  # registers the sparse types with xp's boundary
 

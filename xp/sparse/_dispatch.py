@@ -3,9 +3,11 @@
 Every public xp function converts its array arguments with ``xp._boundary``; a sparse argument
 raises ``SparseArgument`` there, and the function re-dispatches the whole call, unchanged, to
 the implementation registered here under its public name (``"add"``, ``"linalg.matmul"``). An
-xp function with no sparse implementation raises NotImplementedError naming ``.todense()``.
-Implementations raise ``b.fail(...)`` for bad arguments like every xp function; the routing
-prefixes the function's name.
+xp function with no sparse implementation is computed on dense copies of its sparse arguments,
+with a SparseEfficiencyWarning. Implementations raise ``b.fail(...)`` for bad arguments like
+every xp function (the routing prefixes the function's name), and
+``b.fail(NotImplementedError, why)`` where the result is dense (the routing computes it densely,
+saying why).
 """
 
 from __future__ import annotations

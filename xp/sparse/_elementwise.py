@@ -1,24 +1,24 @@
 """Element-wise functions of sparse arrays, from the dense tables (``xp._elementwise``).
 
 The policy (docs/sparse.md): a result is sparse where it is zero wherever the inputs are
-structurally zero; otherwise the call raises NotImplementedError naming ``.todense()``.
+structurally zero; otherwise the implementation says why the result is dense (NotImplementedError
+through ``b.fail``) and the routing computes the call densely, with a SparseEfficiencyWarning.
 
 - **One sparse operand, unary** (``sin(A)``): ``f`` is applied to the stored values when
   ``f(0) == 0`` (or False) in ``A``'s dtype, which :data:`ZERO_PRESERVING` lists (a test checks
   the list against the functions). ``exp``, ``cos``, ``log``, ``isfinite``, ``logical_not``,
-  ``bitwise_invert``, ... raise.
+  ``bitwise_invert``, ... are dense.
 - **Sparse with a Python scalar** (``A * 2``, ``A > 0``): decided on the scalar's value: the
   stored values are computed when ``f(0, s) == 0`` (``f(s, 0)`` for ``s ∘ A``); ``A + 1``,
-  ``A / 0``, ``A == 0`` raise. ``multiply``, ``bitwise_and`` and ``logical_and`` always keep the
+  ``A / 0``, ``A == 0`` are dense. ``multiply``, ``bitwise_and`` and ``logical_and`` always keep the
   pattern: as in SciPy and pydata sparse, ``A * inf`` is 0, not NaN, at a structural zero.
 - **Two sparse operands**: :data:`BINARY_KINDS` says how patterns combine: the union for
   ``f(0, 0) == 0`` (``add``, ``subtract``, ``maximum``, comparisons that are False at 0, ...),
   the intersection where also ``f(x, 0) == f(0, y) == 0`` (``multiply``, ``bitwise_and``,
   ``logical_and``), the first operand's pattern where ``f(0, y) == 0`` (the shifts). Other
-  functions (``equal``, ``divide``, ``pow``, ...) raise. Operands broadcast as dense ones do.
+  functions (``equal``, ``divide``, ``pow``, ...) are dense. Operands broadcast as dense ones do.
 - **Sparse with a dense array**: the intersection functions (``A * x``: the pattern of the
-  sparse operand, broadcast) and the shifts with a sparse first operand; the others raise (the
-  result would be dense).
+  sparse operand, broadcast) and the shifts with a sparse first operand; the others are dense.
 
 Dtypes, promotion, broadcasting and every argument error are the dense functions' own (they
 run on stand-ins of the operands, once per signature), and the values are computed by the
@@ -80,11 +80,9 @@ BINARY_KINDS: dict[str, str] = {
 }  # fmt: skip
 """How the patterns of two sparse operands combine, for the functions with ``f(0, 0) == 0``."""
 
-_TODENSE = "call .todense() first if a dense result is what you want"
-
 
 def _dense_message(what: str) -> str:
-    return f"{what}, so the result would be dense; {_TODENSE}"
+    return f"{what}, so the result is dense"
 
 
 # --- deciding on zeros ----------------------------------------------------------------------

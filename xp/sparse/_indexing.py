@@ -49,7 +49,6 @@ from xp.sparse._dispatch import implements
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
-_TODENSE = "call .todense() first if a dense result is what you want"
 
 
 # --- basic indexing -------------------------------------------------------------------------
@@ -287,7 +286,7 @@ def _check_bounds(index: Any, n: int, axis: int) -> None:
 @implements("take")
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
     if isinstance(indices, SparseArray):
-        b.fail(NotImplementedError, f"indices must be a dense array; {_TODENSE}")
+        b.fail(NotImplementedError, "the indices are a sparse array")
     m.abstract(dense_take.take, x, indices, axis=axis)
     position = 0 if axis is None else b.axis(axis, x.ndim)
     index = b.array(indices, "indices")
@@ -315,7 +314,7 @@ def _along_queries(index: Any, axis: int, shape: tuple[int, ...], x_shape: tuple
 @implements("take_along_axis")
 def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     if isinstance(indices, SparseArray):
-        b.fail(NotImplementedError, f"indices must be a dense array; {_TODENSE}")
+        b.fail(NotImplementedError, "the indices are a sparse array")
     spec = m.abstract(dense_take.take_along_axis, x, indices, axis=axis)
     position = b.axis(axis, x.ndim)
     index = b.array(indices, "indices")
@@ -371,11 +370,11 @@ def where(condition: Any, x1: Any, x2: Any, /) -> Any:
     elif sparse[0]:
         first = False  # the condition's pattern bounds x1's part
     else:
-        b.fail(NotImplementedError, f"where a dense condition is True the result is x1, which is not sparse, so the "
-               f"result would be dense; {_TODENSE}")  # fmt: skip
+        b.fail(NotImplementedError, "where a dense condition is True the result is x1, which is not sparse, so the "
+               "result is dense")  # fmt: skip
     if not (sparse[2] or _is_zero_scalar(x2)):
-        b.fail(NotImplementedError, f"where condition is False (which it is at its structural zeros) the result is "
-               f"x2, which is neither sparse nor 0, so the result would be dense; {_TODENSE}")  # fmt: skip
+        b.fail(NotImplementedError, "where condition is False (which it is at its structural zeros) the result is "
+               "x2, which is neither sparse nor 0, so the result is dense")  # fmt: skip
     contributes = (sparse[0] and not sparse[1] and not _is_zero_scalar(x1), first, sparse[2])
     dtype = spec.dtype
     operands = []
@@ -457,7 +456,7 @@ def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = 
 @implements("argsort")
 def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
     m.abstract(dense_sorting.argsort, x, axis=axis, descending=descending, stable=stable)
-    b.fail(NotImplementedError, f"the indices that sort an array are a permutation, which is dense; {_TODENSE}")
+    b.fail(NotImplementedError, "the indices that sort an array are a permutation, which is dense")
 
 
 # --- unique values --------------------------------------------------------------------------
@@ -500,7 +499,7 @@ def unique_counts(x: Any, /) -> Any:
 
 def _inverse(name: str) -> Any:
     def refuse(x: Any, /) -> Any:
-        b.fail(NotImplementedError, f"the inverse indices have the shape of x and are dense; {_TODENSE}")
+        b.fail(NotImplementedError, "the inverse indices have the shape of x and are dense")
 
     refuse.__name__ = name
     return implements(name)(refuse)

@@ -1,4 +1,11 @@
-"""Sparse linear algebra, ``xp.sparse.linalg``: JAX's sparse solvers with xp arguments.
+"""Sparse linear algebra, ``xp.sparse.linalg``: the standard's linalg extension and JAX's sparse
+solvers with xp arguments.
+
+- The standard's functions are ``xp.linalg``'s (``matmul``, ``det``, ``solve``, ...): they route
+  sparse arguments like every xp function, so that ``xp.sparse`` is a whole namespace with its
+  extension. Products, ``matrix_transpose``, ``tensordot`` and ``vecdot`` have sparse kernels;
+  the factorizations and solvers of dense matrices compute on a dense copy, with a
+  SparseEfficiencyWarning (see docs/sparse.md).
 
 - :func:`spsolve`: a direct solve ``A x = b`` (``jax.experimental.sparse.linalg.spsolve``). On GPU
   it is cuSOLVER's sparse QR; on CPU JAX calls ``scipy.sparse.linalg.spsolve`` through a host
@@ -24,10 +31,40 @@ from jax.experimental.sparse import linalg as jlinalg
 from xp import _boundary as b
 from xp import _dtypes as dt
 from xp._array import Array, wrap
+from xp.linalg import cholesky as cholesky
+from xp.linalg import cross as cross
+from xp.linalg import det as det
+from xp.linalg import diagonal as diagonal
+from xp.linalg import eig as eig
+from xp.linalg import eigh as eigh
+from xp.linalg import eigvals as eigvals
+from xp.linalg import eigvalsh as eigvalsh
+from xp.linalg import inv as inv
+from xp.linalg import matmul as matmul
+from xp.linalg import matrix_norm as matrix_norm
+from xp.linalg import matrix_power as matrix_power
+from xp.linalg import matrix_rank as matrix_rank
+from xp.linalg import matrix_transpose as matrix_transpose
+from xp.linalg import outer as outer
+from xp.linalg import pinv as pinv
+from xp.linalg import qr as qr
+from xp.linalg import slogdet as slogdet
+from xp.linalg import solve as solve
+from xp.linalg import svd as svd
+from xp.linalg import svdvals as svdvals
+from xp.linalg import tensordot as tensordot
+from xp.linalg import trace as trace
+from xp.linalg import vecdot as vecdot
+from xp.linalg import vector_norm as vector_norm
 from xp.sparse._array import SparseArray
 from xp.sparse._linear_algebra import matrix_product, plain
 
-__all__ = ["lobpcg_standard", "spsolve"]
+__all__ = [
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+    "lobpcg_standard", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
+    "outer", "pinv", "qr", "slogdet", "solve", "spsolve", "svd", "svdvals", "tensordot", "trace",
+    "vecdot", "vector_norm",
+]  # fmt: skip
 
 _SOLVE_DTYPES = frozenset(dt.FLOATING)
 
