@@ -421,3 +421,16 @@ def test_generic_code_mixing_sparse_and_dense():
     assert_like_dense(got, want, exact=False)
     assert_like_dense(jax.jit(generic_score)(sparse_of(a), w), want, exact=False)
     assert math.isclose(float(xp.sum(got)), float(xp.sum(want)))
+
+
+@pytest.mark.parametrize("shape", [(), (2,)])
+def test_signed_zeros_of_a_sum_with_a_structural_zero(shape):
+    """-0.0 + (structural) 0.0 is +0.0, as densely (0-d arrays took a path where the compiler
+    folded the sum into -0.0)."""
+    for a, b in ((-0.0, 0.0), (0.0, -0.0), (-0.0, -0.0)):
+        x1, x2 = np.full(shape, a), np.full(shape, b)
+        for fn in (xp.add, lambda u, v: u + v, xp.subtract):
+            out, want = fn(sparse_of(x1), sparse_of(x2)), fn(xp.asarray(x1), xp.asarray(x2))
+            got, expected = to_numpy(out), to_numpy(want)
+            np.testing.assert_array_equal(got, expected)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))

@@ -355,3 +355,19 @@ def test_kernels_match_numpy_creation():
         for u, v in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b), strict=True):
             assert u.dtype == v.dtype
             np.testing.assert_array_equal(np.asarray(u), np.asarray(v))
+
+
+def test_eye_with_a_diagonal_outside_the_matrix():
+    for k in (2**31, -(2**40), 4, -3):
+        A = xs.eye(3, 4, k=k)
+        assert A.nse == 0
+        assert_matches(A, xp.eye(3, 4, k=k))
+
+
+def test_dense_arguments_that_arrive_sparse():
+    """Arguments that are not results (repeat counts, index arrays) are read as their values,
+    and from_dlpack takes a sparse array as asarray does."""
+    A = xs.asarray([1.0, 0.0, 2.0])
+    assert_matches(xp.repeat(A, xs.asarray([2, 0, 1])), xp.repeat(A.todense(), xp.asarray([2, 0, 1])))
+    assert_matches(A[xs.asarray([2, 0])], xp.asarray([2.0, 1.0]))
+    assert_matches(xs.from_dlpack(A), A.todense())

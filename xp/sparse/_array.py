@@ -253,7 +253,9 @@ class SparseArray:
             f"implicitly; call .todense() first"
         )
 
-    def __dlpack__(self, /, **kwargs: Any) -> Any:
+    def __dlpack__(
+        self, /, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: bool | None = None
+    ) -> Any:
         raise BufferError(f"xp.sparse.{type(self).__name__}: DLPack has no sparse layout; call .todense() first")
 
     def __dlpack_device__(self, /) -> tuple[Any, int]:

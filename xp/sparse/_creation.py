@@ -216,6 +216,8 @@ def _is_scipy(obj: Any) -> bool:
 def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Any:
     """The sparse array of a DLPack producer's values (``copy=False`` is an error: a sparse
     array is always a new buffer)."""
+    if isinstance(x, SparseArray):  # already one of ours: as asarray takes it
+        return asarray(x, device=device, copy=copy)
     if b.optional_boolean(copy, "copy") is False:
         b.fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
     value = dense.from_dlpack.__wrapped__(x, device=device, copy=copy)._value  # type: ignore[attr-defined]
@@ -380,7 +382,8 @@ def eye(
     """A sparse 2-d array storing the ones of its ``k``-th diagonal."""
     rows = b.non_negative(n_rows, "n_rows")
     cols = rows if n_cols is None else b.non_negative(n_cols, "n_cols")
-    diagonal = b.integer(k, "k")
+    # a diagonal outside the matrix is empty: clamped, so that it fits the index dtype
+    diagonal = max(-rows, min(cols, b.integer(k, "k")))
     want = _default_dtype(dtype)
     index_dtype = c.index_dtype_argument(None, (rows, cols))
     target = b.device(device)

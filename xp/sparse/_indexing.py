@@ -351,8 +351,10 @@ def _where(operands: tuple[Any, ...], kinds: tuple[str, ...], contributes: tuple
     for i, (v, k) in enumerate(zip(operands, kinds, strict=True)):
         if k == "s":
             args.append(values[sparse.index(i)])
-        elif v.ndim == 0 or math.prod(shape) == 0:
+        elif v.ndim == 0:
             args.append(jnp.broadcast_to(v, (total,)))
+        elif math.prod(shape) == 0:  # nothing stored, nothing to gather
+            args.append(jnp.zeros((total,), v.dtype))
         else:
             args.append(jnp.broadcast_to(v, shape)[point])
     out = dense_searching._where(*args).astype(dtype)

@@ -379,19 +379,26 @@ def merge(parts: list[Coo]) -> tuple[Any, list[Any], list[Any], Any]:
         whole = []
         for p in parts:  # one row each (unique): take it, no sum (XLA's CPU sums flush subnormals)
             one = rows(p) == 1
-            whole.append(p.data[0] if one else _total(p.data) if rows(p) else jnp.zeros((), p.data.dtype))
+            value = p.data[0] if one else _total(p.data) if rows(p) else jnp.zeros((), p.data.dtype)
+            # the compiler must not see an empty part's zero as a constant: it would fold
+            # -0.0 + 0.0 into -0.0
+            whole.append(lax.optimization_barrier(value))
             whole.append(valid(p)[0] if one else jnp.any(valid(p)))
         moved = tuple(jnp.broadcast_to(w, (total,)) for w in whole)
     else:
         first = firsts(idx)
         nexts = [same_as_next(idx, o) for o in range(1, len(parts))]
-        summed = []
-        for x in moved:
-            t = x
+        gathered = []
+        for x, present in zip(moved[0::2], moved[1::2], strict=True):
+            # a part's row in the run, moved to its first row: a select, not a sum with the other
+            # parts' zero payloads (which would turn -0.0 into +0.0)
+            value, anywhere = x, present
             for o, same in enumerate(nexts, start=1):
-                t = add(t, jnp.where(same, _shifted(x, o), jnp.zeros((), x.dtype)))
-            summed.append(t)
-        moved = tuple(summed)
+                there = same & _shifted(present, o)
+                value = jnp.where(there, _shifted(x, o), value)
+                anywhere = anywhere | there
+            gathered += [value, anywhere]
+        moved = tuple(gathered)
     return idx, list(moved[0::2]), list(moved[1::2]), first
 
 
@@ -930,6 +937,8 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
         spec = abstract(dense.repeat, x, repeats, axis=axis)
         position = None if axis is None else b.axis(axis, x.ndim)
         return BCOO._wrap(_repeat(_sparse(x), shape=tuple(spec.shape), axis=position, repeats=int(repeats)))
+    if isinstance(repeats, SparseArray):  # counts are an argument, not a result: read their values
+        repeats = repeats.todense()
     counts = repeats._value if isinstance(repeats, Array) else repeats
     if isinstance(counts, Tracer):
         abstract(dense.repeat, x, repeats, axis=axis)  # raises the dense error
