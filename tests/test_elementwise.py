@@ -100,7 +100,8 @@ BINARY_REAL = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "a
 @given(data=st.data())
 def test_binary_functions_match_numpy(name, data):
     shape = data.draw(st.sampled_from([(), (3,), (2, 3)]))
-    a = data.draw(hnp.arrays(np.float64, shape, elements=st.floats(-10, 10)))
+    # XLA on CPU flushes subnormal inputs of some operations to zero (floor(-5e-324) is -0.0)
+    a = data.draw(hnp.arrays(np.float64, shape, elements=st.floats(-10, 10, allow_subnormal=False)))
     b = data.draw(hnp.arrays(np.float64, (3,) if shape else (), elements=st.floats(0.5, 4)))
     out = getattr(xp, name)(xp.asarray(a), xp.asarray(b))
     expected = _reference(name)(a, b)

@@ -65,8 +65,9 @@ def sparse_of(a, layout="plain"):
     elif a.dtype.kind in "iu":
         first = values // 2
         second = values - first
-    else:
-        first = values / 2
+    else:  # halves of the smallest normal numbers would be subnormal, which XLA flushes: not split
+        tiny = np.finfo(a.dtype).tiny
+        first = np.where(np.abs(values) >= 4 * tiny, values / 2, values)
         second = values - first
     indices = np.concatenate([where, where, np.array([a.shape])]).astype(np.int32)
     data = np.concatenate([first, second, np.zeros(1, a.dtype)]).astype(a.dtype)
