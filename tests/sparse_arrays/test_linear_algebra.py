@@ -6,6 +6,8 @@ promotion and error messages against the dense functions'; gradients with respec
 values and the dense operand against the dense gradients; vmap over batch dimensions.
 """
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -418,3 +420,28 @@ def test_coo_kernel_drops_padding_even_next_to_infinities():
     padded = xs.BCOO.from_jax(jsparse.BCOO.fromdense(jnp.asarray(a), nse=5))
     x = xp.asarray([1.0, 1.0, np.inf])
     check(padded @ x, np.array([1.0, np.inf]))
+
+
+@pytest.mark.parametrize(
+    "s1, s2",
+    [
+        ((2,), (0, 2, 3)),
+        ((0, 2, 3), (3,)),
+        ((0, 2, 3), (3, 2)),
+        ((2, 0, 3), (3, 0)),
+        ((2, 3), (2, 3, 2)),
+        ((1, 2, 3), (2, 3, 2)),
+    ],
+)
+def test_matmul_empty_and_batched_sparse_operands(s1, s2):
+    """Products JAX's sparse rules do not cover (empty batches, batched sparse x sparse) give the
+    dense values: an empty result directly, the others computed densely with a warning."""
+    rng = np.random.default_rng(0)
+    a, c = random_dense(rng, s1, np.float32), random_dense(rng, s2, np.float32)
+    want = np.matmul(a, c)
+    for x1, x2 in ((sparse(a), xp.asarray(c)), (sparse(a), sparse(c))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", xp.sparse.SparseEfficiencyWarning)
+            out = xp.matmul(x1, x2)
+        got = np.asarray(out.todense() if isinstance(out, xp.sparse.SparseArray) else out)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -371,3 +371,11 @@ def test_dense_arguments_that_arrive_sparse():
     assert_matches(xp.repeat(A, xs.asarray([2, 0, 1])), xp.repeat(A.todense(), xp.asarray([2, 0, 1])))
     assert_matches(A[xs.asarray([2, 0])], xp.asarray([2.0, 1.0]))
     assert_matches(xs.from_dlpack(A), A.todense())
+
+
+@pytest.mark.parametrize("shapes", [((), (), (0,)), ((0,), (1,), ()), ((), (3,), (0, 3)), ((0,), (0,), (0,))])
+def test_where_with_empty_operands(shapes):
+    """Three sparse operands, some empty: the shapes broadcast as densely."""
+    c, a, d = (np.ones(s) for s in shapes)
+    out = xp.where(xs.asarray(c) != 0, xs.asarray(a * 2), xs.asarray(d))
+    np.testing.assert_array_equal(np.asarray(out.todense()), np.where(c != 0, a * 2, d))

@@ -139,7 +139,11 @@ def matmul(x1: Any, x2: Any, /) -> Array | SparseArray:
 
 @kernel
 def _matmul(x1: Any, x2: Any) -> Any:
-    dtype = jax.eval_shape(dense._matmul, aval(x1), aval(x2)).dtype  # the dense checks and messages
+    spec = jax.eval_shape(dense._matmul, aval(x1), aval(x2))  # the dense checks and messages
+    dtype = spec.dtype
+    if math.prod(spec.shape) == 0:  # nothing to compute (and JAX's batching rules fail on it)
+        empty = jnp.zeros(spec.shape, dtype)
+        return jsparse.BCOO.fromdense(empty, nse=0) if is_sparse(x1) and is_sparse(x2) else empty
     x1, x2 = cast(x1, dtype), cast(x2, dtype)
     if plain(x1) and not is_sparse(x2):
         if x2.ndim <= 2:
@@ -166,11 +170,14 @@ def stacked_bcoo(value: Any) -> Any:
 
 
 def _jax_call(name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """A call into ``jax.experimental.sparse``; a layout it does not implement is reported as ours."""
+    """A call into ``jax.experimental.sparse``, after xp checked the arguments: a case it does not
+    implement (it raises, e.g. for batched sparse x sparse products or empty batch dimensions) is
+    computed densely by the routing, which says so."""
     try:
         return fn(*args, **kwargs)
-    except NotImplementedError as e:
-        raise NotImplementedError(f"xp.{name}: jax.experimental.sparse does not implement this case: {e}") from None
+    except (NotImplementedError, ValueError, TypeError) as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        b.fail(NotImplementedError, f"jax.experimental.sparse has no sparse rule for this case ({reason})")
 
 
 # --- matrix_transpose -----------------------------------------------------------------------

@@ -311,6 +311,10 @@ def firsts(idx: Any) -> Any:
 
 
 def _shifted(x: Any, offset: int) -> Any:
+    """Row ``i`` gets row ``i + offset`` (zeros past the end)."""
+    n = int(x.shape[0])
+    if offset >= n:
+        return jnp.zeros_like(x)
     return jnp.concatenate([x[offset:], jnp.zeros(offset, x.dtype)])
 
 
