@@ -268,22 +268,22 @@ def _extremum(
     return lines.out(jnp.where(lines.count == count, best, pick(best, zero)), lines.count > 0)
 
 
-@implements("max")
-def max(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
-    spec = m.abstract(stat.max, x, axis=axis, keepdims=keepdims)
+def _extremum_call(fn: Any, x: Any, axis: Any, keepdims: Any, largest: bool) -> Any:
+    spec = m.abstract(fn, x, axis=axis, keepdims=keepdims)
     axes = _axes(x, axis)
     out = _extremum(x._value, axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape),
-                    largest=True)  # fmt: skip
+                    largest=largest)  # fmt: skip
     return _out(x, axes, out)
+
+
+@implements("max")
+def max(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
+    return _extremum_call(stat.max, x, axis, keepdims, largest=True)
 
 
 @implements("min")
 def min(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
-    spec = m.abstract(stat.min, x, axis=axis, keepdims=keepdims)
-    axes = _axes(x, axis)
-    out = _extremum(x._value, axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape),
-                    largest=False)  # fmt: skip
-    return _out(x, axes, out)
+    return _extremum_call(stat.min, x, axis, keepdims, largest=False)
 
 
 # --- all, any, count_nonzero ----------------------------------------------------------------
