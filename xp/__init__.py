@@ -7,13 +7,32 @@ sharded across devices. Importing xp changes no JAX configuration.
 
 from __future__ import annotations
 
-import math as _math
+import importlib as _importlib
+import sys as _sys
 
+from xp import _array_methods as _array_methods
 from xp import _dtypes as _dtypes
-from xp import _operators as _operators  # installs the operators on Array
 from xp import fft as fft
 from xp import linalg as linalg
 from xp._array import Array as Array
+from xp._constants import bool as bool
+from xp._constants import complex64 as complex64
+from xp._constants import complex128 as complex128
+from xp._constants import e as e
+from xp._constants import float32 as float32
+from xp._constants import float64 as float64
+from xp._constants import inf as inf
+from xp._constants import int8 as int8
+from xp._constants import int16 as int16
+from xp._constants import int32 as int32
+from xp._constants import int64 as int64
+from xp._constants import nan as nan
+from xp._constants import newaxis as newaxis
+from xp._constants import pi as pi
+from xp._constants import uint8 as uint8
+from xp._constants import uint16 as uint16
+from xp._constants import uint32 as uint32
+from xp._constants import uint64 as uint64
 from xp._creation import arange as arange
 from xp._creation import asarray as asarray
 from xp._creation import empty as empty
@@ -158,33 +177,12 @@ from xp._utility import diff as diff
 __array_api_version__: str = "2025.12"
 __version__: str = "0.1.0"
 
-# The 13 dtypes of the standard.
-bool: _dtypes.DType = _dtypes.PUBLIC[_dtypes.bool]
-int8: _dtypes.DType = _dtypes.PUBLIC[_dtypes.int8]
-int16: _dtypes.DType = _dtypes.PUBLIC[_dtypes.int16]
-int32: _dtypes.DType = _dtypes.PUBLIC[_dtypes.int32]
-int64: _dtypes.DType = _dtypes.PUBLIC[_dtypes.int64]
-uint8: _dtypes.DType = _dtypes.PUBLIC[_dtypes.uint8]
-uint16: _dtypes.DType = _dtypes.PUBLIC[_dtypes.uint16]
-uint32: _dtypes.DType = _dtypes.PUBLIC[_dtypes.uint32]
-uint64: _dtypes.DType = _dtypes.PUBLIC[_dtypes.uint64]
-float32: _dtypes.DType = _dtypes.PUBLIC[_dtypes.float32]
-float64: _dtypes.DType = _dtypes.PUBLIC[_dtypes.float64]
-complex64: _dtypes.DType = _dtypes.PUBLIC[_dtypes.complex64]
-complex128: _dtypes.DType = _dtypes.PUBLIC[_dtypes.complex128]
-
-# Constants (the standard's "Constants" chapter).
-e: float = _math.e
-inf: float = _math.inf
-nan: float = _math.nan
-pi: float = _math.pi
-newaxis: None = None
+# xp.Array's methods that need the whole namespace are installed now that it is complete.
+_array_methods.install(_sys.modules[__name__])
 
 
 def __getattr__(name: str) -> object:
     # ``xp.sparse`` is imported on first use: dense-only code does not pay for it
     if name == "sparse":
-        import importlib
-
-        return importlib.import_module("xp.sparse")
+        return _importlib.import_module("xp.sparse")
     raise AttributeError(f"module 'xp' has no attribute {name!r}")

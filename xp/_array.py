@@ -15,8 +15,11 @@ class, so only a type of xp's own reaches xp; and generic code writes into array
   data. (Under the hood both are functional updates of immutable JAX arrays.)
 - ``x.jax`` is the wrapped ``jax.Array``, zero-copy; ``xp.asarray(jax_array)`` is the way in.
 
-Operators (``+``, ``<``, ``@``, ...) are installed by ``xp._operators`` from the same functions
-as ``xp.add``, ``xp.less``, ``xp.matmul``: one implementation each.
+This module is the foundation: it imports only the leaf modules (dtypes, devices, errors).
+What needs the rest of the namespace is installed onto ``Array`` from above, when ``xp`` is
+imported (``xp._array_methods``): indexing, the transposes ``T`` and ``mT``, ``to_device``, the
+operators (each the xp function of the same meaning), and the namespace that
+``__array_namespace__`` returns.
 """
 
 from __future__ import annotations
@@ -25,21 +28,38 @@ import math
 import weakref
 from collections.abc import Callable, Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from xp import _devices
 from xp._dtypes import PUBLIC, DType
 
-if TYPE_CHECKING:
-    from xp._typing import ArrayLike
-
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
-_BinaryOperator = Callable[["Array", "ArrayLike"], "Array"]
+# What the operators take as their other operand (xp.ArrayLike; sparse arrays too, which give
+# their own result), spelled for type checkers without importing xp._typing, which imports this.
+_Operand: TypeAlias = "Array | jax.Array | np.ndarray | np.bool_ | np.number[Any] | bool | int | float | complex"
+_BinaryOperator = Callable[["Array", _Operand], "Array"]
 _UnaryOperator = Callable[["Array"], "Array"]
+
+_namespace: ModuleType | None = None
+
+
+def set_namespace(module: ModuleType) -> None:
+    """Called by ``xp/__init__.py`` once the namespace is complete."""
+    global _namespace
+    _namespace = module
+
+
+def namespace(api_version: str | None, where: str) -> ModuleType:
+    """``xp``, the namespace of xp's arrays (dense and sparse), for ``__array_namespace__``."""
+    if api_version is not None and api_version not in API_VERSIONS:
+        raise ValueError(f"{where}: api_version must be None or one of {', '.join(API_VERSIONS)}, got {api_version!r}")
+    assert _namespace is not None, "xp is not fully imported"
+    return _namespace
 
 
 class Array:
@@ -63,14 +83,7 @@ class Array:
     # --- the namespace and attributes ---------------------------------------------------------
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
-        if api_version is not None and api_version not in API_VERSIONS:
-            raise ValueError(
-                f"xp.Array.__array_namespace__: api_version must be None or one of {', '.join(API_VERSIONS)}, "
-                f"got {api_version!r}"
-            )
-        import xp
-
-        return xp
+        return namespace(api_version, "xp.Array.__array_namespace__")
 
     @property
     def dtype(self) -> DType:
@@ -96,34 +109,6 @@ class Array:
     def jax(self) -> jax.Array:
         """The wrapped ``jax.Array`` (a tracer under a transformation), without a copy."""
         return self._value  # type: ignore[no-any-return]
-
-    @property
-    def T(self) -> Array:
-        if self.ndim != 2:
-            raise ValueError(f"xp.Array.T: the array must be 2-dimensional, got {self.ndim} dimensions (use .mT)")
-        from xp._manipulation import transpose_view
-
-        return transpose_view(self, (1, 0))
-
-    @property
-    def mT(self) -> Array:
-        if self.ndim < 2:
-            raise ValueError(f"xp.Array.mT: the array must have at least 2 dimensions, got {self.ndim}")
-        from xp._manipulation import transpose_view
-
-        n = self.ndim
-        return transpose_view(self, (*range(n - 2), n - 1, n - 2))
-
-    def to_device(self, device: Any, /, *, stream: int | Any | None = None) -> Array:
-        from xp import _boundary
-
-        if stream is not None:
-            raise ValueError("xp.Array.to_device: stream must be None (JAX orders transfers itself)")
-        try:
-            target = _boundary.device(device)
-        except _boundary.ArgumentError as e:
-            raise e.kind("xp.Array.to_device: " + e.message) from None
-        return wrap(_devices.place(self._value, target))
 
     def block_until_ready(self) -> Array:
         """Wait until the array's value is computed (JAX dispatches asynchronously)."""
@@ -218,31 +203,7 @@ class Array:
     def __deepcopy__(self, memo: dict[int, Any]) -> Array:
         return wrap(self._value)
 
-    # --- indexing and mutation ------------------------------------------------------------------
-
-    def __getitem__(self, key: Any, /) -> Array:
-        try:
-            index = _indexing.parse(key, self._value.shape)
-            result = wrap(index.get(self._value))
-        except _indexing.b.ArgumentError as e:
-            raise e.kind("xp.Array.__getitem__: " + e.message) from None
-        if type(index) is _indexing.BasicIndex:
-            link(self, result, index)
-        return result
-
-    def __setitem__(self, key: Any, value: Any, /) -> None:
-        try:
-            index = _indexing.parse(key, self._value.shape)
-            update = _indexing.b.update_value(value, self._value.dtype, "value")
-            if isinstance(index, _indexing.BasicIndex) and not _broadcastable(update.shape, index.shape):
-                raise _indexing.b.ArgumentError(
-                    ValueError,
-                    f"value of shape {tuple(update.shape)} cannot be broadcast to the indexed shape {index.shape}",
-                )
-            new_value = index.set(self._value, update)
-        except _indexing.b.ArgumentError as e:
-            raise e.kind("xp.Array.__setitem__: " + e.message) from None
-        self._assign(new_value)
+    # --- mutation -------------------------------------------------------------------------------
 
     def _assign(self, value: Any, _origin: Array | None = None) -> None:
         """Rebind the value (same shape and dtype); update the viewed array and live views."""
@@ -268,9 +229,19 @@ class Array:
                 view._refresh_views(skip=None)
         self._views = alive
 
-    # --- operators: installed by xp._operators; declared here for type checkers ----------------
+    # --- installed by xp._array_methods; declared here for type checkers ------------------------
 
     if TYPE_CHECKING:
+        __getitem__: Callable[[Array, Any], Array]
+        __setitem__: Callable[[Array, Any, Any], None]
+        to_device: Callable[..., Array]
+
+        @property
+        def T(self) -> Array: ...
+
+        @property
+        def mT(self) -> Array: ...
+
         __add__: _BinaryOperator
         __sub__: _BinaryOperator
         __mul__: _BinaryOperator
@@ -363,15 +334,7 @@ def link(base: Array, view: Array, layout: Layout) -> None:
         views[:] = [r for r in views if r() is not None]
 
 
-def _broadcastable(source: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    if len(source) > len(target):
-        return False
-    return all(s == 1 or s == t for s, t in zip(reversed(source), reversed(target), strict=False))
-
-
 def _from_numpy(value: np.ndarray) -> Array:
-    import jax.numpy as jnp
-
     return wrap(jnp.asarray(value))
 
 
@@ -380,5 +343,3 @@ jax.tree_util.register_pytree_node(
     lambda x: ((x._value,), None),
     lambda _, children: wrap(children[0]),
 )
-
-from xp import _indexing  # noqa: E402  (a cycle: _indexing needs Array)

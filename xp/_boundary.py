@@ -1,165 +1,34 @@
 """The boundary: the one place where public arguments are checked and converted.
 
-Every public function is decorated with :func:`api` and converts each argument with one of the
-helpers below (:func:`array`, :func:`dtype`, :func:`axes`, ...). A helper that rejects an
-argument raises :class:`ArgumentError`, which names the parameter, what was expected and what
-came; :func:`api` turns it into the public exception (TypeError, ValueError, IndexError, ...)
-prefixed with the function's name, e.g. ``xp.add: x2 must be an array or a Python scalar, got
-str``. The helpers' fast paths are a type check and an attribute read (well under a
-microsecond), so they can sit on every call.
+Every public function converts each argument with one of the helpers below (:func:`array`,
+:func:`dtype`, :func:`axes`, ...), passing the parameter's name. A helper that rejects an
+argument calls ``xp._errors.fail``, naming the parameter, what was expected and what came; the
+public function's decorator (``xp._routing.api``) reports it under the function's name, e.g.
+``xp.add: x2 must be an array or a Python scalar, got str``. The helpers' fast paths are a type
+check and an attribute read (well under a microsecond), so they can sit on every call.
 
-:func:`api` is also the single routing point for sparse arrays: a helper that meets a sparse
-argument raises :class:`SparseArgument`, and the call is re-dispatched to the implementation
-that ``xp.sparse`` registered under the function's name. Where there is none, or where it finds
-that the result would be dense (it raises NotImplementedError saying why), the routing computes
-the call on dense copies of the sparse arguments and says so with a
-:class:`SparseEfficiencyWarning` (an error under ``warnings.simplefilter("error",
-SparseEfficiencyWarning)``). That is the one place a sparse array is densified.
+A helper that meets a sparse array raises ``xp._routing.SparseArgument``: the call is routed
+(see ``xp._routing``), and no dense code runs on a sparse array.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
 import struct
-import warnings
-from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from xp import _devices
+from xp import _devices, _routing
 from xp import _dtypes as dt
 from xp._array import Array
-
-F = TypeVar("F", bound=Callable[..., Any])
+from xp._errors import ArgumentError, AxisError, describe, fail
 
 Tracer = jax.core.Tracer
 PY_SCALARS = (bool, int, float, complex)
-
-
-# --- errors ---------------------------------------------------------------------------------
-
-
-class ArgumentError(Exception):
-    """A rejected argument. Internal: :func:`api` re-raises it as ``kind`` with the function's name."""
-
-    def __init__(self, kind: type[Exception], message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-
-class AxisError(ValueError, IndexError):
-    """An axis out of range (both a ValueError and an IndexError, as in NumPy)."""
-
-
-class DataDependentShapeError(TypeError):
-    """An operation whose output shape depends on array values was called under a JAX trace.
-
-    A TypeError, like JAX's ConcretizationTypeError, so that code probing for lazy arrays
-    recognises it.
-    """
-
-
-class SparseArgument(Exception):
-    """Internal: a sparse array met a dense code path; :func:`api` re-routes the call."""
-
-
-class SparseEfficiencyWarning(UserWarning):
-    """A call on sparse arrays was computed on dense copies of them (its result is dense).
-
-    Make it an error to forbid densifying: ``warnings.simplefilter("error", SparseEfficiencyWarning)``.
-    The name is SciPy's, for the same situation.
-    """
-
-
-def fail(kind: type[Exception], message: str) -> NoReturn:
-    raise ArgumentError(kind, message)
-
-
-def describe(x: object) -> str:
-    """How an unexpected argument is named in messages: its type, and dtype and shape if it has them."""
-    if isinstance(x, (Array, jax.Array, np.ndarray)):
-        return f"{type(x).__name__} of dtype {x.dtype} and shape {tuple(x.shape)}"
-    if x is None or isinstance(x, (bool, int, float, complex, str)):
-        return f"{type(x).__name__} {x!r}"
-    return type(x).__name__
-
-
-# --- the decorator --------------------------------------------------------------------------
-
-SPARSE_TYPES: tuple[type, ...] = ()
-"""The sparse array types; ``xp.sparse`` adds its own when it is imported."""
-
-SPARSE_IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {}
-"""Sparse implementations by public name (``"add"``, ``"linalg.matmul"``), from ``xp.sparse``."""
-
-PUBLIC_FUNCTIONS: dict[str, Callable[..., Any]] = {}
-"""Every public function by public name, for calls computed on dense copies of sparse arguments."""
-
-
-def public_name(fn: Callable[..., Any]) -> str:
-    """``"sum"`` for ``xp.sum``, ``"linalg.solve"`` for ``xp.linalg.solve``."""
-    parts = [p for p in fn.__module__.split(".")[1:] if not p.startswith("_")]
-    return ".".join([*parts, fn.__name__])
-
-
-def api(fn: F) -> F:
-    """Make ``fn`` a public xp function: named errors and sparse routing (see the module)."""
-    name = public_name(fn)
-    prefix = f"xp.{name}: "
-
-    @functools.wraps(fn)
-    def public(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except ArgumentError as e:
-            raise e.kind(prefix + e.message) from None
-        except SparseArgument:
-            return route_sparse(name, args, kwargs)
-
-    public.__module__ = "xp" if name.count(".") == 0 else "xp." + name.rsplit(".", 1)[0]
-    PUBLIC_FUNCTIONS[name] = public
-    return public  # type: ignore[return-value]
-
-
-def route_sparse(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """Call the sparse implementation of ``xp.<name>`` (its argument errors named as ours), or
-    compute the call densely, with a warning, where it has none or its result would be dense."""
-    impl = SPARSE_IMPLEMENTATIONS.get(name)
-    if impl is None:
-        return _densely(name, f"xp.{name} has no sparse implementation", args, kwargs)
-    try:
-        return impl(*args, **kwargs)
-    except ArgumentError as e:
-        if e.kind is NotImplementedError:  # the implementation's word: the result would be dense
-            return _densely(name, f"xp.{name}: {e.message}", args, kwargs)
-        raise e.kind(f"xp.{name}: {e.message}") from None
-
-
-def _dense_copy(x: Any) -> Any:
-    if isinstance(x, SPARSE_TYPES):
-        return x.todense()  # type: ignore[attr-defined]
-    if type(x) in (list, tuple):
-        return type(x)(_dense_copy(v) for v in x)
-    return x
-
-
-def _densely(name: str, why: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    warnings.warn(
-        SparseEfficiencyWarning(
-            f"{why}: computed on dense copies of the sparse arguments (call .todense() first to say so, "
-            "or make SparseEfficiencyWarning an error to forbid it)"
-        ),
-        stacklevel=4,  # the caller of the public function
-    )
-    dense_args = tuple(_dense_copy(a) for a in args)
-    dense_kwargs = {k: _dense_copy(v) for k, v in kwargs.items()}
-    return PUBLIC_FUNCTIONS[name](*dense_args, **dense_kwargs)
 
 
 # --- arrays ---------------------------------------------------------------------------------
@@ -194,8 +63,8 @@ def _foreign_array(x: Any, param: str, expected: str) -> Any:
         return from_numpy(x, None, param)
     if type(x) in PY_SCALARS:
         return scalar_array(x, dt.default_dtype_of_scalar(type(x)), param)
-    if SPARSE_TYPES and isinstance(x, SPARSE_TYPES):
-        raise SparseArgument
+    if _routing.is_sparse(x):
+        raise _routing.SparseArgument
     if isinstance(x, (list, tuple)):
         fail(TypeError, f"{param} must be {expected}, got {type(x).__name__} "
              f"(lists and tuples are not arrays; convert with xp.asarray)")  # fmt: skip

@@ -16,10 +16,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _devices
 from xp import _dtypes as dt
+from xp import _routing as routing
 from xp._array import Array, wrap
+from xp._errors import describe, fail
+from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
 
 kernel = functools.partial(jax.jit, inline=True)
@@ -33,7 +36,7 @@ def _finish(value: Any, device: Any) -> Array:
 # --- asarray and from_dlpack ----------------------------------------------------------------
 
 
-@b.api
+@api
 def asarray(
     obj: Any,
     /,
@@ -51,22 +54,22 @@ def asarray(
     dtype of its kind; 64-bit input with JAX's 64-bit mode off is an error unless ``dtype``
     asks for a 32-bit type explicitly.
     """
-    want = b.optional_dtype(dtype)
-    target = b.device(device)
-    copy = b.optional_boolean(copy, "copy")
+    want = boundary.optional_dtype(dtype)
+    target = boundary.device(device)
+    copy = boundary.optional_boolean(copy, "copy")
     if isinstance(obj, Array):
         return _from_array(obj, want, target, copy)
     if isinstance(obj, (jax.Array, Tracer)):
-        value = b.from_jax(obj, "obj")
+        value = boundary.from_jax(obj, "obj")
         return _from_array(wrap(value), want, target, copy)
-    if b.SPARSE_TYPES and isinstance(obj, b.SPARSE_TYPES):
-        raise b.SparseArgument
+    if routing.is_sparse(obj):
+        raise routing.SparseArgument
     if copy is False:
-        b.fail(ValueError, f"copy=False, but a {type(obj).__name__} cannot be shared without a copy")
+        fail(ValueError, f"copy=False, but a {type(obj).__name__} cannot be shared without a copy")
     if isinstance(obj, (np.ndarray, np.generic)):
-        return _finish(b.from_numpy(obj, want, "obj"), target)
-    if type(obj) in b.PY_SCALARS:
-        return _finish(b.scalar_array(obj, want or dt.default_dtype_of_scalar(type(obj)), "obj"), target)
+        return _finish(boundary.from_numpy(obj, want, "obj"), target)
+    if type(obj) in boundary.PY_SCALARS:
+        return _finish(boundary.scalar_array(obj, want or dt.default_dtype_of_scalar(type(obj)), "obj"), target)
     if isinstance(obj, (list, tuple)):
         return _finish(_from_sequence(obj, want), target)
     if hasattr(obj, "__dlpack__"):
@@ -75,9 +78,9 @@ def asarray(
         try:
             host = np.asarray(obj) if not isinstance(obj, (bytes, bytearray)) else np.frombuffer(obj, np.uint8)
         except (TypeError, ValueError) as e:
-            b.fail(TypeError, f"obj could not be converted to an array: {e}")
-        return _finish(b.from_numpy(host, want, "obj"), target)
-    b.fail(TypeError, f"obj must be an array, a Python scalar or a nested sequence of them, got {b.describe(obj)}")
+            fail(TypeError, f"obj could not be converted to an array: {e}")
+        return _finish(boundary.from_numpy(host, want, "obj"), target)
+    fail(TypeError, f"obj must be an array, a Python scalar or a nested sequence of them, got {describe(obj)}")
 
 
 def _from_array(x: Array, dtype: np.dtype | None, device: Any, copy: bool | None) -> Array:
@@ -85,11 +88,11 @@ def _from_array(x: Array, dtype: np.dtype | None, device: Any, copy: bool | None
     needs_cast = dtype is not None and dtype != value.dtype
     needs_move = not _devices.same_placement(value, device)
     if copy is False and (needs_cast or needs_move):
-        b.fail(ValueError, "copy=False, but converting the array needs a copy "
+        fail(ValueError, "copy=False, but converting the array needs a copy "
                f"({'a dtype change' if needs_cast else 'a device transfer'})")  # fmt: skip
     if needs_cast:
         if value.dtype.kind == "c" and dtype.kind != "c":  # type: ignore[union-attr]
-            b.fail(TypeError, f"cannot convert a complex array to {dtype} (take xp.real or xp.imag first)")
+            fail(TypeError, f"cannot convert a complex array to {dtype} (take xp.real or xp.imag first)")
         value = _cast(value, dtype=dtype)
     if needs_move:
         value = _devices.place(value, device)
@@ -108,19 +111,19 @@ def _from_sequence(obj: Sequence[Any], dtype: np.dtype | None) -> Any:
     try:
         host = np.array(obj)
     except (ValueError, OverflowError) as e:
-        b.fail(ValueError if isinstance(e, ValueError) else OverflowError, f"obj is not a regular nested sequence: {e}")
+        fail(ValueError if isinstance(e, ValueError) else OverflowError, f"obj is not a regular nested sequence: {e}")
     if host.dtype == object:
-        b.fail(TypeError, "obj must be a nested sequence of Python scalars with one shape (some element is "
+        fail(TypeError, "obj must be a nested sequence of Python scalars with one shape (some element is "
                "not a scalar, or an int does not fit in 64 bits)")  # fmt: skip
     inferred = {"b": dt.bool, "i": dt.default_int(), "u": dt.default_int(), "f": dt.default_float(),
                 "c": dt.default_complex()}.get(host.dtype.kind)  # fmt: skip
     if inferred is None:
-        b.fail(TypeError, f"obj holds elements of dtype {host.dtype}, which is not a numeric type")
+        fail(TypeError, f"obj holds elements of dtype {host.dtype}, which is not a numeric type")
     if host.dtype.kind in "iu" and dtype is None:
         _check_range(host, inferred)
     target = dtype or inferred
     if host.size and dt._ARRAY_KIND[host.dtype.kind] > dt._ARRAY_KIND[target.kind]:
-        b.fail(TypeError, f"obj holds {(host.dtype.kind == 'c' and 'complex') or (host.dtype.kind == 'f' and 'float') or 'int'} "
+        fail(TypeError, f"obj holds {(host.dtype.kind == 'c' and 'complex') or (host.dtype.kind == 'f' and 'float') or 'int'} "
                f"values, which {target} cannot hold")  # fmt: skip
     if target.kind in "iu" and host.dtype.kind in "iu":
         _check_range(host, target)
@@ -129,31 +132,31 @@ def _from_sequence(obj: Sequence[Any], dtype: np.dtype | None) -> Any:
 
 def _check_range(host: np.ndarray, dtype: np.dtype) -> None:
     if host.size:
-        low, high = b.INTEGER_BOUNDS[dtype]
+        low, high = boundary.INTEGER_BOUNDS[dtype]
         if host.min() < low or host.max() > high:
-            b.fail(OverflowError, f"obj holds integers out of bounds for {dtype}")
+            fail(OverflowError, f"obj holds integers out of bounds for {dtype}")
 
 
 def _import_dlpack(obj: Any, device: Any, copy: bool | None) -> Any:
     try:
         value = jax.dlpack.from_dlpack(obj, device=device, copy=copy)
     except (TypeError, BufferError, RuntimeError, ValueError) as e:
-        b.fail(BufferError if isinstance(e, BufferError) else ValueError, f"x could not be imported with DLPack: {e}")
-    return b.from_jax(value, "x")
+        fail(BufferError if isinstance(e, BufferError) else ValueError, f"x could not be imported with DLPack: {e}")
+    return boundary.from_jax(value, "x")
 
 
-@b.api
+@api
 def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
     """An array sharing memory with ``x`` (any object with ``__dlpack__``) where possible."""
-    target = b.device(device)
-    copy = b.optional_boolean(copy, "copy")
+    target = boundary.device(device)
+    copy = boundary.optional_boolean(copy, "copy")
     if isinstance(x, Array):
         x = x._value
     if not hasattr(x, "__dlpack__"):
-        b.fail(TypeError, f"x must support the DLPack protocol (__dlpack__), got {b.describe(x)}")
+        fail(TypeError, f"x must support the DLPack protocol (__dlpack__), got {describe(x)}")
     source_dtype = getattr(x, "dtype", None)
     if isinstance(source_dtype, np.dtype) and source_dtype in dt.X64_ONLY and not dt.x64_enabled():
-        b.fail(TypeError, f"x has dtype {source_dtype}: {dt.unavailable_message(source_dtype)}")
+        fail(TypeError, f"x has dtype {source_dtype}: {dt.unavailable_message(source_dtype)}")
     if isinstance(target, _devices.TracedDevice):
         target = None
     return wrap(_import_dlpack(x, target, copy))
@@ -178,31 +181,31 @@ def _constant_like(x: Any, dtype: np.dtype, value: int) -> Any:
 
 
 def _dtype_or_default(dtype: DTypeLike | None) -> np.dtype:
-    return dt.default_float() if dtype is None else b.dtype(dtype)
+    return dt.default_float() if dtype is None else boundary.dtype(dtype)
 
 
-@b.api
+@api
 def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An array of ``shape`` filled with zeros (default dtype: the default floating dtype)."""
-    return _finish(_constant(b.shape(shape), _dtype_or_default(dtype), 0), b.device(device))
+    return _finish(_constant(boundary.shape(shape), _dtype_or_default(dtype), 0), boundary.device(device))
 
 
-@b.api
+@api
 def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An array of ``shape`` filled with ones (default dtype: the default floating dtype)."""
-    return _finish(_constant(b.shape(shape), _dtype_or_default(dtype), 1), b.device(device))
+    return _finish(_constant(boundary.shape(shape), _dtype_or_default(dtype), 1), boundary.device(device))
 
 
-@b.api
+@api
 def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An uninitialized array of ``shape``. JAX has no uninitialized memory: it holds zeros."""
-    return _finish(_constant(b.shape(shape), _dtype_or_default(dtype), 0), b.device(device))
+    return _finish(_constant(boundary.shape(shape), _dtype_or_default(dtype), 0), boundary.device(device))
 
 
 def _like(x: ArrayLike, dtype: DTypeLike | None, device: Device | None, value: int) -> Array:
-    source = b.array(x, "x")
-    want = source.dtype if dtype is None else b.dtype(dtype)
-    return _finish(_constant_like(source, want, value), _device_of_source(source, b.device(device)))
+    source = boundary.array(x, "x")
+    want = source.dtype if dtype is None else boundary.dtype(dtype)
+    return _finish(_constant_like(source, want, value), _device_of_source(source, boundary.device(device)))
 
 
 def _device_of_source(source: Any, device: Any) -> Any:
@@ -213,19 +216,19 @@ def _device_of_source(source: Any, device: Any) -> Any:
     return device
 
 
-@b.api
+@api
 def zeros_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """Zeros with the shape (and by default the dtype and device) of ``x``."""
     return _like(x, dtype, device, 0)
 
 
-@b.api
+@api
 def ones_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """Ones with the shape (and by default the dtype and device) of ``x``."""
     return _like(x, dtype, device, 1)
 
 
-@b.api
+@api
 def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An array with the shape (and by default the dtype and device) of ``x``, holding zeros."""
     return _like(x, dtype, device, 0)
@@ -233,21 +236,21 @@ def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Devic
 
 def _fill_value(fill_value: Any, dtype: np.dtype | None) -> tuple[Any, np.dtype]:
     """A fill value as a 0-d jax array, and the dtype of the result."""
-    if type(fill_value) in b.PY_SCALARS:
+    if type(fill_value) in boundary.PY_SCALARS:
         want = dtype or dt.default_dtype_of_scalar(type(fill_value))
         if isinstance(fill_value, complex) or want.kind == "c":
-            return b.scalar_constant(fill_value, want, "fill_value"), want
-        return b.scalar_array(fill_value, want, "fill_value"), want
-    value = b.array(fill_value, "fill_value")
+            return boundary.scalar_constant(fill_value, want, "fill_value"), want
+        return boundary.scalar_array(fill_value, want, "fill_value"), want
+    value = boundary.array(fill_value, "fill_value")
     if value.ndim != 0:
-        b.fail(ValueError, f"fill_value must be a scalar or a 0-d array, got shape {tuple(value.shape)}")
+        fail(ValueError, f"fill_value must be a scalar or a 0-d array, got shape {tuple(value.shape)}")
     want = dtype or value.dtype
     if dt._ARRAY_KIND[value.dtype.kind] > dt._ARRAY_KIND[want.kind]:
-        b.fail(TypeError, f"fill_value has dtype {value.dtype}, which {want} cannot hold")
+        fail(TypeError, f"fill_value has dtype {value.dtype}, which {want} cannot hold")
     return value, want
 
 
-@b.api
+@api
 def full(
     shape: int | tuple[int, ...],
     fill_value: bool | int | float | complex,
@@ -256,12 +259,12 @@ def full(
     device: Device | None = None,
 ) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (default dtype: that of its kind)."""
-    size = b.shape(shape)
-    fill, want = _fill_value(fill_value, b.optional_dtype(dtype))
-    return _finish(_filled(fill, size, want), b.device(device))
+    size = boundary.shape(shape)
+    fill, want = _fill_value(fill_value, boundary.optional_dtype(dtype))
+    return _finish(_filled(fill, size, want), boundary.device(device))
 
 
-@b.api
+@api
 def full_like(
     x: ArrayLike,
     /,
@@ -271,16 +274,16 @@ def full_like(
     device: Device | None = None,
 ) -> Array:
     """``fill_value`` in the shape (and by default the dtype and device) of ``x``."""
-    source = b.array(x, "x")
-    want = source.dtype if dtype is None else b.dtype(dtype)
+    source = boundary.array(x, "x")
+    want = source.dtype if dtype is None else boundary.dtype(dtype)
     fill, want = _fill_value(fill_value, want)
-    return _finish(_filled(fill, tuple(source.shape), want), _device_of_source(source, b.device(device)))
+    return _finish(_filled(fill, tuple(source.shape), want), _device_of_source(source, boundary.device(device)))
 
 
 # --- ranges and grids -----------------------------------------------------------------------
 
 
-@b.api
+@api
 def arange(
     start: int | float,
     /,
@@ -291,33 +294,33 @@ def arange(
     device: Device | None = None,
 ) -> Array:
     """Evenly spaced values in ``[start, stop)`` (``[0, start)`` when ``stop`` is None)."""
-    start = b.real_scalar(start, "start")
+    start = boundary.real_scalar(start, "start")
     if stop is None:
         start, stop = 0, start
     else:
-        stop = b.real_scalar(stop, "stop")
-    step = b.real_scalar(step, "step")
+        stop = boundary.real_scalar(stop, "stop")
+    step = boundary.real_scalar(step, "step")
     if step == 0:
-        b.fail(ValueError, "step must not be zero")
+        fail(ValueError, "step must not be zero")
     scalars = (start, stop, step)
     if dtype is None:
         want = dt.default_int() if all(isinstance(v, (int, np.integer)) for v in scalars) else dt.default_float()
     else:
-        want = b.dtype(dtype)
+        want = boundary.dtype(dtype)
         if want.kind == "b" or want.kind == "c":
-            b.fail(TypeError, f"dtype must be a real numeric dtype, got {want}")
+            fail(TypeError, f"dtype must be a real numeric dtype, got {want}")
     length = max(0, math.ceil((stop - start) / step))
     if want.kind in "iu":
         for v, name in zip(scalars, ("start", "stop", "step"), strict=True):
             if not float(v).is_integer():
-                b.fail(TypeError, f"{name}={v} is not an integer, but dtype is {want}")
+                fail(TypeError, f"{name}={v} is not an integer, but dtype is {want}")
         if length:
-            b.check_int_range(int(start), want, "start")
-            b.check_int_range(int(start + (length - 1) * step), want, "stop")
+            boundary.check_int_range(int(start), want, "start")
+            boundary.check_int_range(int(start + (length - 1) * step), want, "stop")
         compute = np.dtype(np.int64 if want.itemsize == 8 else np.int32)
         first, stride = np.asarray(int(start)).astype(compute), np.asarray(int(step)).astype(compute)
-        return _finish(_int_range(first, stride, length=length, dtype=want), b.device(device))
-    return _finish(_float_range(float(start), float(step), length=length, dtype=want), b.device(device))
+        return _finish(_int_range(first, stride, length=length, dtype=want), boundary.device(device))
+    return _finish(_float_range(float(start), float(step), length=length, dtype=want), boundary.device(device))
 
 
 @functools.partial(kernel, static_argnames=("length", "dtype"))
@@ -330,7 +333,7 @@ def _float_range(start: float, step: float, length: int, dtype: np.dtype) -> Any
     return (start + step * jax.lax.iota(dtype, length)).astype(dtype)
 
 
-@b.api
+@api
 def linspace(
     start: int | float | complex,
     stop: int | float | complex,
@@ -344,19 +347,19 @@ def linspace(
     """``num`` evenly spaced values from ``start`` to ``stop`` (included if ``endpoint``)."""
     for v, name in ((start, "start"), (stop, "stop")):
         if type(v) not in (int, float, complex) and not isinstance(v, (np.integer, np.floating, np.complexfloating)):
-            b.fail(TypeError, f"{name} must be a Python int, float or complex, got {b.describe(v)}")
-    count = b.non_negative(num, "num")
-    endpoint = b.boolean(endpoint, "endpoint")
+            fail(TypeError, f"{name} must be a Python int, float or complex, got {describe(v)}")
+    count = boundary.non_negative(num, "num")
+    endpoint = boundary.boolean(endpoint, "endpoint")
     is_complex = isinstance(start, (complex, np.complexfloating)) or isinstance(stop, (complex, np.complexfloating))
     if dtype is None:
         want = dt.default_complex() if is_complex else dt.default_float()
     else:
-        want = b.dtype(dtype)
+        want = boundary.dtype(dtype)
         if is_complex and want.kind != "c":
-            b.fail(TypeError, f"start or stop is complex, but dtype is {want}")
+            fail(TypeError, f"start or stop is complex, but dtype is {want}")
     compute = want if want.kind in "fc" else dt.default_float()
     value = _linspace(np.asarray(start, compute), np.asarray(stop, compute), num=count, endpoint=endpoint)
-    return _finish(value.astype(want) if want != compute else value, b.device(device))
+    return _finish(value.astype(want) if want != compute else value, boundary.device(device))
 
 
 @functools.partial(kernel, static_argnames=("num", "endpoint"))
@@ -364,7 +367,7 @@ def _linspace(start: Any, stop: Any, num: int, endpoint: bool) -> Any:
     return jnp.linspace(start, stop, num, endpoint=endpoint, dtype=start.dtype)
 
 
-@b.api
+@api
 def eye(
     n_rows: int,
     n_cols: int | None = None,
@@ -375,9 +378,9 @@ def eye(
     device: Device | None = None,
 ) -> Array:
     """A 2-d array with ones on the ``k``-th diagonal and zeros elsewhere."""
-    rows = b.non_negative(n_rows, "n_rows")
-    cols = rows if n_cols is None else b.non_negative(n_cols, "n_cols")
-    return _finish(_eye(rows, cols, b.integer(k, "k"), _dtype_or_default(dtype)), b.device(device))
+    rows = boundary.non_negative(n_rows, "n_rows")
+    cols = rows if n_cols is None else boundary.non_negative(n_cols, "n_cols")
+    return _finish(_eye(rows, cols, boundary.integer(k, "k"), _dtype_or_default(dtype)), boundary.device(device))
 
 
 @functools.partial(kernel, static_argnums=(0, 1, 2, 3))
@@ -385,18 +388,18 @@ def _eye(rows: int, cols: int, k: int, dtype: np.dtype) -> Any:
     return jnp.eye(rows, cols, k, dtype=dtype)
 
 
-@b.api
+@api
 def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[Array, ...]:
     """Coordinate arrays from 1-d coordinate vectors (a tuple; ``indexing`` 'xy' or 'ij')."""
-    indexing = b.choice(indexing, ("xy", "ij"), "indexing")
-    values = [b.array(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
+    indexing = boundary.choice(indexing, ("xy", "ij"), "indexing")
+    values = [boundary.array(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
     for i, v in enumerate(values):
         if v.ndim != 1:
-            b.fail(ValueError, f"arrays[{i}] must be 1-dimensional, got shape {tuple(v.shape)}")
+            fail(ValueError, f"arrays[{i}] must be 1-dimensional, got shape {tuple(v.shape)}")
     if values:
         dtypes = {v.dtype for v in values}
         if len(dtypes) > 1:
-            b.fail(TypeError, f"arrays must all have the same dtype, got {', '.join(sorted(map(str, dtypes)))}")
+            fail(TypeError, f"arrays must all have the same dtype, got {', '.join(sorted(map(str, dtypes)))}")
     return tuple(wrap(v) for v in _meshgrid(tuple(values), indexing=indexing))
 
 
@@ -405,22 +408,22 @@ def _meshgrid(values: tuple[Any, ...], indexing: str) -> Any:
     return jnp.meshgrid(*values, indexing=indexing)
 
 
-@b.api
+@api
 def tril(x: ArrayLike, /, *, k: int = 0) -> Array:
     """``x`` with the elements above the ``k``-th diagonal of its last two axes set to zero."""
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     if value.ndim < 2:
-        b.fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
-    return wrap(_tril(value, k=b.integer(k, "k")))
+        fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
+    return wrap(_tril(value, k=boundary.integer(k, "k")))
 
 
-@b.api
+@api
 def triu(x: ArrayLike, /, *, k: int = 0) -> Array:
     """``x`` with the elements below the ``k``-th diagonal of its last two axes set to zero."""
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     if value.ndim < 2:
-        b.fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
-    return wrap(_triu(value, k=b.integer(k, "k")))
+        fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
+    return wrap(_triu(value, k=boundary.integer(k, "k")))
 
 
 @functools.partial(kernel, static_argnames="k")

@@ -9,26 +9,29 @@ from typing import Any
 import jax
 import numpy as np
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _devices
 from xp import _dtypes as dt
+from xp import _routing as routing
 from xp._array import Array, wrap
+from xp._errors import ArgumentError, fail
+from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
 
 
-@b.api
+@api
 def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True, device: Device | None = None) -> Array:
     """``x`` converted to ``dtype``, whatever the promotion rules say.
 
     A complex array does not convert to a real dtype (take ``real`` or ``imag`` first). With
     ``copy=False`` and nothing to change, ``x`` itself is returned.
     """
-    value = b.array(x, "x")
-    want = b.dtype(dtype)
-    copy = b.boolean(copy, "copy")
-    target = b.device(device)
+    value = boundary.array(x, "x")
+    want = boundary.dtype(dtype)
+    copy = boundary.boolean(copy, "copy")
+    target = boundary.device(device)
     if value.dtype.kind == "c" and want.kind != "c":
-        b.fail(TypeError, f"cannot convert a complex array to {want} (take xp.real or xp.imag first)")
+        fail(TypeError, f"cannot convert a complex array to {want} (take xp.real or xp.imag first)")
     if want == value.dtype and _devices.same_placement(value, target):
         if not copy and isinstance(x, Array):
             return x
@@ -43,24 +46,24 @@ def _astype(value: Any, dtype: np.dtype) -> Any:
 
 def _dtype_of(value: Any, param: str) -> np.dtype:
     """A dtype, or the dtype of an array (for functions taking either)."""
-    if isinstance(value, b.SPARSE_TYPES):
-        raise b.SparseArgument
+    if routing.is_sparse(value):
+        raise routing.SparseArgument
     if isinstance(value, (Array, jax.Array, jax.core.Tracer, np.ndarray)):
-        return b.array(value, param).dtype  # type: ignore[no-any-return]
+        return boundary.array(value, param).dtype  # type: ignore[no-any-return]
     return _any_dtype(value, param)
 
 
 def _any_dtype(value: Any, param: str) -> np.dtype:
     """A dtype argument of a query function: any of the 13, whatever JAX's 64-bit mode."""
     try:
-        return b.dtype(value, param)
-    except b.ArgumentError:
+        return boundary.dtype(value, param)
+    except ArgumentError:
         if value in dt.X64_ONLY:  # an xp or NumPy dtype object, or a name
             return dt.BY_NAME[value if isinstance(value, str) else value.name]
         raise
 
 
-@b.api
+@api
 def can_cast(from_: DTypeLike | ArrayLike, to: DTypeLike, /) -> bool:
     """Whether ``from_`` promotes to ``to`` under the standard's promotion rules.
 
@@ -97,12 +100,12 @@ class iinfo_object:  # noqa: N801 - the standard's name
     dtype: dt.DType
 
 
-@b.api
+@api
 def finfo(type: DTypeLike | ArrayLike, /) -> finfo_object:
     """Limits of a floating-point dtype, as Python floats."""
     source = _dtype_of(type, "type")
     if source not in dt.FLOATING:
-        b.fail(TypeError, f"type must be a floating-point dtype, got {source}")
+        fail(TypeError, f"type must be a floating-point dtype, got {source}")
     real = dt.REAL_OF[source]
     info = np.finfo(real)
     return finfo_object(
@@ -115,17 +118,17 @@ def finfo(type: DTypeLike | ArrayLike, /) -> finfo_object:
     )
 
 
-@b.api
+@api
 def iinfo(type: DTypeLike | ArrayLike, /) -> iinfo_object:
     """Limits of an integer dtype, as Python ints."""
     source = _dtype_of(type, "type")
     if source not in dt.INTEGER:
-        b.fail(TypeError, f"type must be an integer dtype, got {source}")
+        fail(TypeError, f"type must be an integer dtype, got {source}")
     info = np.iinfo(source)
     return iinfo_object(bits=int(info.bits), max=int(info.max), min=int(info.min), dtype=dt.PUBLIC[source])
 
 
-@b.api
+@api
 def isdtype(dtype: DTypeLike, kind: DTypeLike | str | tuple[DTypeLike | str, ...]) -> bool:
     """Whether ``dtype`` is ``kind``: a dtype, a kind name ('integral', 'real floating', ...),
     or a tuple of them."""
@@ -136,13 +139,13 @@ def isdtype(dtype: DTypeLike, kind: DTypeLike | str | tuple[DTypeLike | str, ...
             if subject in dt.KINDS[k]:
                 return True
         elif isinstance(k, str) and k not in dt.BY_NAME:
-            b.fail(ValueError, f"kind must be a dtype or one of {', '.join(map(repr, dt.KINDS))}, got {k!r}")
+            fail(ValueError, f"kind must be a dtype or one of {', '.join(map(repr, dt.KINDS))}, got {k!r}")
         elif subject == _any_dtype(k, "kind"):
             return True
     return False
 
 
-@b.api
+@api
 def result_type(*arrays_and_dtypes: ArrayLike | DTypeLike) -> dt.DType:
     """The dtype of an operation on the arguments (arrays, dtypes and Python scalars).
 
@@ -152,16 +155,16 @@ def result_type(*arrays_and_dtypes: ArrayLike | DTypeLike) -> dt.DType:
     dtypes: list[np.dtype] = []
     scalars: list[Any] = []
     for i, arg in enumerate(arrays_and_dtypes):
-        if type(arg) in b.PY_SCALARS:
+        if type(arg) in boundary.PY_SCALARS:
             scalars.append(arg)
         else:
             dtypes.append(_dtype_of(arg, f"arrays_and_dtypes[{i}]"))
     if not dtypes:
-        b.fail(ValueError, "at least one argument must be an array or a dtype")
+        fail(ValueError, "at least one argument must be an array or a dtype")
     try:
         result = dt.promote_all(dtypes)
     except dt.PromotionError as e:
-        b.fail(TypeError, str(e))
+        fail(TypeError, str(e))
     for scalar in scalars:
         result = dt.promote(result, dt.scalar_dtype(result, type(scalar)))
     return dt.PUBLIC[result]

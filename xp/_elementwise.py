@@ -29,10 +29,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
+from xp import _routing as routing
 from xp import _special
 from xp._array import Array, wrap
+from xp._errors import ArgumentError, fail
+from xp._routing import api
 from xp._typing import ArrayLike
 
 Tracer = jax.core.Tracer
@@ -144,7 +147,7 @@ BINARY = (
 
 def _check_category(op: Op, dtype: np.dtype, param: str) -> None:
     if dtype not in op.accepts and not (op.lift and dtype in dt.INTEGER):
-        b.fail(TypeError, f"{param} must have a {dt.CATEGORY_NAMES[op.accepts]} dtype, got {dtype}")
+        fail(TypeError, f"{param} must have a {dt.CATEGORY_NAMES[op.accepts]} dtype, got {dtype}")
 
 
 def _computation_dtype(op: Op, dtype: np.dtype) -> np.dtype:
@@ -179,12 +182,12 @@ def _binary_kernel(op: Op, x1: Any, x2: Any) -> Any:
     try:
         dtype = dt.promote(x1.dtype, x2.dtype)
     except dt.PromotionError as e:
-        b.fail(TypeError, f"x1 and x2: {e}")
+        fail(TypeError, f"x1 and x2: {e}")
     dtype = _computation_dtype(op, dtype)
     try:
         np.broadcast_shapes(x1.shape, x2.shape)
     except ValueError:
-        b.fail(ValueError, f"x1 and x2 cannot be broadcast together: shapes {x1.shape} and {x2.shape}")
+        fail(ValueError, f"x1 and x2 cannot be broadcast together: shapes {x1.shape} and {x2.shape}")
     return _result(op, op.compute(x1.astype(dtype), x2.astype(dtype)), dtype)
 
 
@@ -193,22 +196,22 @@ def _binary_kernel(op: Op, x1: Any, x2: Any) -> Any:
 
 def _unary(op: Op) -> Callable[[ArrayLike], Array]:
     kernel = jax.jit(functools.partial(_unary_kernel, op), inline=True)
-    prefix = f"xp.{op.name}: "
+    where = f"xp.{op.name}"
 
     def function(x: ArrayLike, /) -> Array:
         try:
-            return wrap(kernel(x._value if type(x) is Array else b.array(x, "x")))
-        except b.ArgumentError as e:
-            raise e.kind(prefix + e.message) from None
-        except b.SparseArgument:
-            return b.route_sparse(op.name, (x,), {})  # type: ignore[no-any-return]
+            return wrap(kernel(x._value if type(x) is Array else boundary.array(x, "x")))
+        except ArgumentError as e:
+            raise e.public(where) from None
+        except routing.SparseArgument:
+            return routing.route_sparse(op.name, (x,), {})  # type: ignore[no-any-return]
 
     return _publish(function, op)
 
 
 def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
     kernel = jax.jit(functools.partial(_binary_kernel, op), inline=True)
-    prefix = f"xp.{op.name}: "
+    where = f"xp.{op.name}"
 
     def function(x1: ArrayLike, x2: ArrayLike, /) -> Array:
         try:
@@ -221,10 +224,10 @@ def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
                     if scalar is not None:
                         return wrap(kernel(x1._value, scalar))
             return wrap(kernel(*operands(op, x1, x2)))
-        except b.ArgumentError as e:
-            raise e.kind(prefix + e.message) from None
-        except b.SparseArgument:
-            return b.route_sparse(op.name, (x1, x2), {})  # type: ignore[no-any-return]
+        except ArgumentError as e:
+            raise e.public(where) from None
+        except routing.SparseArgument:
+            return routing.route_sparse(op.name, (x1, x2), {})  # type: ignore[no-any-return]
 
     return _publish(function, op)
 
@@ -241,10 +244,10 @@ def operands(op: Op | None, x1: Any, x2: Any, names: tuple[str, str] = ("x1", "x
     A Python scalar must be of a kind the function accepts with the other operand's dtype
     (the standard's rule, extended as in ``_dtypes.scalar_dtype``), and an int must fit.
     """
-    v1, v2 = b.operand(x1, names[0]), b.operand(x2, names[1])
-    s1, s2 = type(v1) in b.PY_SCALARS, type(v2) in b.PY_SCALARS
+    v1, v2 = boundary.operand(x1, names[0]), boundary.operand(x2, names[1])
+    s1, s2 = type(v1) in boundary.PY_SCALARS, type(v2) in boundary.PY_SCALARS
     if s1 and s2:
-        return b.array(v1, names[0]), b.array(v2, names[1])
+        return boundary.array(v1, names[0]), boundary.array(v2, names[1])
     if s1:
         return _scalar_operand(op, v1, v2, names[0]), v2
     if s2:
@@ -255,23 +258,23 @@ def operands(op: Op | None, x1: Any, x2: Any, names: tuple[str, str] = ("x1", "x
 def _scalar_operand(op: Op | None, scalar: Any, other: Any, param: str) -> Any:
     dtype = dt.scalar_dtype(other.dtype, type(scalar))
     if op is not None and dtype not in op.accepts and not (op.lift and dtype in dt.INTEGER):
-        b.fail(TypeError, f"{param} is a Python {type(scalar).__name__}, which xp.{op.name} does not take "
+        fail(TypeError, f"{param} is a Python {type(scalar).__name__}, which xp.{op.name} does not take "
                f"with an array of dtype {other.dtype}")  # fmt: skip
     if isinstance(other, Tracer):
-        return b.scalar_constant(scalar, dtype, param)
-    result = b.scalar_array(scalar, dtype, param)
+        return boundary.scalar_constant(scalar, dtype, param)
+    result = boundary.scalar_array(scalar, dtype, param)
     if (type(scalar) is int or (type(scalar) is float and scalar == scalar and scalar != 0)) and len(_SCALARS) < 4096:
         _SCALARS[type(scalar), scalar, other.dtype] = result
     return result
 
 
 def _publish(function: Callable[..., Any], op: Op) -> Any:
-    """Name the generated function. (It handles errors and sparse routing itself, as
-    ``b.api`` would, without the extra call: these are the hottest functions.)"""
+    """Name and register the generated function. (It reports errors and routes sparse
+    arguments itself, as ``routing.api`` would, without the extra call: these are the hottest
+    functions.)"""
     function.__name__ = function.__qualname__ = op.name
-    function.__module__ = "xp"
     function.__doc__ = op.doc
-    return function
+    return routing.publish(op.name, function)
 
 
 def _build() -> dict[str, Callable[..., Array]]:
@@ -281,7 +284,6 @@ def _build() -> dict[str, Callable[..., Array]]:
 
 
 FUNCTIONS = _build()
-b.PUBLIC_FUNCTIONS.update(FUNCTIONS)  # for calls on sparse arrays computed densely
 OPS = {op.name: op for op in UNARY + BINARY}
 
 # The public names, bound explicitly so that readers and type checkers see them.
@@ -353,7 +355,7 @@ remainder = FUNCTIONS["remainder"]
 subtract = FUNCTIONS["subtract"]
 
 
-@b.api
+@api
 def clip(
     x: ArrayLike,
     /,
@@ -365,19 +367,19 @@ def clip(
     Python scalar bounds follow the scalar rules with ``x``; the result has ``x``'s dtype and
     the broadcast shape of the three. A NaN in ``x`` or in a bound gives NaN.
     """
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     if value.dtype not in dt.REAL_NUMERIC:
-        b.fail(TypeError, f"x must have a real-valued dtype, got {value.dtype}")
+        fail(TypeError, f"x must have a real-valued dtype, got {value.dtype}")
     bounds: list[Any] = []
     for bound, name in ((min, "min"), (max, "max")):
         if bound is None:
             bounds.append(None)
-        elif type(bound) in b.PY_SCALARS:
+        elif type(bound) in boundary.PY_SCALARS:
             bounds.append(operands(OPS["maximum"], value, bound, ("x", name))[1])
         else:
-            bound_value = b.array(bound, name)
+            bound_value = boundary.array(bound, name)
             if bound_value.dtype not in dt.REAL_NUMERIC:
-                b.fail(TypeError, f"{name} must have a real-valued dtype, got {bound_value.dtype}")
+                fail(TypeError, f"{name} must have a real-valued dtype, got {bound_value.dtype}")
             bounds.append(bound_value)
     return wrap(_clip(value, *bounds))
 
@@ -388,7 +390,7 @@ def _clip(x: Any, low: Any, high: Any) -> Any:
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:
-        b.fail(ValueError, f"x, min and max cannot be broadcast together: shapes {shapes}")
+        fail(ValueError, f"x, min and max cannot be broadcast together: shapes {shapes}")
     out = jnp.broadcast_to(x, shape)
     if low is not None:
         low = low.astype(x.dtype) if dt.promote(low.dtype, x.dtype) == x.dtype else low

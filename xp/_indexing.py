@@ -23,17 +23,17 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from xp import _boundary as b
 from xp import _dtypes as dt
 from xp._array import Array
+from xp._errors import ArgumentError, DataDependentShapeError, describe
 
 Tracer = jax.core.Tracer
 kernel = functools.partial(jax.jit, inline=True)
 _ARRAY_INDEX_TYPES = (Array, jax.Array, Tracer, np.ndarray)
 
 
-def _index_error(message: str) -> b.ArgumentError:
-    return b.ArgumentError(IndexError, message)
+def _index_error(message: str) -> ArgumentError:
+    return ArgumentError(IndexError, message)
 
 
 # --- basic indexing -------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def parse(key: Any, shape: tuple[int, ...]) -> BasicIndex | AdvancedIndex:
             )
         else:
             raise _index_error(
-                f"only integers, slices, ..., None and integer or boolean arrays are valid indices, got {b.describe(k)}"
+                f"only integers, slices, ..., None and integer or boolean arrays are valid indices, got {describe(k)}"
             )
         normalized.append(k)
     if ellipses > 1:
@@ -265,8 +265,8 @@ class AdvancedIndex:
             elif _dtype_of(k) == dt.bool:
                 mask = _as_jax_index(k)
                 if isinstance(mask, Tracer):
-                    raise b.ArgumentError(
-                        b.DataDependentShapeError,
+                    raise ArgumentError(
+                        DataDependentShapeError,
                         "reading through a boolean mask has a data-dependent shape, which cannot "
                         "be traced by jax.jit; use xp.where(mask, x, fill) instead, or index eagerly",
                     )

@@ -23,56 +23,58 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
+from xp._errors import fail
+from xp._routing import api
 from xp._typing import ArrayLike
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
 
 
-@b.api
+@api
 def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Array:
     """The elements of ``x`` at ``indices`` (1-d, integer) along ``axis``.
 
     ``axis`` may be omitted only for 1-d ``x``; a 0-d ``x`` is an error. The result has the
     shape of ``x`` with ``axis`` replaced by the length of ``indices``.
     """
-    value = b.array(x, "x")
-    index = b.array(indices, "indices")
+    value = boundary.array(x, "x")
+    index = boundary.array(indices, "indices")
     if value.ndim == 0:
-        b.fail(ValueError, "x must have at least one dimension, got a 0-d array")
+        fail(ValueError, "x must have at least one dimension, got a 0-d array")
     if axis is None:
         if value.ndim > 1:
-            b.fail(ValueError, f"axis is required when x has more than one dimension, got shape {tuple(value.shape)}")
+            fail(ValueError, f"axis is required when x has more than one dimension, got shape {tuple(value.shape)}")
         position = 0
     else:
-        position = b.axis(axis, value.ndim)
+        position = boundary.axis(axis, value.ndim)
     if index.ndim != 1:
-        b.fail(ValueError, f"indices must be 1-dimensional, got shape {tuple(index.shape)}")
+        fail(ValueError, f"indices must be 1-dimensional, got shape {tuple(index.shape)}")
     return _gather(_take, value, index, position)
 
 
-@b.api
+@api
 def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> Array:
     """The elements of ``x`` at ``indices`` along ``axis``, matched index by index.
 
     ``indices`` has as many dimensions as ``x``; its other axes broadcast with those of ``x``.
     The result has the broadcast shape, with ``axis`` the length of that axis of ``indices``.
     """
-    value = b.array(x, "x")
-    index = b.array(indices, "indices")
-    position = b.axis(axis, value.ndim)
+    value = boundary.array(x, "x")
+    index = boundary.array(indices, "indices")
+    position = boundary.axis(axis, value.ndim)
     if index.ndim != value.ndim:
-        b.fail(ValueError, f"indices must have as many dimensions as x ({value.ndim}), got shape {tuple(index.shape)}")
+        fail(ValueError, f"indices must have as many dimensions as x ({value.ndim}), got shape {tuple(index.shape)}")
     return _gather(_take_along_axis, value, index, position)
 
 
 def _gather(gather: Any, value: Any, index: Any, axis: int) -> Array:
     """Run ``gather`` with the eager bounds check (see the module) where the indices are concrete."""
     if index.dtype not in dt.INTEGER:
-        b.fail(TypeError, f"indices must have an integer dtype, got {index.dtype}")
+        fail(TypeError, f"indices must have an integer dtype, got {index.dtype}")
     if isinstance(index, Tracer) or index.size == 0:
         return wrap(gather(value, index, axis=axis, bounds=False))
     if isinstance(value, Tracer):  # concrete indices into a traced x: check them on their own, now
@@ -88,7 +90,7 @@ def _gather(gather: Any, value: Any, index: Any, axis: int) -> Array:
     n = value.shape[axis]
     if low < -n or high >= n:
         bad = low if low < -n else high
-        b.fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
+        fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
     return wrap(out)
 
 
@@ -110,7 +112,7 @@ def _bounds(index: Any) -> Any:
 
 def _check_static(x: Any, index: Any, axis: int) -> None:
     if x.shape[axis] == 0 and index.size:
-        b.fail(IndexError, f"cannot take elements from axis {axis} of x, which has size 0")
+        fail(IndexError, f"cannot take elements from axis {axis} of x, which has size 0")
 
 
 @functools.partial(kernel, static_argnames=("axis", "bounds"))
@@ -135,7 +137,7 @@ def _take_along_axis(x: Any, index: Any, axis: int, bounds: bool) -> Any:
         elif s == t or t == 1 or s == 1:
             shape.append(t if s == 1 else s)
         else:
-            b.fail(ValueError, f"indices of shape {index.shape} cannot be broadcast with x of shape {x.shape} "
+            fail(ValueError, f"indices of shape {index.shape} cannot be broadcast with x of shape {x.shape} "
                    f"(apart from axis {axis})")  # fmt: skip
     _check_static(x, index, axis)
     n = x.shape[axis]

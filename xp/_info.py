@@ -6,9 +6,9 @@ from typing import Any
 
 import jax
 
-from xp import _boundary as b
 from xp import _devices
 from xp import _dtypes as dt
+from xp._errors import describe
 
 
 def _tracing() -> bool:
@@ -70,7 +70,7 @@ def _check_device(device: Any, method: str) -> None:
     if device is not None and not isinstance(device, _devices.DEVICE_TYPES):
         raise TypeError(
             f"xp.__array_namespace_info__().{method}: device must be None or {_devices.DEVICE_EXPECTED}, "
-            f"got {b.describe(device)}"
+            f"got {describe(device)}"
         )
 
 

@@ -21,9 +21,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
-from xp._array import Array, view, wrap
+from xp import _views as views
+from xp._array import Array, wrap
+from xp._errors import AxisError, describe, fail
+from xp._routing import api
 from xp._typing import ArrayLike
 
 kernel = functools.partial(jax.jit, inline=True)
@@ -33,11 +36,11 @@ def numeric_pair(x1: Any, x2: Any) -> np.dtype:
     """The promoted dtype of two numeric operands (a trace-time check in the kernels)."""
     for value, name in ((x1, "x1"), (x2, "x2")):
         if value.dtype not in dt.NUMERIC:
-            b.fail(TypeError, f"{name} must have a numeric dtype, got {value.dtype}")
+            fail(TypeError, f"{name} must have a numeric dtype, got {value.dtype}")
     try:
         return dt.promote(x1.dtype, x2.dtype)
     except dt.PromotionError as e:
-        b.fail(TypeError, f"x1 and x2: {e}")
+        fail(TypeError, f"x1 and x2: {e}")
 
 
 def shapes_of(x1: Any, x2: Any) -> str:
@@ -47,65 +50,43 @@ def shapes_of(x1: Any, x2: Any) -> str:
 # --- matmul ---------------------------------------------------------------------------------
 
 
-@b.api
+@api
 def matmul(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Matrix product, with the standard's rules for 1-d operands and batch broadcasting.
 
     A 1-d ``x1`` is a row vector and a 1-d ``x2`` a column vector, and the added axis is
     removed from the result; the batch axes (all but the last two) broadcast.
     """
-    return wrap(_matmul(b.array(x1, "x1"), b.array(x2, "x2")))
+    return wrap(_matmul(boundary.array(x1, "x1"), boundary.array(x2, "x2")))
 
 
 @kernel
 def _matmul(x1: Any, x2: Any) -> Any:
     dtype = numeric_pair(x1, x2)
     if x1.ndim == 0 or x2.ndim == 0:
-        b.fail(ValueError, f"x1 and x2 must have at least one dimension, got {shapes_of(x1, x2)}")
+        fail(ValueError, f"x1 and x2 must have at least one dimension, got {shapes_of(x1, x2)}")
     inner1 = x1.shape[-1]
     inner2 = x2.shape[-2] if x2.ndim > 1 else x2.shape[0]
     if inner1 != inner2:
-        b.fail(ValueError, f"the last axis of x1 ({inner1}) must have the size of the "
+        fail(ValueError, f"the last axis of x1 ({inner1}) must have the size of the "
                f"{'second-to-last' if x2.ndim > 1 else 'only'} axis of x2 ({inner2}): {shapes_of(x1, x2)}")  # fmt: skip
     try:
         np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     except ValueError:
-        b.fail(ValueError, f"the batch axes of x1 and x2 cannot be broadcast together: {shapes_of(x1, x2)}")
+        fail(ValueError, f"the batch axes of x1 and x2 cannot be broadcast together: {shapes_of(x1, x2)}")
     return jnp.matmul(x1.astype(dtype), x2.astype(dtype), preferred_element_type=dtype)
 
 
 # --- matrix_transpose -----------------------------------------------------------------------
 
 
-class _MatrixTranspose:
-    """The layout of ``matrix_transpose(x)``: its own inverse."""
-
-    __slots__ = ()
-
-    def get(self, base_value: Any) -> Any:
-        return _matrix_transpose(base_value)
-
-    def set(self, base_value: Any, update: Any) -> Any:
-        return _matrix_transpose(update)
-
-
-_TRANSPOSE = _MatrixTranspose()
-
-
-@b.api
+@api
 def matrix_transpose(x: ArrayLike, /) -> Array:
     """``x`` with its last two axes swapped (a view of ``x`` when ``x`` is an xp array)."""
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     if value.ndim < 2:
-        b.fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
-    if type(x) is Array:
-        return view(x, _TRANSPOSE)
-    return wrap(_matrix_transpose(value))
-
-
-@kernel
-def _matrix_transpose(x: Any) -> Any:
-    return jnp.swapaxes(x, -1, -2)
+        fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
+    return views.view_or_copy(x, value, views.MATRIX_TRANSPOSE)
 
 
 # --- tensordot ------------------------------------------------------------------------------
@@ -113,7 +94,7 @@ def _matrix_transpose(x: Any) -> Any:
 _AXES_EXPECTED = "a non-negative int or a pair of sequences of axes (x1_axes, x2_axes)"
 
 
-@b.api
+@api
 def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:
     """Sum of products over the last ``axes`` axes of ``x1`` and the first ``axes`` of ``x2``,
     or over the pairs of axes ``axes = (x1_axes, x2_axes)``.
@@ -122,31 +103,31 @@ def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: int | tuple[Sequence[int
     must have equal sizes (they are not broadcast) and may not repeat. As in NumPy, a pair of
     ints ``(a1, a2)`` stands for ``((a1,), (a2,))``.
     """
-    return wrap(_tensordot(b.array(x1, "x1"), b.array(x2, "x2"), axes=_axes_argument(axes)))
+    return wrap(_tensordot(boundary.array(x1, "x1"), boundary.array(x2, "x2"), axes=_axes_argument(axes)))
 
 
 def _axes_argument(axes: Any) -> int | tuple[tuple[int, ...], tuple[int, ...]]:
     """``axes`` of tensordot in a hashable form (checked against the arrays in the kernel)."""
     if type(axes) is int:
         if axes < 0:
-            b.fail(ValueError, f"axes must be non-negative, got {axes}")
+            fail(ValueError, f"axes must be non-negative, got {axes}")
         return axes
     if isinstance(axes, (tuple, list)):
         if len(axes) != 2:
-            b.fail(TypeError, f"axes must be {_AXES_EXPECTED}, got a sequence of length {len(axes)}")
+            fail(TypeError, f"axes must be {_AXES_EXPECTED}, got a sequence of length {len(axes)}")
         pair = []
         for i, part in enumerate(axes):
             param = f"axes[{i}]"
             if isinstance(part, (tuple, list)):
-                pair.append(tuple(b.integer(a, f"{param}[{j}]") for j, a in enumerate(part)))
+                pair.append(tuple(boundary.integer(a, f"{param}[{j}]") for j, a in enumerate(part)))
             elif isinstance(part, bool) or not hasattr(part, "__index__"):
-                b.fail(TypeError, f"{param} must be a sequence of axes, got {b.describe(part)}")
+                fail(TypeError, f"{param} must be a sequence of axes, got {describe(part)}")
             else:
-                pair.append((b.integer(part, param),))
+                pair.append((boundary.integer(part, param),))
         return pair[0], pair[1]
     if isinstance(axes, bool) or not hasattr(axes, "__index__"):
-        b.fail(TypeError, f"axes must be {_AXES_EXPECTED}, got {b.describe(axes)}")
-    return b.non_negative(axes, "axes")
+        fail(TypeError, f"axes must be {_AXES_EXPECTED}, got {describe(axes)}")
+    return boundary.non_negative(axes, "axes")
 
 
 @functools.partial(kernel, static_argnames="axes")
@@ -154,19 +135,19 @@ def _tensordot(x1: Any, x2: Any, axes: int | tuple[tuple[int, ...], tuple[int, .
     dtype = numeric_pair(x1, x2)
     if isinstance(axes, int):
         if axes > x1.ndim or axes > x2.ndim:
-            b.fail(ValueError, f"axes={axes} exceeds the dimensions of x1 ({x1.ndim}) or x2 ({x2.ndim})")
+            fail(ValueError, f"axes={axes} exceeds the dimensions of x1 ({x1.ndim}) or x2 ({x2.ndim})")
         first, second = tuple(range(x1.ndim - axes, x1.ndim)), tuple(range(axes))
     else:
-        first = tuple(b.axis(a, x1.ndim, "axes[0]") for a in axes[0])
-        second = tuple(b.axis(a, x2.ndim, "axes[1]") for a in axes[1])
+        first = tuple(boundary.axis(a, x1.ndim, "axes[0]") for a in axes[0])
+        second = tuple(boundary.axis(a, x2.ndim, "axes[1]") for a in axes[1])
         for part, name in ((first, "axes[0]"), (second, "axes[1]")):
             if len(set(part)) != len(part):
-                b.fail(ValueError, f"{name} has repeated axes: {part}")
+                fail(ValueError, f"{name} has repeated axes: {part}")
         if len(first) != len(second):
-            b.fail(ValueError, f"axes must name as many axes of x1 as of x2, got {len(first)} and {len(second)}")
+            fail(ValueError, f"axes must name as many axes of x1 as of x2, got {len(first)} and {len(second)}")
     for a1, a2 in zip(first, second, strict=True):
         if x1.shape[a1] != x2.shape[a2]:
-            b.fail(ValueError, f"axis {a1} of x1 (size {x1.shape[a1]}) and axis {a2} of x2 "
+            fail(ValueError, f"axis {a1} of x1 (size {x1.shape[a1]}) and axis {a2} of x2 "
                    f"(size {x2.shape[a2]}) must have the same size: {shapes_of(x1, x2)}")  # fmt: skip
     return jnp.tensordot(x1.astype(dtype), x2.astype(dtype), axes=(first, second), preferred_element_type=dtype)
 
@@ -184,19 +165,19 @@ def vector_axis(axis: int, x1: Any, x2: Any) -> int:
     """
     low = min(x1.ndim, x2.ndim)
     if low == 0:
-        b.fail(ValueError, f"x1 and x2 must have at least one dimension, got {shapes_of(x1, x2)}")
+        fail(ValueError, f"x1 and x2 must have at least one dimension, got {shapes_of(x1, x2)}")
     if 0 <= axis < x1.ndim and x1.ndim == x2.ndim:
         axis -= x1.ndim
     elif 0 <= axis < low:
-        b.fail(b.AxisError, f"axis={axis} must be negative (counted from the last axis) when x1 and x2 have "
+        fail(AxisError, f"axis={axis} must be negative (counted from the last axis) when x1 and x2 have "
                f"different numbers of dimensions: {shapes_of(x1, x2)}")  # fmt: skip
     elif not -low <= axis <= -1:
-        b.fail(b.AxisError, f"axis={axis} is out of bounds: it must be in [-{low}, -1] for {shapes_of(x1, x2)} "
+        fail(AxisError, f"axis={axis} is out of bounds: it must be in [-{low}, -1] for {shapes_of(x1, x2)} "
                f"(the vector axis is not broadcast)")  # fmt: skip
     try:
         np.broadcast_shapes(_without(x1.shape, axis), _without(x2.shape, axis))
     except ValueError:
-        b.fail(ValueError, f"x1 and x2 cannot be broadcast together (apart from axis {axis}): {shapes_of(x1, x2)}")
+        fail(ValueError, f"x1 and x2 cannot be broadcast together (apart from axis {axis}): {shapes_of(x1, x2)}")
     return axis
 
 
@@ -204,14 +185,14 @@ def _without(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
     return shape[:axis] + shape[axis:][1:]
 
 
-@b.api
+@api
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """Dot product ``sum(conj(x1) * x2)`` over ``axis``, broadcasting the other axes.
 
     ``axis`` counts from the end (see the standard); the vector axis must have the same size
     in both arrays.
     """
-    return wrap(_vecdot(b.array(x1, "x1"), b.array(x2, "x2"), axis=b.integer(axis, "axis")))
+    return wrap(_vecdot(boundary.array(x1, "x1"), boundary.array(x2, "x2"), axis=boundary.integer(axis, "axis")))
 
 
 @functools.partial(kernel, static_argnames="axis")
@@ -219,7 +200,7 @@ def _vecdot(x1: Any, x2: Any, axis: int) -> Any:
     dtype = numeric_pair(x1, x2)
     axis = vector_axis(axis, x1, x2)
     if x1.shape[axis] != x2.shape[axis]:
-        b.fail(ValueError, f"x1 and x2 must have the same size along axis {axis}: {shapes_of(x1, x2)}")
+        fail(ValueError, f"x1 and x2 must have the same size along axis {axis}: {shapes_of(x1, x2)}")
     x1, x2 = x1.astype(dtype), x2.astype(dtype)
     if dtype.kind == "c":
         x1 = jnp.conj(x1)

@@ -23,148 +23,19 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
-from xp._array import Array, link, view, wrap
+from xp import _views as views
+from xp._array import Array, link, wrap
+from xp._errors import ArgumentError, AxisError, DataDependentShapeError, describe, fail
+from xp._routing import api
 from xp._typing import ArrayLike
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
 
 
-# --- layouts: how a view's value derives from its base's ------------------------------------
-
-
-class _Identity:
-    """A view with the base's shape and elements (``reshape`` to the same shape, ...)."""
-
-    __slots__ = ()
-
-    def get(self, base_value: Any) -> Any:
-        return base_value
-
-    def set(self, base_value: Any, update: Any) -> Any:
-        return update
-
-
-_IDENTITY = _Identity()
-
-
-class _Reshaped:
-    """``reshape`` (also ``expand_dims`` and ``squeeze``): the base's elements in row-major order."""
-
-    __slots__ = ("shape",)
-
-    def __init__(self, shape: tuple[int, ...]) -> None:
-        self.shape = shape
-
-    def get(self, base_value: Any) -> Any:
-        return _reshape(base_value, shape=self.shape)
-
-    def set(self, base_value: Any, update: Any) -> Any:
-        return _reshape(update, shape=tuple(base_value.shape))
-
-
-class _Permuted:
-    """``permute_dims``, ``moveaxis``, ``.T``, ``.mT``: the base's axes in the order ``axes``."""
-
-    __slots__ = ("axes", "inverse")
-
-    def __init__(self, axes: tuple[int, ...]) -> None:
-        self.axes = axes
-        self.inverse = tuple(int(i) for i in np.argsort(axes))
-
-    def get(self, base_value: Any) -> Any:
-        return _transpose(base_value, axes=self.axes)
-
-    def set(self, base_value: Any, update: Any) -> Any:
-        return _transpose(update, axes=self.inverse)
-
-
-class _Flipped:
-    """``flip``: the base reversed along ``axes`` (which is its own inverse)."""
-
-    __slots__ = ("axes",)
-
-    def __init__(self, axes: tuple[int, ...]) -> None:
-        self.axes = axes
-
-    def get(self, base_value: Any) -> Any:
-        return _flip(base_value, axes=self.axes)
-
-    def set(self, base_value: Any, update: Any) -> Any:
-        return _flip(update, axes=self.axes)
-
-
-class _Unstacked:
-    """One result of ``unstack``: index ``index`` along ``axis`` (the index is data: one kernel for all)."""
-
-    __slots__ = ("axis", "index")
-
-    def __init__(self, axis: int, index: int) -> None:
-        self.axis = axis
-        self.index = index
-
-    def get(self, base_value: Any) -> Any:
-        return _take(base_value, self.index, axis=self.axis)
-
-    def set(self, base_value: Any, update: Any) -> Any:
-        return _put(base_value, update, self.index, axis=self.axis)
-
-
-_PERMUTATIONS: dict[tuple[int, ...], _Permuted | _Identity] = {}
-
-
-def _permutation_layout(axes: tuple[int, ...]) -> _Permuted | _Identity:
-    try:
-        return _PERMUTATIONS[axes]
-    except KeyError:
-        pass
-    layout = _IDENTITY if axes == tuple(range(len(axes))) else _Permuted(axes)
-    if len(_PERMUTATIONS) >= 1024:
-        _PERMUTATIONS.clear()
-    _PERMUTATIONS[axes] = layout
-    return layout
-
-
-def _view(x: Any, value: Any, layout: Any) -> Array:
-    """A view of ``x`` if it is an xp array; otherwise (a NumPy or JAX array) a new array."""
-    if type(x) is Array:
-        return view(x, layout)
-    return wrap(layout.get(value))
-
-
-def transpose_view(x: Array, axes: tuple[int, ...]) -> Array:
-    """``x`` with its axes permuted to ``axes`` (normalized, a permutation), as a view of ``x``."""
-    return view(x, _permutation_layout(axes))
-
-
 # --- kernels --------------------------------------------------------------------------------
-
-
-@functools.partial(kernel, static_argnames="shape")
-def _reshape(x: Any, shape: tuple[int, ...]) -> Any:
-    return lax.reshape(x, shape)
-
-
-@functools.partial(kernel, static_argnames="axes")
-def _transpose(x: Any, axes: tuple[int, ...]) -> Any:
-    return lax.transpose(x, axes)
-
-
-@functools.partial(kernel, static_argnames="axes")
-def _flip(x: Any, axes: tuple[int, ...]) -> Any:
-    return lax.rev(x, axes)
-
-
-@functools.partial(kernel, static_argnames="axis")
-def _take(x: Any, index: Any, axis: int) -> Any:
-    return lax.dynamic_index_in_dim(x, index, axis, keepdims=False)
-
-
-@functools.partial(kernel, static_argnames="axis")
-def _put(x: Any, update: Any, index: Any, axis: int) -> Any:
-    return lax.dynamic_update_index_in_dim(x, update.astype(x.dtype), index, axis)
 
 
 @functools.partial(kernel, static_argnames="axis")
@@ -187,9 +58,9 @@ def _promoted(values: tuple[Any, ...]) -> np.dtype:
     try:
         dtype = dt.promote_all(v.dtype for v in values)
     except dt.PromotionError as e:
-        b.fail(TypeError, f"arrays cannot be joined: {e}")
+        fail(TypeError, f"arrays cannot be joined: {e}")
     if not dt.is_available(dtype):
-        b.fail(TypeError, f"arrays promote to {dtype}: {dt.unavailable_message(dtype)}")
+        fail(TypeError, f"arrays promote to {dtype}: {dt.unavailable_message(dtype)}")
     return dtype
 
 
@@ -203,10 +74,10 @@ def _concat(values: tuple[Any, ...], axis: int | None) -> Any:
         first = values[0].shape
         for i, v in enumerate(values):
             if v.ndim != len(first):
-                b.fail(ValueError, f"arrays must have the same number of dimensions, got shapes {first} "
+                fail(ValueError, f"arrays must have the same number of dimensions, got shapes {first} "
                        f"(arrays[0]) and {v.shape} (arrays[{i}])")  # fmt: skip
             if v.shape[:axis] != first[:axis] or v.shape[axis + 1 :] != first[axis + 1 :]:
-                b.fail(ValueError, f"arrays must have the same shape except along axis {axis}, got shapes "
+                fail(ValueError, f"arrays must have the same shape except along axis {axis}, got shapes "
                        f"{first} (arrays[0]) and {v.shape} (arrays[{i}])")  # fmt: skip
     return lax.concatenate([v.astype(dtype) for v in values], axis)
 
@@ -217,7 +88,7 @@ def _stack(values: tuple[Any, ...], axis: int) -> Any:
     first = values[0].shape
     for i, v in enumerate(values):
         if v.shape != first:
-            b.fail(ValueError, f"arrays must all have the same shape, got shapes {first} (arrays[0]) and "
+            fail(ValueError, f"arrays must all have the same shape, got shapes {first} (arrays[0]) and "
                    f"{v.shape} (arrays[{i}])")  # fmt: skip
     return lax.concatenate([lax.expand_dims(v.astype(dtype), (axis,)) for v in values], axis)
 
@@ -270,20 +141,20 @@ def _broadcast_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
             if n != 1:
                 if size != 1 and n != size:
                     described = ", ".join(f"arrays[{i}] {s}" for i, s in enumerate(shapes))
-                    b.fail(ValueError, f"shapes cannot be broadcast together (axis {axis} has sizes {size} and "
+                    fail(ValueError, f"shapes cannot be broadcast together (axis {axis} has sizes {size} and "
                            f"{n}): {described}")  # fmt: skip
                 size = n
         result.append(size)
     return tuple(result)
 
 
-@b.api
+@api
 def broadcast_arrays(*arrays: ArrayLike) -> tuple[Array, ...]:
     """Broadcast one or more arrays against one another; a tuple of new arrays of one shape.
 
     Each result keeps the dtype of its input.
     """
-    values = [b.array(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
+    values = [boundary.array(a, f"arrays[{i}]") for i, a in enumerate(arrays)]
     if not values:
         return ()
     shape = _broadcast_shape([tuple(v.shape) for v in values])
@@ -292,7 +163,7 @@ def broadcast_arrays(*arrays: ArrayLike) -> tuple[Array, ...]:
     return tuple(wrap(v) for v in _broadcast_all(tuple(values), shape=shape))
 
 
-@b.api
+@api
 def broadcast_shapes(*shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
     """The shape that ``shapes`` broadcast to (``()`` for no shapes).
 
@@ -310,7 +181,7 @@ def broadcast_shapes(*shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
         known = {n for n in sizes if n is not None and n != 1}
         if len(known) > 1:
             described = ", ".join(str(s) for s in checked)
-            b.fail(ValueError, f"shapes cannot be broadcast together (axis {axis} has sizes "
+            fail(ValueError, f"shapes cannot be broadcast together (axis {axis} has sizes "
                    f"{', '.join(map(str, sorted(known)))}): {described}")  # fmt: skip
         result.append(None if unknown else known.pop() if known else 1)
     return tuple(result)
@@ -318,20 +189,20 @@ def broadcast_shapes(*shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
 
 def _shape_with_unknowns(value: Any, param: str) -> tuple[int | None, ...]:
     if not isinstance(value, (tuple, list)):
-        b.fail(TypeError, f"{param} must be a tuple of ints (or None for an unknown size), got {b.describe(value)}")
-    return tuple(None if n is None else b.non_negative(n, f"{param}[{i}]") for i, n in enumerate(value))
+        fail(TypeError, f"{param} must be a tuple of ints (or None for an unknown size), got {describe(value)}")
+    return tuple(None if n is None else boundary.non_negative(n, f"{param}[{i}]") for i, n in enumerate(value))
 
 
-@b.api
+@api
 def broadcast_to(x: ArrayLike, /, shape: tuple[int, ...]) -> Array:
     """``x`` broadcast to ``shape``: a new array (not a view) with the dtype of ``x``."""
-    value = b.array(x, "x")
-    target = b.shape(shape, "shape")
+    value = boundary.array(x, "x")
+    target = boundary.shape(shape, "shape")
     source = value.shape
     if len(source) > len(target) or not all(
         s == 1 or s == t for s, t in zip(reversed(source), reversed(target), strict=False)
     ):
-        b.fail(ValueError, f"x of shape {tuple(source)} cannot be broadcast to shape {target} (each axis of x must "
+        fail(ValueError, f"x of shape {tuple(source)} cannot be broadcast to shape {target} (each axis of x must "
                f"have size 1 or the size of the matching trailing axis of shape)")  # fmt: skip
     if source == target:
         return wrap(value)
@@ -343,13 +214,13 @@ def broadcast_to(x: ArrayLike, /, shape: tuple[int, ...]) -> Array:
 
 def _arrays(arrays: Any) -> tuple[Any, ...]:
     if not isinstance(arrays, (tuple, list)):
-        b.fail(TypeError, f"arrays must be a tuple or list of arrays, got {b.describe(arrays)}")
+        fail(TypeError, f"arrays must be a tuple or list of arrays, got {describe(arrays)}")
     if not arrays:
-        b.fail(ValueError, "arrays must hold at least one array, got an empty sequence")
-    return tuple(b.array(a, f"arrays[{i}]") for i, a in enumerate(arrays))
+        fail(ValueError, "arrays must hold at least one array, got an empty sequence")
+    return tuple(boundary.array(a, f"arrays[{i}]") for i, a in enumerate(arrays))
 
 
-@b.api
+@api
 def concat(arrays: tuple[ArrayLike, ...] | list[ArrayLike], /, *, axis: int | None = 0) -> Array:
     """Join arrays along an existing axis (``axis=None``: the flattened arrays).
 
@@ -361,11 +232,11 @@ def concat(arrays: tuple[ArrayLike, ...] | list[ArrayLike], /, *, axis: int | No
         return wrap(_concat(values, axis=None))
     ndim = values[0].ndim
     if ndim == 0:
-        b.fail(ValueError, "0-d arrays cannot be joined along an axis (use axis=None, or stack)")
-    return wrap(_concat(values, axis=b.axis(axis, ndim)))
+        fail(ValueError, "0-d arrays cannot be joined along an axis (use axis=None, or stack)")
+    return wrap(_concat(values, axis=boundary.axis(axis, ndim)))
 
 
-@b.api
+@api
 def stack(arrays: tuple[ArrayLike, ...] | list[ArrayLike], /, *, axis: int = 0) -> Array:
     """Join arrays of one shape along a new axis, at position ``axis`` of the result.
 
@@ -373,20 +244,20 @@ def stack(arrays: tuple[ArrayLike, ...] | list[ArrayLike], /, *, axis: int = 0) 
     """
     values = _arrays(arrays)
     ndim = values[0].ndim + 1
-    index = b.integer(axis, "axis")
+    index = boundary.integer(axis, "axis")
     if not -ndim <= index < ndim:
-        b.fail(b.AxisError, f"axis={index} is out of bounds for stacking {ndim - 1}-dimensional arrays "
+        fail(AxisError, f"axis={index} is out of bounds for stacking {ndim - 1}-dimensional arrays "
                f"(must be in [{-ndim}, {ndim - 1}])")  # fmt: skip
     return wrap(_stack(values, axis=index % ndim))
 
 
-@b.api
+@api
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     """Split ``x`` along ``axis`` into a tuple of arrays; each is a view of ``x`` (writes go through)."""
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     if value.ndim == 0:
-        b.fail(ValueError, "x must have at least one dimension, got a 0-d array")
-    index = b.axis(axis, value.ndim)
+        fail(ValueError, "x must have at least one dimension, got a 0-d array")
+    index = boundary.axis(axis, value.ndim)
     if value.shape[index] == 0:
         return ()
     parts = _unstack(value, axis=index)
@@ -395,23 +266,23 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     results = []
     for i, part in enumerate(parts):
         result = wrap(part)
-        link(x, result, _Unstacked(index, i))
+        link(x, result, views.Unstacked(index, i))
         results.append(result)
     return tuple(results)
 
 
-@b.api
+@api
 def tile(x: ArrayLike, repetitions: tuple[int, ...], /) -> Array:
     """``x`` repeated ``repetitions[i]`` times along each axis ``i``.
 
     The shorter of ``x.shape`` and ``repetitions`` is padded with leading ones.
     """
-    value = b.array(x, "x")
-    reps = b.shape(repetitions, "repetitions")
+    value = boundary.array(x, "x")
+    reps = boundary.shape(repetitions, "repetitions")
     return wrap(_tile(value, repetitions=reps))
 
 
-@b.api
+@api
 def repeat(x: ArrayLike, repeats: int | ArrayLike, /, *, axis: int | None = None) -> Array:
     """Repeat each element of ``x`` (flattened when ``axis`` is None) ``repeats`` times.
 
@@ -420,39 +291,39 @@ def repeat(x: ArrayLike, repeats: int | ArrayLike, /, *, axis: int | None = None
     values: they are read to the host (a device synchronisation), and under ``jax.jit`` a traced
     ``repeats`` array is an error (a DataDependentShapeError); pass a Python int where possible.
     """
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     if axis is None:
         index = None
         size = math.prod(value.shape)
     else:
-        index = b.axis(axis, value.ndim)
+        index = boundary.axis(axis, value.ndim)
         size = value.shape[index]
     if type(repeats) is int or isinstance(repeats, np.integer):
-        return wrap(_repeat_int(value, repeats=b.non_negative(repeats, "repeats"), axis=index))
-    if isinstance(repeats, (bool, np.bool_)) or type(repeats) in b.PY_SCALARS:
-        b.fail(TypeError, f"repeats must be an int or an integer array, got {b.describe(repeats)}")
-    counts = b.array(repeats, "repeats")
+        return wrap(_repeat_int(value, repeats=boundary.non_negative(repeats, "repeats"), axis=index))
+    if isinstance(repeats, (bool, np.bool_)) or type(repeats) in boundary.PY_SCALARS:
+        fail(TypeError, f"repeats must be an int or an integer array, got {describe(repeats)}")
+    counts = boundary.array(repeats, "repeats")
     if counts.dtype not in dt.INTEGER:
-        b.fail(TypeError, f"repeats must have an integer dtype, got {counts.dtype}")
+        fail(TypeError, f"repeats must have an integer dtype, got {counts.dtype}")
     if counts.ndim > 1 or (counts.ndim == 1 and counts.shape[0] not in (1, size)):
-        b.fail(ValueError, f"repeats must have shape (1,) or ({size},) (the number of elements "
+        fail(ValueError, f"repeats must have shape (1,) or ({size},) (the number of elements "
                f"{'of x' if axis is None else 'along axis'}), got {tuple(counts.shape)}")  # fmt: skip
     if isinstance(repeats, (np.ndarray, np.generic)):
         host = np.asarray(repeats)  # known on the host, even under a trace
     elif isinstance(counts, Tracer):
-        b.fail(b.DataDependentShapeError, "repeats is a traced array, so the length of the result depends on "
+        fail(DataDependentShapeError, "repeats is a traced array, so the length of the result depends on "
                "its values, which jax.jit cannot trace; pass repeats as a Python int or a NumPy array, or "
                "call repeat eagerly")  # fmt: skip
     else:
         host = np.asarray(counts)
     if host.size and host.min() < 0:
-        b.fail(ValueError, f"repeats must be non-negative, got {int(host.min())}")
+        fail(ValueError, f"repeats must be non-negative, got {int(host.min())}")
     if host.size == 1:
         return wrap(_repeat_int(value, repeats=int(host.reshape(())), axis=index))
     return wrap(_repeat_counts(value, counts, axis=index, total=int(host.sum(dtype=np.uint64))))
 
 
-@b.api
+@api
 def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Array:
     """``x`` with its elements shifted by ``shift`` along ``axis``, wrapping around.
 
@@ -461,27 +332,27 @@ def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int
     its length. A repeated axis is shifted by the sum of its shifts, as in NumPy. The result is
     a new array.
     """
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     shape = value.shape
     if axis is None:
         if isinstance(shift, (tuple, list)):
-            b.fail(TypeError, f"shift must be an int when axis is None, got {b.describe(shift)} (pass axis as a tuple)")
+            fail(TypeError, f"shift must be an int when axis is None, got {describe(shift)} (pass axis as a tuple)")
         size = math.prod(shape)
-        amount = b.integer(shift, "shift") % size if size else 0
+        amount = boundary.integer(shift, "shift") % size if size else 0
         if amount == 0:
             return wrap(value)
         return wrap(_roll(value, _shift_array([amount]), axes=None))
     if isinstance(axis, (tuple, list)):
-        axes = tuple(b.axis(a, value.ndim, f"axis[{i}]") for i, a in enumerate(axis))
+        axes = tuple(boundary.axis(a, value.ndim, f"axis[{i}]") for i, a in enumerate(axis))
     else:
-        axes = (b.axis(axis, value.ndim),)
+        axes = (boundary.axis(axis, value.ndim),)
     if isinstance(shift, (tuple, list)):
-        shifts = tuple(b.integer(s, f"shift[{i}]") for i, s in enumerate(shift))
+        shifts = tuple(boundary.integer(s, f"shift[{i}]") for i, s in enumerate(shift))
         if len(shifts) != len(axes):
-            b.fail(ValueError, f"shift and axis must have the same length, got shift={tuple(shift)} and "
+            fail(ValueError, f"shift and axis must have the same length, got shift={tuple(shift)} and "
                    f"axis={axis if isinstance(axis, int) else tuple(axis)}")  # fmt: skip
     else:
-        shifts = (b.integer(shift, "shift"),) * len(axes)
+        shifts = (boundary.integer(shift, "shift"),) * len(axes)
     total: dict[int, int] = {}
     for a, s in zip(axes, shifts, strict=True):
         total[a] = total.get(a, 0) + s
@@ -500,32 +371,32 @@ def _target_shape(shape: Any, source: tuple[int, ...]) -> tuple[int, ...]:
         dims = shape
     else:
         if isinstance(shape, (tuple, list)):
-            dims = tuple(b.integer(n, f"shape[{i}]") for i, n in enumerate(shape))
+            dims = tuple(boundary.integer(n, f"shape[{i}]") for i, n in enumerate(shape))
         else:
             try:
-                dims = (b.integer(shape, "shape"),)
-            except b.ArgumentError:
-                b.fail(TypeError, f"shape must be a tuple of ints, got {b.describe(shape)}")
+                dims = (boundary.integer(shape, "shape"),)
+            except ArgumentError:
+                fail(TypeError, f"shape must be a tuple of ints, got {describe(shape)}")
         negative = [i for i, n in enumerate(dims) if n < 0]
         for i in negative:
             if dims[i] != -1:
-                b.fail(ValueError, f"shape[{i}]={dims[i]}: sizes must be non-negative, or -1 for one inferred size")
+                fail(ValueError, f"shape[{i}]={dims[i]}: sizes must be non-negative, or -1 for one inferred size")
         if len(negative) > 1:
-            b.fail(ValueError, f"shape {dims} has more than one -1 (only one size can be inferred)")
+            fail(ValueError, f"shape {dims} has more than one -1 (only one size can be inferred)")
         if negative:
             size = math.prod(source)
             known = -math.prod(dims)
             if known == 0 or size % known:
-                b.fail(ValueError, f"cannot reshape an array of shape {tuple(source)} (size {size}) to shape {dims}")
+                fail(ValueError, f"cannot reshape an array of shape {tuple(source)} (size {size}) to shape {dims}")
             i = negative[0]
             return (*dims[:i], size // known, *dims[i + 1 :])
     if math.prod(dims) != math.prod(source):
-        b.fail(ValueError, f"cannot reshape an array of shape {tuple(source)} (size {math.prod(source)}) to "
+        fail(ValueError, f"cannot reshape an array of shape {tuple(source)} (size {math.prod(source)}) to "
                f"shape {dims} (size {math.prod(dims)})")  # fmt: skip
     return dims
 
 
-@b.api
+@api
 def reshape(x: ArrayLike, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """``x`` with a new shape and the same elements in row-major order (one size may be -1).
 
@@ -533,16 +404,16 @@ def reshape(x: ArrayLike, /, shape: tuple[int, ...], *, copy: bool | None = None
     (writes into it write into ``x``, as with NumPy's reshape views); every reshape can be a
     view here, so ``copy=False`` never raises. ``copy=True`` returns an independent array.
     """
-    value = b.array(x, "x")
-    copy = b.optional_boolean(copy, "copy")
+    value = boundary.array(x, "x")
+    copy = boundary.optional_boolean(copy, "copy")
     source = tuple(value.shape)
     target = _target_shape(shape, source)
     if copy:
-        return wrap(_reshape(value, shape=target))
-    return _view(x, value, _IDENTITY if target == source else _Reshaped(target))
+        return wrap(views.Reshaped(target).get(value))
+    return views.view_or_copy(x, value, views.IDENTITY if target == source else views.Reshaped(target))
 
 
-@b.api
+@api
 def expand_dims(x: ArrayLike, /, axis: int | tuple[int, ...]) -> Array:
     """``x`` with a new axis of size 1 at each position in ``axis`` (positions in the result).
 
@@ -550,89 +421,89 @@ def expand_dims(x: ArrayLike, /, axis: int | tuple[int, ...]) -> Array:
     raise IndexError (xp's AxisError, also a ValueError), repeated positions ValueError. The
     result is a view of ``x``.
     """
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     source = tuple(value.shape)
     items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     ndim = len(source) + len(items)
     positions = []
     for i, a in enumerate(items):
         name = f"axis[{i}]" if isinstance(axis, (tuple, list)) else "axis"
-        n = b.integer(a, name)
+        n = boundary.integer(a, name)
         if not -ndim <= n < ndim:
-            b.fail(b.AxisError, f"{name}={n} is out of bounds for inserting {len(items)} axes into a "
+            fail(AxisError, f"{name}={n} is out of bounds for inserting {len(items)} axes into a "
                    f"{len(source)}-dimensional array (must be in [{-ndim}, {ndim - 1}])")  # fmt: skip
         positions.append(n % ndim)
     if len(set(positions)) != len(positions):
-        b.fail(ValueError, f"axis has repeated positions (after normalizing): {tuple(items)}")
+        fail(ValueError, f"axis has repeated positions (after normalizing): {tuple(items)}")
     dims = iter(source)
     target = tuple(1 if i in positions else next(dims) for i in range(ndim))
-    return _view(x, value, _Reshaped(target) if positions else _IDENTITY)
+    return views.view_or_copy(x, value, views.Reshaped(target) if positions else views.IDENTITY)
 
 
-@b.api
+@api
 def squeeze(x: ArrayLike, /, axis: int | tuple[int, ...]) -> Array:
     """``x`` without the axes ``axis``, which must have size 1 (else ValueError); a view of ``x``."""
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     if axis is None:
-        b.fail(TypeError, "axis must be an int or a tuple of ints, got None (name the axes to remove)")
+        fail(TypeError, "axis must be an int or a tuple of ints, got None (name the axes to remove)")
     source = tuple(value.shape)
-    axes = b.axes(axis, len(source))
+    axes = boundary.axes(axis, len(source))
     for a in axes:
         if source[a] != 1:
-            b.fail(ValueError, f"cannot remove axis {a} of size {source[a]} (only axes of size 1 can be "
+            fail(ValueError, f"cannot remove axis {a} of size {source[a]} (only axes of size 1 can be "
                    f"squeezed); x has shape {source}")  # fmt: skip
     if not axes:
-        return _view(x, value, _IDENTITY)
-    return _view(x, value, _Reshaped(tuple(n for i, n in enumerate(source) if i not in axes)))
+        return views.view_or_copy(x, value, views.IDENTITY)
+    return views.view_or_copy(x, value, views.Reshaped(tuple(n for i, n in enumerate(source) if i not in axes)))
 
 
-@b.api
+@api
 def permute_dims(x: ArrayLike, /, axes: tuple[int, ...]) -> Array:
     """``x`` with its axes in the order ``axes`` (a permutation; negative axes count from the end).
 
     The result is a view of ``x``.
     """
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     ndim = value.ndim
     if not isinstance(axes, (tuple, list)):
-        b.fail(TypeError, f"axes must be a tuple of ints, got {b.describe(axes)}")
+        fail(TypeError, f"axes must be a tuple of ints, got {describe(axes)}")
     if len(axes) != ndim:
-        b.fail(ValueError, f"axes must list each of the {ndim} axes of x once, got {tuple(axes)}")
-    order = b.axes(axes, ndim, "axes")
-    return _view(x, value, _permutation_layout(order))
+        fail(ValueError, f"axes must list each of the {ndim} axes of x once, got {tuple(axes)}")
+    order = boundary.axes(axes, ndim, "axes")
+    return views.view_or_copy(x, value, views.permutation(order))
 
 
-@b.api
+@api
 def moveaxis(x: ArrayLike, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
     """``x`` with the axes ``source`` moved to the positions ``destination``, the others in order.
 
     The result is a view of ``x``.
     """
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     ndim = value.ndim
     moved = _distinct_axes(source, ndim, "source")
     places = _distinct_axes(destination, ndim, "destination")
     if len(moved) != len(places):
-        b.fail(ValueError, f"source and destination must name as many axes, got {len(moved)} and {len(places)}")
+        fail(ValueError, f"source and destination must name as many axes, got {len(moved)} and {len(places)}")
     order = [n for n in range(ndim) if n not in moved]
     for place, axis in sorted(zip(places, moved, strict=True)):
         order.insert(place, axis)
-    return _view(x, value, _permutation_layout(tuple(order)))
+    return views.view_or_copy(x, value, views.permutation(tuple(order)))
 
 
 def _distinct_axes(value: Any, ndim: int, param: str) -> tuple[int, ...]:
     if value is None:
-        b.fail(TypeError, f"{param} must be an int or a tuple of ints, got None")
-    return b.axes(value, ndim, param)
+        fail(TypeError, f"{param} must be an int or a tuple of ints, got None")
+    return boundary.axes(value, ndim, param)
 
 
-@b.api
+@api
 def flip(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """``x`` with the order of its elements reversed along ``axis`` (None: every axis).
 
     The result is a view of ``x``.
     """
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     shape = value.shape
-    axes = tuple(sorted(a for a in b.axes(axis, value.ndim) if shape[a] > 1))
-    return _view(x, value, _Flipped(axes) if axes else _IDENTITY)
+    axes = tuple(sorted(a for a in boundary.axes(axis, value.ndim) if shape[a] > 1))
+    return views.view_or_copy(x, value, views.Flipped(axes) if axes else views.IDENTITY)

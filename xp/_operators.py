@@ -14,8 +14,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from xp import _boundary as b
 from xp import _elementwise, _linear_algebra
+from xp import _routing as routing
 from xp._array import Array
 
 BINARY = {
@@ -52,7 +52,7 @@ _OPERAND_TYPES = (Array, jax.Array, jax.core.Tracer, np.ndarray, np.generic, boo
 
 
 def _takes(other: Any) -> bool:
-    return isinstance(other, _OPERAND_TYPES) or bool(b.SPARSE_TYPES and isinstance(other, b.SPARSE_TYPES))
+    return isinstance(other, _OPERAND_TYPES) or routing.is_sparse(other)
 
 
 def _forward(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, Any], Any]:
@@ -121,6 +121,3 @@ def install(cls: type, *, in_place: bool = True) -> None:
         setattr(cls, f"__{name}__", _forward(name, fn))
     for name, fn in UNARY.items():
         setattr(cls, f"__{name}__", _unary(name, fn))
-
-
-install(Array)

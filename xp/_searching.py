@@ -26,10 +26,12 @@ import numpy as np
 from jax import lax
 from jax.sharding import NamedSharding, PartitionSpec
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._elementwise import operands
+from xp._errors import DataDependentShapeError, describe, fail
+from xp._routing import api
 from xp._typing import ArrayLike
 
 kernel = functools.partial(jax.jit, inline=True)
@@ -39,7 +41,7 @@ Tracer = jax.core.Tracer
 def check_real(dtype: np.dtype, param: str = "x") -> None:
     """Trace-time check that ``dtype`` is real-valued (an integer or real floating dtype)."""
     if dtype not in dt.REAL_NUMERIC:
-        b.fail(TypeError, f"{param} must have a real-valued dtype, got {dtype}")
+        fail(TypeError, f"{param} must have a real-valued dtype, got {dtype}")
 
 
 def promote_pair(x1: Any, x2: Any) -> np.dtype:
@@ -47,34 +49,34 @@ def promote_pair(x1: Any, x2: Any) -> np.dtype:
     try:
         return dt.promote(x1.dtype, x2.dtype)
     except dt.PromotionError as e:
-        b.fail(TypeError, f"x1 and x2: {e}")
+        fail(TypeError, f"x1 and x2: {e}")
 
 
 # --- argmax, argmin -------------------------------------------------------------------------
 
 
-@b.api
+@api
 def argmax(x: ArrayLike, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Indices of the maximum values along ``axis`` (of the flattened array if None).
 
     The first occurrence wins ties; the index of the first NaN is returned where there is one
     (as in NumPy). An empty reduction is a ValueError.
     """
-    value = b.array(x, "x")
-    index = None if axis is None else b.axis(axis, value.ndim)
-    return wrap(_arg_reduce(value, axis=index, keepdims=b.boolean(keepdims, "keepdims"), largest=True))
+    value = boundary.array(x, "x")
+    index = None if axis is None else boundary.axis(axis, value.ndim)
+    return wrap(_arg_reduce(value, axis=index, keepdims=boundary.boolean(keepdims, "keepdims"), largest=True))
 
 
-@b.api
+@api
 def argmin(x: ArrayLike, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Indices of the minimum values along ``axis`` (of the flattened array if None).
 
     The first occurrence wins ties; the index of the first NaN is returned where there is one
     (as in NumPy). An empty reduction is a ValueError.
     """
-    value = b.array(x, "x")
-    index = None if axis is None else b.axis(axis, value.ndim)
-    return wrap(_arg_reduce(value, axis=index, keepdims=b.boolean(keepdims, "keepdims"), largest=False))
+    value = boundary.array(x, "x")
+    index = None if axis is None else boundary.axis(axis, value.ndim)
+    return wrap(_arg_reduce(value, axis=index, keepdims=boundary.boolean(keepdims, "keepdims"), largest=False))
 
 
 @functools.partial(kernel, static_argnames=("axis", "keepdims", "largest"))
@@ -83,7 +85,7 @@ def _arg_reduce(x: Any, axis: int | None, keepdims: bool, largest: bool) -> Any:
     size = x.size if axis is None else x.shape[axis]
     if size == 0:
         where = "x is empty" if axis is None else f"axis {axis} of x has size 0 (shape {x.shape})"
-        b.fail(ValueError, f"{where}: an empty sequence has no {'maximum' if largest else 'minimum'}")
+        fail(ValueError, f"{where}: an empty sequence has no {'maximum' if largest else 'minimum'}")
     reduce = jnp.argmax if largest else jnp.argmin
     return reduce(x, axis=axis, keepdims=keepdims).astype(dt.default_int())
 
@@ -91,14 +93,16 @@ def _arg_reduce(x: Any, axis: int | None, keepdims: bool, largest: bool) -> Any:
 # --- count_nonzero, nonzero -----------------------------------------------------------------
 
 
-@b.api
+@api
 def count_nonzero(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """The number of non-zero elements along ``axis`` (every axis if None; ``()`` counts none).
 
     A complex element is non-zero if either component is; a boolean one if it is True.
     """
-    value = b.array(x, "x")
-    return wrap(_count_nonzero(value, axes=b.axes(axis, value.ndim), keepdims=b.boolean(keepdims, "keepdims")))
+    value = boundary.array(x, "x")
+    return wrap(
+        _count_nonzero(value, axes=boundary.axes(axis, value.ndim), keepdims=boundary.boolean(keepdims, "keepdims"))
+    )
 
 
 @functools.partial(kernel, static_argnames=("axes", "keepdims"))
@@ -106,19 +110,19 @@ def _count_nonzero(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     return jnp.sum(x != 0, axis=axes, keepdims=keepdims, dtype=dt.default_int())
 
 
-@b.api
+@api
 def nonzero(x: ArrayLike, /) -> tuple[Array, ...]:
     """The indices of the non-zero elements of ``x``: one array per axis, in row-major order.
 
     ``x`` must have at least one dimension. Eager only: the result's shape depends on the
     data, so under ``jax.jit`` or ``jax.vmap`` this raises DataDependentShapeError.
     """
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     if value.ndim == 0:
-        b.fail(ValueError, "x must have at least one dimension, got a 0-d array "
+        fail(ValueError, "x must have at least one dimension, got a 0-d array "
                "(reshape it to (1,) first, or test the scalar with bool(x))")  # fmt: skip
     if isinstance(value, Tracer):
-        b.fail(b.DataDependentShapeError, "the number of non-zero elements depends on the values of x, so the "
+        fail(DataDependentShapeError, "the number of non-zero elements depends on the values of x, so the "
                "result's shape cannot be known while tracing (jax.jit, jax.vmap); call xp.nonzero outside the "
                "transformation, or keep the shape static with a mask: xp.where(x != 0, x, fill)")  # fmt: skip
     mask = value if value.dtype == dt.bool else _nonzero_mask(value)
@@ -150,7 +154,7 @@ def put_like(host: Sequence[np.ndarray], like: Any) -> list[Any]:
 # --- searchsorted ---------------------------------------------------------------------------
 
 
-@b.api
+@api
 def searchsorted(
     x1: ArrayLike,
     x2: ArrayLike | int | float,
@@ -169,19 +173,19 @@ def searchsorted(
     """
     v1, v2 = operands(None, x1, x2)
     if v1.ndim != 1:
-        b.fail(ValueError, f"x1 must be 1-dimensional, got shape {tuple(v1.shape)}")
-    side = b.choice(side, ("left", "right"), "side")
+        fail(ValueError, f"x1 must be 1-dimensional, got shape {tuple(v1.shape)}")
+    side = boundary.choice(side, ("left", "right"), "side")
     order = None
     if sorter is not None:
-        order = b.array(sorter, "sorter")
+        order = boundary.array(sorter, "sorter")
         if order.dtype not in dt.INTEGER:
-            b.fail(TypeError, f"sorter must have an integer dtype, got {order.dtype}")
+            fail(TypeError, f"sorter must have an integer dtype, got {order.dtype}")
         if order.shape != v1.shape:
-            b.fail(ValueError, f"sorter must have the shape of x1 {tuple(v1.shape)}, got {tuple(order.shape)}")
+            fail(ValueError, f"sorter must have the shape of x1 {tuple(v1.shape)}, got {tuple(order.shape)}")
         if not isinstance(order, Tracer) and order.size:
             low, high = np.asarray(_min_max(order)).tolist()
             if low < 0 or high >= order.size:
-                b.fail(IndexError, f"sorter holds index {low if low < 0 else high}, out of range for x1 "
+                fail(IndexError, f"sorter holds index {low if low < 0 else high}, out of range for x1 "
                        f"of length {order.size}")  # fmt: skip
     return wrap(_searchsorted(v1, v2, order, side=side))
 
@@ -204,7 +208,7 @@ def _searchsorted(x1: Any, x2: Any, sorter: Any, side: str) -> Any:
 # --- where ----------------------------------------------------------------------------------
 
 
-@b.api
+@api
 def where(
     condition: ArrayLike, x1: ArrayLike | int | float | complex | bool, x2: ArrayLike | int | float | complex | bool, /
 ) -> Array:
@@ -213,24 +217,24 @@ def where(
     ``condition`` must be boolean. The result has the promoted dtype of ``x1`` and ``x2``; one of
     them may be a Python scalar, which takes the other's dtype under the scalar rules.
     """
-    cond = condition._value if type(condition) is Array else b.array(condition, "condition")
+    cond = condition._value if type(condition) is Array else boundary.array(condition, "condition")
     if type(x1) is Array and type(x2) is Array:
         return wrap(_where(cond, x1._value, x2._value))
-    if type(x1) in b.PY_SCALARS and type(x2) in b.PY_SCALARS:
-        b.fail(TypeError, f"at least one of x1 and x2 must be an array, got {b.describe(x1)} and {b.describe(x2)}")
+    if type(x1) in boundary.PY_SCALARS and type(x2) in boundary.PY_SCALARS:
+        fail(TypeError, f"at least one of x1 and x2 must be an array, got {describe(x1)} and {describe(x2)}")
     return wrap(_where(cond, *operands(None, x1, x2)))
 
 
 @kernel
 def _where(condition: Any, x1: Any, x2: Any) -> Any:
     if condition.dtype != dt.bool:
-        b.fail(TypeError, f"condition must have a boolean dtype, got {condition.dtype} (compare it, e.g. x != 0)")
+        fail(TypeError, f"condition must have a boolean dtype, got {condition.dtype} (compare it, e.g. x != 0)")
     dtype = promote_pair(x1, x2)
     shapes = (condition.shape, x1.shape, x2.shape)
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:
-        b.fail(ValueError, f"condition, x1 and x2 cannot be broadcast together: shapes {shapes}")
+        fail(ValueError, f"condition, x1 and x2 cannot be broadcast together: shapes {shapes}")
     return lax.select(
         jnp.broadcast_to(condition, shape),
         jnp.broadcast_to(x1, shape).astype(dtype),

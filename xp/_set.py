@@ -23,10 +23,12 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._elementwise import operands
+from xp._errors import DataDependentShapeError, describe, fail
+from xp._routing import api
 from xp._searching import promote_pair, put_like
 from xp._typing import ArrayLike
 
@@ -54,7 +56,7 @@ class UniqueInverseResult(NamedTuple):
 # --- isin -----------------------------------------------------------------------------------
 
 
-@b.api
+@api
 def isin(x1: ArrayLike | int, x2: ArrayLike | int, /, *, invert: bool = False) -> Array:
     """Whether each element of ``x1`` equals some element of ``x2`` (is not in it, if ``invert``).
 
@@ -62,10 +64,10 @@ def isin(x1: ArrayLike | int, x2: ArrayLike | int, /, *, invert: bool = False) -
     in the promoted dtype, by value equality: NaN is in nothing, ``-0.0`` is in ``[0.0]``. One of
     ``x1`` and ``x2`` may be a Python scalar, which takes the other's dtype under the scalar rules.
     """
-    if type(x1) in b.PY_SCALARS and type(x2) in b.PY_SCALARS:
-        b.fail(TypeError, f"at least one of x1 and x2 must be an array, got {b.describe(x1)} and {b.describe(x2)}")
+    if type(x1) in boundary.PY_SCALARS and type(x2) in boundary.PY_SCALARS:
+        fail(TypeError, f"at least one of x1 and x2 must be an array, got {describe(x1)} and {describe(x2)}")
     v1, v2 = operands(None, x1, x2)
-    return wrap(_isin(v1, v2, invert=b.boolean(invert, "invert")))
+    return wrap(_isin(v1, v2, invert=boundary.boolean(invert, "invert")))
 
 
 _COMPARE_ALL_LIMIT = 1 << 16
@@ -92,7 +94,7 @@ def _isin(x1: Any, x2: Any, invert: bool) -> Any:
 # --- unique ---------------------------------------------------------------------------------
 
 
-@b.api
+@api
 def unique_all(x: ArrayLike, /) -> UniqueAllResult:
     """The unique values of ``x`` (flattened), their first indices, the inverse and the counts.
 
@@ -103,7 +105,7 @@ def unique_all(x: ArrayLike, /) -> UniqueAllResult:
     return UniqueAllResult(values, indices, inverse, counts)
 
 
-@b.api
+@api
 def unique_counts(x: ArrayLike, /) -> UniqueCountsResult:
     """The unique values of ``x`` (flattened) and how many times each occurs. Eager only."""
     value = _eager(x, "unique_counts")
@@ -111,7 +113,7 @@ def unique_counts(x: ArrayLike, /) -> UniqueCountsResult:
     return UniqueCountsResult(values, counts)
 
 
-@b.api
+@api
 def unique_inverse(x: ArrayLike, /) -> UniqueInverseResult:
     """The unique values of ``x`` (flattened) and the indices into them that rebuild ``x``.
 
@@ -122,7 +124,7 @@ def unique_inverse(x: ArrayLike, /) -> UniqueInverseResult:
     return UniqueInverseResult(values, inverse)
 
 
-@b.api
+@api
 def unique_values(x: ArrayLike, /) -> Array:
     """The unique values of ``x`` (flattened), in ascending order. Eager only."""
     value = _eager(x, "unique_values")
@@ -130,9 +132,9 @@ def unique_values(x: ArrayLike, /) -> Array:
 
 
 def _eager(x: Any, name: str) -> Any:
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     if isinstance(value, Tracer):
-        b.fail(b.DataDependentShapeError, "the number of unique values depends on the values of x, so the "
+        fail(DataDependentShapeError, "the number of unique values depends on the values of x, so the "
                "result's shape cannot be known while tracing (jax.jit, jax.vmap); call "
                f"xp.{name} outside the transformation (jax.numpy.unique with size= is a non-standard "
                "alternative with a padded, fixed-size result)")  # fmt: skip

@@ -19,39 +19,40 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
+from xp._routing import api
 from xp._searching import check_real
 from xp._typing import ArrayLike
 
 kernel = functools.partial(jax.jit, inline=True)
 
 
-@b.api
+@api
 def argsort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """The indices that sort ``x`` along ``axis``, in the default index dtype (see the module)."""
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     return wrap(
         _argsort(
             value,
-            axis=b.axis(axis, value.ndim),
-            descending=b.boolean(descending, "descending"),
-            stable=b.boolean(stable, "stable"),
+            axis=boundary.axis(axis, value.ndim),
+            descending=boundary.boolean(descending, "descending"),
+            stable=boundary.boolean(stable, "stable"),
         )
     )
 
 
-@b.api
+@api
 def sort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A copy of ``x`` sorted along ``axis`` (see the module for NaNs and signed zeros)."""
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     return wrap(
         _sort(
             value,
-            axis=b.axis(axis, value.ndim),
-            descending=b.boolean(descending, "descending"),
-            stable=b.boolean(stable, "stable"),
+            axis=boundary.axis(axis, value.ndim),
+            descending=boundary.boolean(descending, "descending"),
+            stable=boundary.boolean(stable, "stable"),
         )
     )
 

@@ -41,9 +41,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
+from xp._errors import fail
+from xp._routing import api
 from xp._typing import ArrayLike, DTypeLike
 
 kernel = functools.partial(jax.jit, inline=True)
@@ -56,7 +58,7 @@ REDUCTION = ("axes", "keepdims")
 def accumulation_dtype(x_dtype: np.dtype, dtype: np.dtype | None) -> np.dtype:
     """The dtype ``sum``, ``prod`` and the cumulative functions accumulate in."""
     if x_dtype not in dt.NUMERIC:
-        b.fail(TypeError, f"x must have a numeric dtype, got {x_dtype} (cast it with astype first)")
+        fail(TypeError, f"x must have a numeric dtype, got {x_dtype} (cast it with astype first)")
     if dtype is None:
         if x_dtype.kind == "i":
             return dt.default_int()
@@ -64,9 +66,9 @@ def accumulation_dtype(x_dtype: np.dtype, dtype: np.dtype | None) -> np.dtype:
             return dt.default_uint()
         return x_dtype
     if dtype not in dt.NUMERIC:
-        b.fail(TypeError, f"dtype must be a numeric dtype, got {dtype}")
+        fail(TypeError, f"dtype must be a numeric dtype, got {dtype}")
     if x_dtype.kind == "c" and dtype.kind != "c":
-        b.fail(TypeError, f"dtype={dtype} cannot hold the complex values of x (take xp.real or xp.abs first)")
+        fail(TypeError, f"dtype={dtype} cannot hold the complex values of x (take xp.real or xp.abs first)")
     return dtype
 
 
@@ -76,7 +78,7 @@ def floating_dtype(x_dtype: np.dtype, accepts: frozenset[np.dtype]) -> np.dtype:
         return x_dtype
     if x_dtype in dt.INTEGER:
         return dt.default_float()
-    b.fail(TypeError, f"x must have a {dt.CATEGORY_NAMES[accepts]} (or integer) dtype, got {x_dtype}")
+    fail(TypeError, f"x must have a {dt.CATEGORY_NAMES[accepts]} (or integer) dtype, got {x_dtype}")
 
 
 def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
@@ -102,35 +104,35 @@ def _divide(total: Any, count: float) -> Any:
 
 
 def _reduction_args(x: ArrayLike, axis: Any, keepdims: Any) -> tuple[Any, tuple[int, ...], bool]:
-    value = b.array(x, "x")
-    axes = b.axes(axis, value.ndim)
+    value = boundary.array(x, "x")
+    axes = boundary.axes(axis, value.ndim)
     if len(axes) > 1:
         axes = tuple(sorted(axes))
-    return value, axes, b.boolean(keepdims, "keepdims")
+    return value, axes, boundary.boolean(keepdims, "keepdims")
 
 
 def _cumulative_axis(value: Any, axis: Any) -> int:
     if value.ndim == 0:
-        b.fail(ValueError, "x must have at least one dimension, got a 0-d array")
+        fail(ValueError, "x must have at least one dimension, got a 0-d array")
     if axis is None:
         if value.ndim > 1:
-            b.fail(ValueError, f"axis is required when x has more than one dimension, got shape {tuple(value.shape)}")
+            fail(ValueError, f"axis is required when x has more than one dimension, got shape {tuple(value.shape)}")
         return 0
-    return b.axis(axis, value.ndim)
+    return boundary.axis(axis, value.ndim)
 
 
 def _correction(value: Any) -> float:
-    c = b.real_scalar(value, "correction")
+    c = boundary.real_scalar(value, "correction")
     try:
         return float(c)
     except OverflowError:
-        b.fail(OverflowError, f"correction={c} is too large for a floating-point number")
+        fail(OverflowError, f"correction={c} is too large for a floating-point number")
 
 
 # --- sum and prod ---------------------------------------------------------------------------
 
 
-@b.api
+@api
 def sum(
     x: ArrayLike,
     /,
@@ -145,7 +147,7 @@ def sum(
     width) unless ``dtype`` is given; floating input keeps its dtype. The empty sum is 0.
     """
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_sum(value, axes=axes, keepdims=keep, dtype=b.optional_dtype(dtype)))
+    return wrap(_sum(value, axes=axes, keepdims=keep, dtype=boundary.optional_dtype(dtype)))
 
 
 @functools.partial(kernel, static_argnames=(*REDUCTION, "dtype"))
@@ -154,7 +156,7 @@ def _sum(x: Any, axes: tuple[int, ...], keepdims: bool, dtype: np.dtype | None) 
     return jnp.sum(x.astype(want), axis=axes, keepdims=keepdims, dtype=want)
 
 
-@b.api
+@api
 def prod(
     x: ArrayLike,
     /,
@@ -168,7 +170,7 @@ def prod(
     Dtypes as for :func:`sum`. The empty product is 1.
     """
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_prod(value, axes=axes, keepdims=keep, dtype=b.optional_dtype(dtype)))
+    return wrap(_prod(value, axes=axes, keepdims=keep, dtype=boundary.optional_dtype(dtype)))
 
 
 @functools.partial(kernel, static_argnames=(*REDUCTION, "dtype"))
@@ -180,7 +182,7 @@ def _prod(x: Any, axes: tuple[int, ...], keepdims: bool, dtype: np.dtype | None)
 # --- cumulative sums and products -----------------------------------------------------------
 
 
-@b.api
+@api
 def cumulative_sum(
     x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None, include_initial: bool = False
 ) -> Array:
@@ -189,13 +191,13 @@ def cumulative_sum(
     Dtypes as for :func:`sum`. With ``include_initial`` the result starts with a 0 along
     ``axis``, which is then one longer.
     """
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     position = _cumulative_axis(value, axis)
-    initial = b.boolean(include_initial, "include_initial")
-    return wrap(_cumulative(value, axis=position, dtype=b.optional_dtype(dtype), initial=initial, product=False))
+    initial = boundary.boolean(include_initial, "include_initial")
+    return wrap(_cumulative(value, axis=position, dtype=boundary.optional_dtype(dtype), initial=initial, product=False))
 
 
-@b.api
+@api
 def cumulative_prod(
     x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None, include_initial: bool = False
 ) -> Array:
@@ -204,10 +206,10 @@ def cumulative_prod(
     Dtypes as for :func:`sum`. With ``include_initial`` the result starts with a 1 along
     ``axis``, which is then one longer.
     """
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     position = _cumulative_axis(value, axis)
-    initial = b.boolean(include_initial, "include_initial")
-    return wrap(_cumulative(value, axis=position, dtype=b.optional_dtype(dtype), initial=initial, product=True))
+    initial = boundary.boolean(include_initial, "include_initial")
+    return wrap(_cumulative(value, axis=position, dtype=boundary.optional_dtype(dtype), initial=initial, product=True))
 
 
 @functools.partial(kernel, static_argnames=("axis", "dtype", "initial", "product"))
@@ -224,7 +226,7 @@ def _cumulative(x: Any, axis: int, dtype: np.dtype | None, initial: bool, produc
 # --- max and min ----------------------------------------------------------------------------
 
 
-@b.api
+@api
 def max(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """The largest element of ``x`` over ``axis``; NaN propagates.
 
@@ -234,7 +236,7 @@ def max(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims:
     return wrap(_max(value, axes=axes, keepdims=keep))
 
 
-@b.api
+@api
 def min(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """The smallest element of ``x`` over ``axis``; NaN propagates.
 
@@ -246,9 +248,9 @@ def min(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims:
 
 def _check_extremum(x: Any, axes: tuple[int, ...], keepdims: bool, name: str) -> None:
     if x.dtype not in dt.REAL_NUMERIC:
-        b.fail(TypeError, f"x must have a real-valued dtype, got {x.dtype}")
+        fail(TypeError, f"x must have a real-valued dtype, got {x.dtype}")
     if _count(x.shape, axes) == 0 and math.prod(_reduced_shape(x.shape, axes, keepdims)) != 0:
-        b.fail(ValueError, f"the {name} of zero elements is undefined (x has shape {tuple(x.shape)}, "
+        fail(ValueError, f"the {name} of zero elements is undefined (x has shape {tuple(x.shape)}, "
                f"reduced over axes {axes})")  # fmt: skip
 
 
@@ -271,7 +273,7 @@ def _min(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
 # --- mean, var, std -------------------------------------------------------------------------
 
 
-@b.api
+@api
 def mean(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """The arithmetic mean of ``x`` over ``axis``; NaN for zero elements.
 
@@ -288,7 +290,7 @@ def _mean(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     return _divide(jnp.sum(x, axis=axes, keepdims=keepdims), _count(x.shape, axes))
 
 
-@b.api
+@api
 def var(
     x: ArrayLike,
     /,
@@ -306,7 +308,7 @@ def var(
     return wrap(_var(value, axes=axes, keepdims=keep, correction=_correction(correction), root=False))
 
 
-@b.api
+@api
 def std(
     x: ArrayLike,
     /,

@@ -23,9 +23,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
+from xp._errors import fail
+from xp._routing import api
 from xp._typing import ArrayLike
 
 kernel = functools.partial(jax.jit, inline=True)
@@ -33,21 +35,21 @@ Tracer = jax.core.Tracer
 
 
 def _reduction_args(x: ArrayLike, axis: Any, keepdims: Any) -> tuple[Any, tuple[int, ...], bool]:
-    value = b.array(x, "x")
-    axes = b.axes(axis, value.ndim)
+    value = boundary.array(x, "x")
+    axes = boundary.axes(axis, value.ndim)
     if len(axes) > 1:
         axes = tuple(sorted(axes))
-    return value, axes, b.boolean(keepdims, "keepdims")
+    return value, axes, boundary.boolean(keepdims, "keepdims")
 
 
-@b.api
+@api
 def all(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Whether every element of ``x`` over ``axis`` is true (non-zero); True over zero elements."""
     value, axes, keep = _reduction_args(x, axis, keepdims)
     return wrap(_all(value, axes=axes, keepdims=keep))
 
 
-@b.api
+@api
 def any(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Whether some element of ``x`` over ``axis`` is true (non-zero); False over zero elements."""
     value, axes, keep = _reduction_args(x, axis, keepdims)
@@ -86,7 +88,7 @@ def _any(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
 # --- diff -----------------------------------------------------------------------------------
 
 
-@b.api
+@api
 def diff(
     x: ArrayLike, /, *, axis: int = -1, n: int = 1, prepend: ArrayLike | None = None, append: ArrayLike | None = None
 ) -> Array:
@@ -95,9 +97,9 @@ def diff(
     ``prepend`` and ``append`` are joined to ``x`` along ``axis`` first; the result's axis has
     ``M + N1 + N2 - n`` elements (none when that is negative).
     """
-    value = b.array(x, "x")
-    position = b.axis(axis, value.ndim)
-    count = b.non_negative(n, "n")
+    value = boundary.array(x, "x")
+    position = boundary.axis(axis, value.ndim)
+    count = boundary.non_negative(n, "n")
     before = _edge(prepend, value, "prepend")
     after = _edge(append, value, "append")
     return wrap(_diff(value, before, after, axis=position, n=count))
@@ -107,18 +109,18 @@ def _edge(edge: Any, value: Any, param: str) -> Any:
     """``prepend``/``append`` as a jax array (a Python scalar takes the dtype of ``x``), or None."""
     if edge is None:
         return None
-    if type(edge) in b.PY_SCALARS:
+    if type(edge) in boundary.PY_SCALARS:
         dtype = dt.scalar_dtype(value.dtype, type(edge))
         if isinstance(value, Tracer):
-            return b.scalar_constant(edge, dtype, param)
-        return b.scalar_array(edge, dtype, param)
-    return b.array(edge, param)
+            return boundary.scalar_constant(edge, dtype, param)
+        return boundary.scalar_array(edge, dtype, param)
+    return boundary.array(edge, param)
 
 
 @functools.partial(kernel, static_argnames=("axis", "n"))
 def _diff(x: Any, prepend: Any, append: Any, axis: int, n: int) -> Any:
     if x.dtype not in dt.NUMERIC:
-        b.fail(TypeError, f"x must have a numeric dtype, got {x.dtype}")
+        fail(TypeError, f"x must have a numeric dtype, got {x.dtype}")
     parts = [x]
     dtypes = [x.dtype]
     if prepend is not None:
@@ -130,7 +132,7 @@ def _diff(x: Any, prepend: Any, append: Any, axis: int, n: int) -> Any:
     try:
         dtype = dt.promote_all(dtypes)
     except dt.PromotionError as e:
-        b.fail(TypeError, f"x, prepend and append: {e}")
+        fail(TypeError, f"x, prepend and append: {e}")
     a = parts[0].astype(dtype) if len(parts) == 1 else lax.concatenate([p.astype(dtype) for p in parts], axis)
     for _ in range(n):
         length = a.shape[axis]
@@ -147,6 +149,6 @@ def _edge_shape(edge: Any, x: Any, axis: int, param: str) -> Any:
     if edge.ndim != x.ndim or builtins.any(
         e != s for i, (e, s) in enumerate(zip(edge.shape, x.shape, strict=True)) if i != axis
     ):
-        b.fail(ValueError, f"{param} must have the shape of x except along axis {axis} (or be a scalar), "
+        fail(ValueError, f"{param} must have the shape of x except along axis {axis} (or be a scalar), "
                f"got shape {tuple(edge.shape)} for x of shape {tuple(x.shape)}")  # fmt: skip
     return edge

@@ -29,10 +29,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _devices
 from xp import _dtypes as dt
 from xp._array import Array, wrap
+from xp._errors import describe, fail
+from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
 
 __all__ = [
@@ -66,15 +68,15 @@ _HALF_INPUT = frozenset({"irfft", "hfft", "irfftn"})  # the input is half a Herm
 def _norm(norm: Any) -> str:
     if type(norm) is str and norm in _NORMS:
         return norm
-    return b.choice(norm, _NORMS, "norm")  # type: ignore[no-any-return]
+    return boundary.choice(norm, _NORMS, "norm")  # type: ignore[no-any-return]
 
 
 def _length(n: Any) -> int | None:
     if n is None:
         return None
-    length = b.integer(n, "n")
+    length = boundary.integer(n, "n")
     if length < 1:
-        b.fail(ValueError, f"n must be a positive integer, got {length}")
+        fail(ValueError, f"n must be a positive integer, got {length}")
     return length
 
 
@@ -82,8 +84,8 @@ def _int_tuple(value: Any, param: str) -> tuple[int, ...]:
     if type(value) is tuple and all(type(v) is int for v in value):
         return value
     if not isinstance(value, (tuple, list)):
-        b.fail(TypeError, f"{param} must be a sequence of ints, got {b.describe(value)}")
-    return tuple(b.integer(v, f"{param}[{i}]") for i, v in enumerate(value))
+        fail(TypeError, f"{param} must be a sequence of ints, got {describe(value)}")
+    return tuple(boundary.integer(v, f"{param}[{i}]") for i, v in enumerate(value))
 
 
 def _sizes(s: Any) -> tuple[int, ...] | None:
@@ -92,7 +94,7 @@ def _sizes(s: Any) -> tuple[int, ...] | None:
     sizes = _int_tuple(s, "s")
     for i, size in enumerate(sizes):
         if size < 1 and size != -1:
-            b.fail(ValueError, f"s[{i}] must be a positive integer or -1 (the default length), got {size}")
+            fail(ValueError, f"s[{i}] must be a positive integer or -1 (the default length), got {size}")
     return sizes
 
 
@@ -103,10 +105,10 @@ def _input(x: Any, kind: str) -> Any:
     """``x`` in the dtype the transform ``kind`` computes in (see the module)."""
     dtype = x.dtype
     if dtype == dt.bool:
-        b.fail(TypeError, f"x must have a floating-point dtype, got {dtype}")
+        fail(TypeError, f"x must have a floating-point dtype, got {dtype}")
     if kind in _REAL_INPUT:
         if dtype.kind == "c":
-            b.fail(TypeError, f"x must have a real floating-point dtype, got {dtype} "
+            fail(TypeError, f"x must have a real floating-point dtype, got {dtype} "
                    f"(use {'fftn' if kind == 'rfftn' else 'fft'} for complex input)")  # fmt: skip
         return x.astype(dt.default_float() if dtype.kind in "iu" else dtype)
     if dtype.kind in "iu":
@@ -119,26 +121,26 @@ def _input(x: Any, kind: str) -> Any:
 
 @functools.partial(kernel, static_argnames=("kind", "n", "axis", "norm"))
 def _transform(x: Any, kind: str, n: int | None, axis: int, norm: str) -> Any:
-    axis = b.axis(axis, x.ndim)
+    axis = boundary.axis(axis, x.ndim)
     x = _input(x, kind)
     if n is None:
         size = x.shape[axis]
         n = 2 * (size - 1) if kind in _HALF_INPUT else size
         if n < 1:
-            b.fail(ValueError, f"x has size {size} along axis {axis}, which gives the default length n={n}; "
+            fail(ValueError, f"x has size {size} along axis {axis}, which gives the default length n={n}; "
                    f"pass a positive n")  # fmt: skip
     return getattr(jnp.fft, kind)(x, n=n, axis=axis, norm=norm)
 
 
 def _one_dimensional(kind: str, doc: str) -> Any:
     def transform(x: ArrayLike, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
-        value = x._value if type(x) is Array else b.array(x, "x")
-        return wrap(_transform(value, kind=kind, n=_length(n), axis=b.integer(axis, "axis"), norm=_norm(norm)))
+        value = x._value if type(x) is Array else boundary.array(x, "x")
+        return wrap(_transform(value, kind=kind, n=_length(n), axis=boundary.integer(axis, "axis"), norm=_norm(norm)))
 
     transform.__name__ = transform.__qualname__ = kind
     transform.__doc__ = doc
     transform.__module__ = __name__
-    return b.api(transform)
+    return api(transform)
 
 
 _N_DOC = """
@@ -178,15 +180,15 @@ ihfft = _one_dimensional(
 @functools.partial(kernel, static_argnames=("kind", "s", "axes", "norm"))
 def _transform_n(x: Any, kind: str, s: tuple[int, ...] | None, axes: tuple[int, ...] | None, norm: str) -> Any:
     if s is not None and axes is None:
-        b.fail(ValueError, "s needs axes: pass the axes that s gives the lengths of")
-    normalized = b.axes(axes, x.ndim, "axes")
+        fail(ValueError, "s needs axes: pass the axes that s gives the lengths of")
+    normalized = boundary.axes(axes, x.ndim, "axes")
     if s is not None and len(s) != len(normalized):
-        b.fail(ValueError, f"s and axes must have the same length, got {len(s)} and {len(normalized)}")
+        fail(ValueError, f"s and axes must have the same length, got {len(s)} and {len(normalized)}")
     x = _input(x, kind)
     if not normalized:
         if kind != "rfftn" and kind != "irfftn":
             return x
-        b.fail(ValueError, "axes must name at least one axis")
+        fail(ValueError, "axes must name at least one axis")
     sizes = []
     for i, axis in enumerate(normalized):
         size = s[i] if s is not None else -1
@@ -195,7 +197,7 @@ def _transform_n(x: Any, kind: str, s: tuple[int, ...] | None, axes: tuple[int, 
             if kind == "irfftn" and i == len(normalized) - 1:
                 size = 2 * (size - 1)
             if size < 1:
-                b.fail(ValueError, f"x has size {x.shape[axis]} along axis {axis}, which gives the default "
+                fail(ValueError, f"x has size {x.shape[axis]} along axis {axis}, which gives the default "
                        f"length {size}; pass a positive length in s")  # fmt: skip
         sizes.append(size)
     return getattr(jnp.fft, kind)(x, s=tuple(sizes), axes=normalized, norm=norm)
@@ -210,14 +212,14 @@ def _n_dimensional(kind: str, doc: str) -> Any:
         axes: Sequence[int] | None = None,
         norm: Norm = "backward",
     ) -> Array:
-        value = x._value if type(x) is Array else b.array(x, "x")
+        value = x._value if type(x) is Array else boundary.array(x, "x")
         shape_axes = None if axes is None else _int_tuple(axes, "axes")
         return wrap(_transform_n(value, kind=kind, s=_sizes(s), axes=shape_axes, norm=_norm(norm)))
 
     transform.__name__ = transform.__qualname__ = kind
     transform.__doc__ = doc
     transform.__module__ = __name__
-    return b.api(transform)
+    return api(transform)
 
 
 _S_DOC = """
@@ -243,17 +245,17 @@ irfftn = _n_dimensional(
 
 
 def _frequencies(n: Any, d: Any, dtype: Any, device: Any, real: bool) -> Array:
-    length = b.integer(n, "n")
+    length = boundary.integer(n, "n")
     if length < 1:
-        b.fail(ValueError, f"n must be a positive integer, got {length}")
-    spacing = float(b.real_scalar(d, "d"))
+        fail(ValueError, f"n must be a positive integer, got {length}")
+    spacing = float(boundary.real_scalar(d, "d"))
     if spacing == 0 or spacing != spacing:
-        b.fail(ValueError, f"d must be a non-zero number, got {spacing}")
-    want = dt.default_float() if dtype is None else b.dtype(dtype)
+        fail(ValueError, f"d must be a non-zero number, got {spacing}")
+    want = dt.default_float() if dtype is None else boundary.dtype(dtype)
     if want not in dt.REAL_FLOATING:
-        b.fail(TypeError, f"dtype must be a real floating-point dtype, got {want}")
-    target = b.device(device)
-    value = _frequency_kernel(b.scalar_array(spacing, want, "d"), n=length, real=real)
+        fail(TypeError, f"dtype must be a real floating-point dtype, got {want}")
+    target = boundary.device(device)
+    value = _frequency_kernel(boundary.scalar_array(spacing, want, "d"), n=length, real=real)
     return wrap(_devices.place(value, target))
 
 
@@ -265,7 +267,7 @@ def _frequency_kernel(d: Any, n: int, real: bool) -> Any:
     return k.astype(d.dtype) / (n * d)
 
 
-@b.api
+@api
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """The sample frequencies of a length-``n`` transform with sample spacing ``d``:
     ``[0, 1, ..., -2, -1] / (d * n)`` (non-negative ones first), of ``dtype`` (a real floating
@@ -273,7 +275,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None, device
     return _frequencies(n, d, dtype, device, real=False)
 
 
-@b.api
+@api
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """The ``n // 2 + 1`` non-negative sample frequencies of ``rfft`` of length ``n``:
     ``[0, 1, ..., n // 2] / (d * n)`` (see ``fftfreq``)."""
@@ -285,24 +287,24 @@ def _shift_axes(axes: Any) -> int | tuple[int, ...] | None:
         return axes  # type: ignore[no-any-return]
     if isinstance(axes, (tuple, list)):
         return _int_tuple(axes, "axes")
-    return b.integer(axes, "axes")
+    return boundary.integer(axes, "axes")
 
 
 @functools.partial(kernel, static_argnames=("axes", "inverse"))
 def _shift(x: Any, axes: int | tuple[int, ...] | None, inverse: bool) -> Any:
-    normalized = b.axes(axes, x.ndim, "axes")
+    normalized = boundary.axes(axes, x.ndim, "axes")
     shifts = tuple((-(x.shape[a] // 2) if inverse else x.shape[a] // 2) for a in normalized)
     return jnp.roll(x, shifts, normalized) if normalized else x
 
 
-@b.api
+@api
 def fftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """``x`` with the zero-frequency term moved to the centre of ``axes`` (default: all): each
     axis of size ``m`` rolled by ``m // 2``. Any dtype."""
-    return wrap(_shift(b.array(x, "x"), axes=_shift_axes(axes), inverse=False))
+    return wrap(_shift(boundary.array(x, "x"), axes=_shift_axes(axes), inverse=False))
 
 
-@b.api
+@api
 def ifftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """The inverse of ``fftshift`` (they differ for odd sizes): each axis rolled by ``-(m // 2)``."""
-    return wrap(_shift(b.array(x, "x"), axes=_shift_axes(axes), inverse=True))
+    return wrap(_shift(boundary.array(x, "x"), axes=_shift_axes(axes), inverse=True))

@@ -40,14 +40,16 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
+from xp._errors import ArgumentError, describe, fail
 from xp._linear_algebra import matmul as matmul
 from xp._linear_algebra import matrix_transpose as matrix_transpose
 from xp._linear_algebra import numeric_pair, shapes_of, vector_axis
 from xp._linear_algebra import tensordot as tensordot
 from xp._linear_algebra import vecdot as vecdot
+from xp._routing import api
 from xp._statistical import accumulation_dtype
 from xp._typing import ArrayLike, DTypeLike
 
@@ -106,7 +108,7 @@ def _floating(x: Any, param: str = "x") -> np.dtype:
         return dtype  # type: ignore[no-any-return]
     if dtype in dt.INTEGER:
         return dt.default_float()
-    b.fail(TypeError, f"{param} must have a floating-point dtype (integer dtypes are computed in the default "
+    fail(TypeError, f"{param} must have a floating-point dtype (integer dtypes are computed in the default "
            f"floating dtype), got {dtype}")  # fmt: skip
 
 
@@ -120,14 +122,14 @@ def _complex_of(dtype: np.dtype) -> np.dtype:
 
 def _matrices(x: Any, param: str = "x") -> None:
     if x.ndim < 2:
-        b.fail(ValueError, f"{param} must be a matrix or a stack of matrices (at least 2 dimensions), "
+        fail(ValueError, f"{param} must be a matrix or a stack of matrices (at least 2 dimensions), "
                f"got shape {tuple(x.shape)}")  # fmt: skip
 
 
 def _square(x: Any, param: str = "x") -> None:
     _matrices(x, param)
     if x.shape[-1] != x.shape[-2]:
-        b.fail(ValueError, f"{param} must be a square matrix or a stack of them (shape (..., M, M)), "
+        fail(ValueError, f"{param} must be a square matrix or a stack of them (shape (..., M, M)), "
                f"got shape {tuple(x.shape)}")  # fmt: skip
 
 
@@ -141,12 +143,12 @@ def _floating_matrices(x: Any, square: bool) -> Any:
 # --- decompositions -------------------------------------------------------------------------
 
 
-@b.api
+@api
 def cholesky(x: ArrayLike, /, *, upper: bool = False) -> Array:
     """The lower (``upper=False``) or upper Cholesky factor of each Hermitian positive-definite
     matrix in ``x``. ``x`` is taken as ``(x + x^H) / 2``; a matrix that is not positive definite
     gives ``nan`` values."""
-    return wrap(_cholesky(b.array(x, "x"), upper=b.boolean(upper, "upper")))
+    return wrap(_cholesky(boundary.array(x, "x"), upper=boundary.boolean(upper, "upper")))
 
 
 @functools.partial(kernel, static_argnames="upper")
@@ -154,11 +156,11 @@ def _cholesky(x: Any, upper: bool) -> Any:
     return jnp.linalg.cholesky(_floating_matrices(x, square=True), upper=upper)
 
 
-@b.api
+@api
 def eigh(x: ArrayLike, /) -> EighResult:
     """Eigenvalues (real, ascending) and orthonormal eigenvectors (the columns) of each
     Hermitian or real symmetric matrix in ``x`` (taken as ``(x + x^H) / 2``)."""
-    w, v = _eigh(b.array(x, "x"))
+    w, v = _eigh(boundary.array(x, "x"))
     return EighResult(wrap(w), wrap(v))
 
 
@@ -168,10 +170,10 @@ def _eigh(x: Any) -> Any:
     return w, v
 
 
-@b.api
+@api
 def eigvalsh(x: ArrayLike, /) -> Array:
     """Eigenvalues (real, ascending) of each Hermitian or real symmetric matrix in ``x``."""
-    return wrap(_eigvalsh(b.array(x, "x")))
+    return wrap(_eigvalsh(boundary.array(x, "x")))
 
 
 @kernel
@@ -179,19 +181,19 @@ def _eigvalsh(x: Any) -> Any:
     return jnp.linalg.eigvalsh(_floating_matrices(x, square=True))
 
 
-@b.api
+@api
 def eig(x: ArrayLike, /) -> EigResult:
     """Eigenvalues and eigenvectors (the columns, of unit norm) of each square matrix in ``x``,
     complex of ``x``'s precision. On platforms without JAX's kernel this runs on the host (see
     the module). Eigenvectors are not differentiable; ``eigvals`` is."""
-    w, v = _eig(b.array(x, "x"), vectors=True, mode=_eig_mode())
+    w, v = _eig(boundary.array(x, "x"), vectors=True, mode=_eig_mode())
     return EigResult(wrap(w), wrap(v))
 
 
-@b.api
+@api
 def eigvals(x: ArrayLike, /) -> Array:
     """Eigenvalues of each square matrix in ``x``, complex of ``x``'s precision (see ``eig``)."""
-    (w,) = _eig(b.array(x, "x"), vectors=False, mode=_eig_mode())
+    (w,) = _eig(boundary.array(x, "x"), vectors=False, mode=_eig_mode())
     return wrap(w)
 
 
@@ -200,7 +202,7 @@ def _eig_mode() -> str:
     if mode is None:
         mode = os.environ.get("XP_EIG_HOST_FALLBACK", "auto")
     if mode not in _EIG_MODES:
-        b.fail(ValueError, f"xp.linalg.EIG_HOST_FALLBACK (or XP_EIG_HOST_FALLBACK) must be one of "
+        fail(ValueError, f"xp.linalg.EIG_HOST_FALLBACK (or XP_EIG_HOST_FALLBACK) must be one of "
                f"'auto', 'always', 'never', got {mode!r}")  # fmt: skip
     return mode
 
@@ -281,12 +283,12 @@ def _eigvals_host_jvp(primals: Any, tangents: Any) -> Any:
     return (w,), (dw,)
 
 
-@b.api
+@api
 def qr(x: ArrayLike, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """The QR decomposition of each matrix in ``x``: ``Q`` with orthonormal columns and
     upper-triangular ``R`` (``mode="reduced"``: shapes (..., M, K) and (..., K, N) with
     K = min(M, N); ``"complete"``: (..., M, M) and (..., M, N))."""
-    q, r = _qr(b.array(x, "x"), mode=b.choice(mode, ("reduced", "complete"), "mode"))
+    q, r = _qr(boundary.array(x, "x"), mode=boundary.choice(mode, ("reduced", "complete"), "mode"))
     return QRResult(wrap(q), wrap(r))
 
 
@@ -296,11 +298,11 @@ def _qr(x: Any, mode: str) -> Any:
     return q, r
 
 
-@b.api
+@api
 def svd(x: ArrayLike, /, *, full_matrices: bool = True) -> SVDResult:
     """The singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix in ``x``, with
     the singular values ``S`` (real) in descending order."""
-    u, s, vh = _svd(b.array(x, "x"), full_matrices=b.boolean(full_matrices, "full_matrices"))
+    u, s, vh = _svd(boundary.array(x, "x"), full_matrices=boundary.boolean(full_matrices, "full_matrices"))
     return SVDResult(wrap(u), wrap(s), wrap(vh))
 
 
@@ -310,10 +312,10 @@ def _svd(x: Any, full_matrices: bool) -> Any:
     return u, s, vh
 
 
-@b.api
+@api
 def svdvals(x: ArrayLike, /) -> Array:
     """The singular values (real, descending) of each matrix in ``x``."""
-    return wrap(_svdvals(b.array(x, "x")))
+    return wrap(_svdvals(boundary.array(x, "x")))
 
 
 @kernel
@@ -324,10 +326,10 @@ def _svdvals(x: Any) -> Any:
 # --- determinants, inverses, solutions ------------------------------------------------------
 
 
-@b.api
+@api
 def det(x: ArrayLike, /) -> Array:
     """The determinant of each square matrix in ``x``."""
-    return wrap(_det(b.array(x, "x")))
+    return wrap(_det(boundary.array(x, "x")))
 
 
 @kernel
@@ -335,11 +337,11 @@ def _det(x: Any) -> Any:
     return jnp.linalg.det(_floating_matrices(x, square=True))
 
 
-@b.api
+@api
 def slogdet(x: ArrayLike, /) -> SlogdetResult:
     """The sign (of ``x``'s dtype; 0 for a singular matrix) and the natural logarithm of the
     absolute value (real; ``-inf`` for a singular matrix) of each determinant."""
-    sign, logabsdet = _slogdet(b.array(x, "x"))
+    sign, logabsdet = _slogdet(boundary.array(x, "x"))
     return SlogdetResult(wrap(sign), wrap(logabsdet))
 
 
@@ -349,10 +351,10 @@ def _slogdet(x: Any) -> Any:
     return sign, logabsdet
 
 
-@b.api
+@api
 def inv(x: ArrayLike, /) -> Array:
     """The inverse of each square matrix in ``x`` (``inf``/``nan`` values where singular)."""
-    return wrap(_inv(b.array(x, "x")))
+    return wrap(_inv(boundary.array(x, "x")))
 
 
 @kernel
@@ -360,7 +362,7 @@ def _inv(x: Any) -> Any:
     return jnp.linalg.inv(_floating_matrices(x, square=True))
 
 
-@b.api
+@api
 def solve(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """The solution ``X`` of ``x1 @ X = x2`` for each square matrix in ``x1``.
 
@@ -368,7 +370,7 @@ def solve(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     ``x1.shape[:-2] + (M,)``); otherwise ``x2`` is a stack of (M, K) matrices whose batch axes
     broadcast with those of ``x1``.
     """
-    return wrap(_solve(b.array(x1, "x1"), b.array(x2, "x2")))
+    return wrap(_solve(boundary.array(x1, "x1"), boundary.array(x2, "x2")))
 
 
 @kernel
@@ -377,16 +379,16 @@ def _solve(x1: Any, x2: Any) -> Any:
     _square(x1, "x1")
     m = x1.shape[-1]
     if x2.ndim == 0:
-        b.fail(ValueError, "x2 must have shape (M,) or (..., M, K), got a 0-dimensional array")
+        fail(ValueError, "x2 must have shape (M,) or (..., M, K), got a 0-dimensional array")
     rows = x2.shape[0] if x2.ndim == 1 else x2.shape[-2]
     if rows != m:
         axis = "its only axis" if x2.ndim == 1 else "its second-to-last axis"
-        b.fail(ValueError, f"x2 must have size {m} (the size of the matrices of x1) along {axis}: {shapes_of(x1, x2)}")
+        fail(ValueError, f"x2 must have size {m} (the size of the matrices of x1) along {axis}: {shapes_of(x1, x2)}")
     if x2.ndim > 1:
         try:
             np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
         except ValueError:
-            b.fail(ValueError, f"the batch axes of x1 and x2 cannot be broadcast together: {shapes_of(x1, x2)}")
+            fail(ValueError, f"the batch axes of x1 and x2 cannot be broadcast together: {shapes_of(x1, x2)}")
     return jnp.linalg.solve(x1.astype(dtype), x2.astype(dtype))
 
 
@@ -397,12 +399,12 @@ def _floating_dtype_pair(x1: Any, x2: Any) -> np.dtype:
     return dt.default_float() if dtype in dt.INTEGER else dtype
 
 
-@b.api
+@api
 def matrix_power(x: ArrayLike, n: int, /) -> Array:
     """Each square matrix in ``x`` raised to the integer power ``n`` (by repeated squaring;
     ``n = 0`` gives identity matrices, ``n < 0`` powers of the inverse). ``n`` is static: each
     distinct value compiles its own kernel."""
-    return wrap(_matrix_power(b.array(x, "x"), n=b.integer(n, "n")))
+    return wrap(_matrix_power(boundary.array(x, "x"), n=boundary.integer(n, "n")))
 
 
 @functools.partial(kernel, static_argnames="n")
@@ -410,7 +412,7 @@ def _matrix_power(x: Any, n: int) -> Any:
     return jnp.linalg.matrix_power(_floating_matrices(x, square=True), n)
 
 
-@b.api
+@api
 def pinv(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Array:
     """The Moore-Penrose pseudo-inverse of each matrix in ``x`` (shape (..., N, M)).
 
@@ -418,7 +420,7 @@ def pinv(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Array:
     float or a real floating array broadcasting with ``x.shape[:-2]``; by default
     ``max(M, N) * eps`` of ``x``'s precision.
     """
-    return wrap(_pinv(b.array(x, "x"), _rtol(rtol)))
+    return wrap(_pinv(boundary.array(x, "x"), _rtol(rtol)))
 
 
 @kernel
@@ -427,11 +429,11 @@ def _pinv(x: Any, rtol: Any) -> Any:
     return jnp.linalg.pinv(x, rtol=_tolerance(x, rtol))
 
 
-@b.api
+@api
 def matrix_rank(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Array:
     """The number of singular values of each matrix in ``x`` greater than ``rtol`` times the
     largest (``rtol`` as in ``pinv``), in the default integer dtype."""
-    return wrap(_matrix_rank(b.array(x, "x"), _rtol(rtol)))
+    return wrap(_matrix_rank(boundary.array(x, "x"), _rtol(rtol)))
 
 
 @kernel
@@ -448,12 +450,12 @@ def _rtol(rtol: Any) -> Any:
     if rtol is None:
         return None
     if type(rtol) in (int, float) or isinstance(rtol, (np.integer, np.floating)):
-        return b.scalar_array(float(rtol), dt.default_float(), "rtol")
+        return boundary.scalar_array(float(rtol), dt.default_float(), "rtol")
     try:
-        return b.array(rtol, "rtol")
-    except b.ArgumentError:
-        b.fail(TypeError, f"rtol must be None, a float or an array of a real floating-point dtype, "
-               f"got {b.describe(rtol)}")  # fmt: skip
+        return boundary.array(rtol, "rtol")
+    except ArgumentError:
+        fail(TypeError, f"rtol must be None, a float or an array of a real floating-point dtype, "
+               f"got {describe(rtol)}")  # fmt: skip
 
 
 def _tolerance(x: Any, rtol: Any) -> Any:
@@ -462,11 +464,11 @@ def _tolerance(x: Any, rtol: Any) -> Any:
     if rtol is None:
         return jnp.asarray(max(x.shape[-2:]) * np.finfo(real).eps, real)
     if rtol.dtype not in dt.REAL_FLOATING:
-        b.fail(TypeError, f"rtol must be a float or an array of a real floating-point dtype, got dtype {rtol.dtype}")
+        fail(TypeError, f"rtol must be a float or an array of a real floating-point dtype, got dtype {rtol.dtype}")
     try:
         np.broadcast_shapes(rtol.shape, x.shape[:-2])
     except ValueError:
-        b.fail(ValueError, f"rtol of shape {tuple(rtol.shape)} cannot be broadcast with the batch shape "
+        fail(ValueError, f"rtol of shape {tuple(rtol.shape)} cannot be broadcast with the batch shape "
                f"{tuple(x.shape[:-2])} of x")  # fmt: skip
     return rtol.astype(real)
 
@@ -477,7 +479,7 @@ _MATRIX_ORDS: dict[Any, Any] = {"fro": "fro", "nuc": "nuc", None: "fro", 1: 1, -
                                 math.inf: math.inf, -math.inf: -math.inf}  # fmt: skip
 
 
-@b.api
+@api
 def matrix_norm(
     x: ArrayLike,
     /,
@@ -495,8 +497,8 @@ def matrix_norm(
     except TypeError:  # unhashable
         key = None
     if key is None:
-        b.fail(ValueError, f"ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (or None: 'fro'), got {ord!r}")
-    return wrap(_matrix_norm(b.array(x, "x"), ord=key, keepdims=b.boolean(keepdims, "keepdims")))
+        fail(ValueError, f"ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (or None: 'fro'), got {ord!r}")
+    return wrap(_matrix_norm(boundary.array(x, "x"), ord=key, keepdims=boundary.boolean(keepdims, "keepdims")))
 
 
 @functools.partial(kernel, static_argnames=("ord", "keepdims"))
@@ -509,7 +511,7 @@ def _matrix_norm(x: Any, ord: Any, keepdims: bool) -> Any:
     return jnp.linalg.matrix_norm(x, ord=ord, keepdims=keepdims).astype(real)
 
 
-@b.api
+@api
 def vector_norm(
     x: ArrayLike,
     /,
@@ -522,14 +524,14 @@ def vector_norm(
     ``x``'s precision: ``(sum |x|**ord)**(1/ord)`` for any real ``ord``, with ``inf`` / ``-inf``
     the largest / smallest absolute value and ``0`` the number of non-zero elements. The
     norm of an empty vector is 0 (``-inf``: ``inf``)."""
-    value = b.array(x, "x")
+    value = boundary.array(x, "x")
     if (type(ord) not in (int, float) and not isinstance(ord, (np.integer, np.floating))) or isinstance(ord, bool):
-        b.fail(TypeError, f"ord must be a real number (an int, a float, inf or -inf), got {b.describe(ord)}")
+        fail(TypeError, f"ord must be a real number (an int, a float, inf or -inf), got {describe(ord)}")
     order = float(ord)
     if math.isnan(order):
-        b.fail(ValueError, "ord must not be nan")
-    axes = b.axes(axis, value.ndim)
-    return wrap(_vector_norm(value, axes=axes, keepdims=b.boolean(keepdims, "keepdims"), ord=order))
+        fail(ValueError, "ord must not be nan")
+    axes = boundary.axes(axis, value.ndim)
+    return wrap(_vector_norm(value, axes=axes, keepdims=boundary.boolean(keepdims, "keepdims"), ord=order))
 
 
 @functools.partial(kernel, static_argnames=("axes", "keepdims", "ord"))
@@ -558,11 +560,11 @@ def _vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, ord: float) -> A
 # --- matrix and vector products, diagonals --------------------------------------------------
 
 
-@b.api
+@api
 def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """The cross product of the 3-element vectors along ``axis`` (counted from the end, not
     broadcast); the other axes broadcast."""
-    return wrap(_cross(b.array(x1, "x1"), b.array(x2, "x2"), axis=b.integer(axis, "axis")))
+    return wrap(_cross(boundary.array(x1, "x1"), boundary.array(x2, "x2"), axis=boundary.integer(axis, "axis")))
 
 
 @functools.partial(kernel, static_argnames="axis")
@@ -570,7 +572,7 @@ def _cross(x1: Any, x2: Any, axis: int) -> Any:
     dtype = numeric_pair(x1, x2)
     axis = vector_axis(axis, x1, x2)
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
-        b.fail(ValueError, f"x1 and x2 must have size 3 along axis {axis}, got {shapes_of(x1, x2)}")
+        fail(ValueError, f"x1 and x2 must have size 3 along axis {axis}, got {shapes_of(x1, x2)}")
     a = jnp.moveaxis(x1.astype(dtype), axis, -1)
     c = jnp.moveaxis(x2.astype(dtype), axis, -1)
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
@@ -579,25 +581,25 @@ def _cross(x1: Any, x2: Any, axis: int) -> Any:
     return jnp.moveaxis(result, -1, axis)
 
 
-@b.api
+@api
 def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """The outer product of two 1-d arrays: ``result[i, j] = x1[i] * x2[j]``."""
-    return wrap(_outer(b.array(x1, "x1"), b.array(x2, "x2")))
+    return wrap(_outer(boundary.array(x1, "x1"), boundary.array(x2, "x2")))
 
 
 @kernel
 def _outer(x1: Any, x2: Any) -> Any:
     dtype = numeric_pair(x1, x2)
     if x1.ndim != 1 or x2.ndim != 1:
-        b.fail(ValueError, f"x1 and x2 must be 1-dimensional, got {shapes_of(x1, x2)}")
+        fail(ValueError, f"x1 and x2 must be 1-dimensional, got {shapes_of(x1, x2)}")
     return x1.astype(dtype)[:, None] * x2.astype(dtype)[None, :]
 
 
-@b.api
+@api
 def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     """The diagonal ``offset`` (> 0: above the main one, < 0: below) of each matrix in ``x``,
     along a new last axis (of size 0 when ``offset`` is beyond the matrix)."""
-    return wrap(_diagonal(b.array(x, "x"), offset=b.integer(offset, "offset")))
+    return wrap(_diagonal(boundary.array(x, "x"), offset=boundary.integer(offset, "offset")))
 
 
 @functools.partial(kernel, static_argnames="offset")
@@ -606,7 +608,7 @@ def _diagonal(x: Any, offset: int) -> Any:
     return jnp.diagonal(x, offset, -2, -1)
 
 
-@b.api
+@api
 def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     """The sum of the diagonal ``offset`` of each matrix in ``x``.
 
@@ -614,7 +616,9 @@ def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -
     integers narrower than the default integer dtype accumulate in it (unsigned ones in the
     unsigned integer dtype of its width), as ``sum`` does.
     """
-    return wrap(_trace(b.array(x, "x"), offset=b.integer(offset, "offset"), dtype=b.optional_dtype(dtype)))
+    return wrap(
+        _trace(boundary.array(x, "x"), offset=boundary.integer(offset, "offset"), dtype=boundary.optional_dtype(dtype))
+    )
 
 
 @functools.partial(kernel, static_argnames=("offset", "dtype"))

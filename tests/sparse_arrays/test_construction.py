@@ -181,7 +181,7 @@ def test_fromdense_under_a_trace_needs_nse():
     )
     with pytest.raises(TypeError, match=message) as info:
         jax.jit(lambda v: xs.fromdense(v))(xp.ones(3))
-    assert isinstance(info.value, xp._boundary.DataDependentShapeError)
+    assert isinstance(info.value, xp._errors.DataDependentShapeError)
 
 
 def test_fromdense_gradient_and_vmap():

@@ -240,7 +240,7 @@ def test_broadcast_reshape_transpose_squeeze_reduce():
         xs.bcoo_squeeze(A, dimensions=(0,))
     with pytest.raises(ValueError, match="^xp.sparse.bcoo_broadcast_in_dim: dimension 0 of mat"):
         xs.bcoo_broadcast_in_dim(A, shape=(3, 5), broadcast_dimensions=(0, 1))
-    with pytest.raises(xp._boundary.AxisError, match="^xp.sparse.bcoo_reduce_sum: axes=2 is out of bounds"):
+    with pytest.raises(xp._errors.AxisError, match="^xp.sparse.bcoo_reduce_sum: axes=2 is out of bounds"):
         xs.bcoo_reduce_sum(A, axes=(2,))
 
 

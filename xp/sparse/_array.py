@@ -14,18 +14,18 @@ Sparse arrays are immutable (``__setitem__`` raises) and never convert to dense 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import jax
 import numpy as np
 from jax.experimental import sparse as jsparse
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _devices
 from xp import _dtypes as dt
-from xp._array import API_VERSIONS, Array, wrap
+from xp._array import Array, namespace, wrap
 
 
 class SparseArray:
@@ -70,14 +70,7 @@ class SparseArray:
     # --- the namespace and attributes ---------------------------------------------------------
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
-        if api_version is not None and api_version not in API_VERSIONS:
-            raise ValueError(
-                f"xp.sparse.{type(self).__name__}.__array_namespace__: api_version must be None or one of "
-                f"{', '.join(API_VERSIONS)}, got {api_version!r}"
-            )
-        import xp
-
-        return xp
+        return namespace(api_version, f"xp.sparse.{type(self).__name__}.__array_namespace__")
 
     @property
     def jax(self) -> Any:
@@ -141,32 +134,6 @@ class SparseArray:
         """Whether the indices are known to hold no duplicates."""
         return bool(self._value.unique_indices)
 
-    @property
-    def T(self) -> Any:
-        """The transpose of a 2-d array (a new sparse array; sparse arrays have no views)."""
-        if self.ndim != 2:
-            raise ValueError(
-                f"xp.sparse.{type(self).__name__}.T: the array must be 2-dimensional, got {self.ndim} "
-                f"dimensions (use .mT)"
-            )
-        import xp
-
-        this: Any = self
-        return xp.permute_dims(this, (1, 0))
-
-    @property
-    def mT(self) -> Any:
-        """The transpose of the last two axes (a stack of matrices)."""
-        if self.ndim < 2:
-            raise ValueError(
-                f"xp.sparse.{type(self).__name__}.mT: the array must have at least 2 dimensions, got {self.ndim}"
-            )
-        import xp
-
-        this: Any = self
-        n = self.ndim
-        return xp.permute_dims(this, (*range(n - 2), n - 1, n - 2))
-
     def to_device(self, device: Any, /, *, stream: int | Any | None = None) -> Any:
         """The same array with its buffers on ``device``."""
         from xp.sparse import _convert
@@ -174,7 +141,7 @@ class SparseArray:
         where = f"{type(self).__name__}.to_device"
         if stream is not None:
             raise ValueError(f"xp.sparse.{where}: stream must be None (JAX orders transfers itself)")
-        return _convert.checked(where, lambda: _convert.place(self, b.device(device)))
+        return _convert.checked(where, lambda: _convert.place(self, boundary.device(device)))
 
     def block_until_ready(self) -> Any:
         """Wait until the array's buffers are computed (JAX dispatches asynchronously)."""
@@ -245,6 +212,17 @@ class SparseArray:
         traced = "traced " if isinstance(self._value.data, jax.core.Tracer) else ""
         return f"{type(self).__name__}({traced}{self._value.dtype}{list(self.shape)}{extras})"
 
+    # --- installed by xp.sparse._array_methods; declared here for type checkers -------------
+
+    if TYPE_CHECKING:
+        __getitem__: Callable[[SparseArray, Any], Any]
+
+        @property
+        def T(self) -> Any: ...
+
+        @property
+        def mT(self) -> Any: ...
+
     # --- what a sparse array refuses ----------------------------------------------------------
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
@@ -300,17 +278,6 @@ class SparseArray:
             raise TypeError(f"xp.sparse.{type(self).__name__}: iteration over a 0-d array")
         for i in range(self.shape[0]):
             yield self[i]
-
-    def __getitem__(self, key: Any, /) -> Any:
-        """Indexing, by the sparse implementation registered as ``"__getitem__"``."""
-        impl = b.SPARSE_IMPLEMENTATIONS.get("__getitem__")
-        where = f"xp.sparse.{type(self).__name__}.__getitem__"
-        if impl is None:
-            raise NotImplementedError(f"{where}: indexing sparse arrays is not implemented; index .todense() instead")
-        try:
-            return impl(self, key)
-        except b.ArgumentError as e:
-            raise e.kind(f"{where}: {e.message}") from None
 
     def __copy__(self) -> Any:
         return type(self)._wrap(self._value)

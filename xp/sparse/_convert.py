@@ -28,10 +28,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _devices
 from xp import _dtypes as dt
 from xp._array import Array, wrap
+from xp._errors import ArgumentError, DataDependentShapeError, describe, fail
 from xp.sparse._array import BCOO, BCSR, SparseArray
 
 kernel = functools.partial(jax.jit, inline=True)
@@ -45,7 +46,7 @@ def checked(where: str, fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` with a rejected argument reported as ``xp.sparse.<where>: message``."""
     try:
         return fn(*args)
-    except b.ArgumentError as e:
+    except ArgumentError as e:
         raise e.kind(f"xp.sparse.{where}: {e.message}") from None
 
 
@@ -91,16 +92,16 @@ def make_bcsr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...], sort
 def dense_argument(x: Any, param: str) -> Any:
     """A dense array argument as a jax array (a sparse one is a TypeError, not a densification)."""
     if isinstance(x, SparseArray):
-        b.fail(TypeError, f"{param} must be a dense array, got a sparse {type(x).__name__} (it is sparse already)")
-    return b.array(x, param)
+        fail(TypeError, f"{param} must be a dense array, got a sparse {type(x).__name__} (it is sparse already)")
+    return boundary.array(x, param)
 
 
 def index_argument(x: Any, param: str) -> Any:
     if isinstance(x, SparseArray):
-        b.fail(TypeError, f"{param} must be a dense integer array, got a sparse {type(x).__name__}")
-    value = b.array(x, param)
+        fail(TypeError, f"{param} must be a dense integer array, got a sparse {type(x).__name__}")
+    value = boundary.array(x, param)
     if value.dtype not in dt.INTEGER:
-        b.fail(TypeError, f"{param} must have an integer dtype, got {value.dtype}")
+        fail(TypeError, f"{param} must have an integer dtype, got {value.dtype}")
     return value
 
 
@@ -111,28 +112,28 @@ def index_dtype_argument(value: Any, sizes: Sequence[int], param: str = "index_d
         if sizes and max(sizes) > np.iinfo(np.int32).max:
             want = dt.int64
             if not dt.x64_enabled():
-                b.fail(
+                fail(
                     ValueError, f"a dimension of size {max(sizes)} needs int64 indices: {dt.unavailable_message(want)}"
                 )
         return want
-    want = b.dtype(value, param)
+    want = boundary.dtype(value, param)
     if want not in dt.INTEGER:
-        b.fail(TypeError, f"{param} must be an integer dtype, got {want}")
+        fail(TypeError, f"{param} must be an integer dtype, got {want}")
     check_index_capacity(want, sizes, param)
     return want
 
 
 def check_index_capacity(dtype: np.dtype, sizes: Sequence[int], param: str) -> None:
     if sizes and max(sizes) > np.iinfo(dtype).max:
-        b.fail(ValueError, f"{param} {dtype} cannot hold the indices of a dimension of size {max(sizes)}")
+        fail(ValueError, f"{param} {dtype} cannot hold the indices of a dimension of size {max(sizes)}")
 
 
 def format_argument(value: Any) -> str:
-    return b.choice(value, FORMATS, "format")  # type: ignore[no-any-return]
+    return boundary.choice(value, FORMATS, "format")  # type: ignore[no-any-return]
 
 
 def nse_argument(value: Any) -> int | None:
-    return None if value is None else b.non_negative(value, "nse")
+    return None if value is None else boundary.non_negative(value, "nse")
 
 
 # --- checked construction -------------------------------------------------------------------
@@ -183,15 +184,15 @@ def _check_indices(
     for axis, size in enumerate(sizes):
         if low[axis] < 0 or high[axis] >= size:
             bad = int(low[axis]) if low[axis] < 0 else int(high[axis])
-            b.fail(IndexError, f"{param} holds {bad}, out of bounds for sparse dimension {axis} of size {size} "
+            fail(IndexError, f"{param} holds {bad}, out of bounds for sparse dimension {axis} of size {size} "
                    f"(indices must lie in [0, size); nothing is clamped)")  # fmt: skip
     if claimed_sorted and not in_order:
-        b.fail(ValueError, f"indices_sorted=True, but the {param} are not in lexicographic order")
+        fail(ValueError, f"indices_sorted=True, but the {param} are not in lexicographic order")
     unique = bool(strictly)
     if claimed_unique and not unique:
         unique = bool(_all_unique(np, host) if host is not None else jax.device_get(_all_unique_kernel(indices)))
         if not unique:
-            b.fail(ValueError, "unique_indices=True, but some index appears more than once")
+            fail(ValueError, "unique_indices=True, but some index appears more than once")
     return bool(in_order), unique
 
 
@@ -202,26 +203,26 @@ def build_bcoo(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any) 
 
 def _build_bcoo(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any) -> Any:
     if not isinstance(args, (tuple, list)) or len(args) != 2:
-        b.fail(TypeError, f"expected a tuple (data, indices), got {b.describe(args)}")
+        fail(TypeError, f"expected a tuple (data, indices), got {describe(args)}")
     data = dense_argument(args[0], "data")
     indices = index_argument(args[1], "indices")
-    size = b.shape(shape, "shape")
-    claimed_sorted = b.boolean(indices_sorted, "indices_sorted")
-    claimed_unique = b.boolean(unique_indices, "unique_indices")
+    size = boundary.shape(shape, "shape")
+    claimed_sorted = boundary.boolean(indices_sorted, "indices_sorted")
+    claimed_unique = boundary.boolean(unique_indices, "unique_indices")
     if indices.ndim < 2:
-        b.fail(ValueError, f"indices must have shape (*batch, nse, n_sparse), got {tuple(indices.shape)}")
+        fail(ValueError, f"indices must have shape (*batch, nse, n_sparse), got {tuple(indices.shape)}")
     n_batch = indices.ndim - 2
     nse, n_sparse = indices.shape[-2], indices.shape[-1]
     n_dense = len(size) - n_batch - n_sparse
     if n_dense < 0:
-        b.fail(ValueError, f"indices of shape {tuple(indices.shape)} have {n_batch} batch and {n_sparse} sparse "
+        fail(ValueError, f"indices of shape {tuple(indices.shape)} have {n_batch} batch and {n_sparse} sparse "
                f"dimensions, more than shape {size} has")  # fmt: skip
     expected = (*size[:n_batch], nse, *size[n_batch + n_sparse :])
     if tuple(data.shape) != expected:
-        b.fail(ValueError, f"data must have shape {expected} for indices of shape {tuple(indices.shape)} "
+        fail(ValueError, f"data must have shape {expected} for indices of shape {tuple(indices.shape)} "
                f"and shape {size}, got {tuple(data.shape)}")  # fmt: skip
     if tuple(indices.shape[:n_batch]) != size[:n_batch]:
-        b.fail(ValueError, f"indices must have the batch shape {size[:n_batch]} of shape {size}, "
+        fail(ValueError, f"indices must have the batch shape {size[:n_batch]} of shape {size}, "
                f"got indices of shape {tuple(indices.shape)}")  # fmt: skip
     sparse_sizes = size[n_batch : n_batch + n_sparse]
     check_index_capacity(indices.dtype, sparse_sizes, "indices of dtype")
@@ -304,28 +305,28 @@ def _bcsr_summary_host(indices: np.ndarray, indptr: np.ndarray) -> tuple[Any, An
 
 def _build_bcsr(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any) -> Any:
     if not isinstance(args, (tuple, list)) or len(args) != 3:
-        b.fail(TypeError, f"expected a tuple (data, indices, indptr), got {b.describe(args)}")
+        fail(TypeError, f"expected a tuple (data, indices, indptr), got {describe(args)}")
     data = dense_argument(args[0], "data")
     indices = index_argument(args[1], "indices")
     indptr = index_argument(args[2], "indptr")
-    size = b.shape(shape, "shape")
-    claimed_sorted = b.boolean(indices_sorted, "indices_sorted")
-    claimed_unique = b.boolean(unique_indices, "unique_indices")
+    size = boundary.shape(shape, "shape")
+    claimed_sorted = boundary.boolean(indices_sorted, "indices_sorted")
+    claimed_unique = boundary.boolean(unique_indices, "unique_indices")
     if indices.dtype != indptr.dtype:
-        b.fail(TypeError, f"indices and indptr must have the same dtype, got {indices.dtype} and {indptr.dtype}")
+        fail(TypeError, f"indices and indptr must have the same dtype, got {indices.dtype} and {indptr.dtype}")
     n_batch = indices.ndim - 1
     if n_batch < 0 or len(size) < n_batch + 2:
-        b.fail(ValueError, f"indices of shape {tuple(indices.shape)} (shape (*batch, nse)) do not fit shape {size}: "
+        fail(ValueError, f"indices of shape {tuple(indices.shape)} (shape (*batch, nse)) do not fit shape {size}: "
                f"BCSR needs two sparse dimensions after the batch ones")  # fmt: skip
     rows, cols = size[n_batch], size[n_batch + 1]
     nse = indices.shape[-1]
     if tuple(indices.shape[:n_batch]) != size[:n_batch]:
-        b.fail(ValueError, f"indices must have the batch shape {size[:n_batch]}, got shape {tuple(indices.shape)}")
+        fail(ValueError, f"indices must have the batch shape {size[:n_batch]}, got shape {tuple(indices.shape)}")
     if tuple(indptr.shape) != (*size[:n_batch], rows + 1):
-        b.fail(ValueError, f"indptr must have shape {(*size[:n_batch], rows + 1)}, got {tuple(indptr.shape)}")
+        fail(ValueError, f"indptr must have shape {(*size[:n_batch], rows + 1)}, got {tuple(indptr.shape)}")
     expected = (*size[:n_batch], nse, *size[n_batch + 2 :])
     if tuple(data.shape) != expected:
-        b.fail(ValueError, f"data must have shape {expected} for indices of shape {tuple(indices.shape)} "
+        fail(ValueError, f"data must have shape {expected} for indices of shape {tuple(indices.shape)} "
                f"and shape {size}, got {tuple(data.shape)}")  # fmt: skip
     check_index_capacity(indices.dtype, (rows, cols, nse), "indices of dtype")
     sorted_, unique = claimed_sorted, claimed_unique
@@ -337,7 +338,7 @@ def _build_bcsr(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any)
         else:
             ordered, starts_at_zero, last = jax.device_get(_indptr_summary(indptr))
         if not (ordered and starts_at_zero) or last > nse:
-            b.fail(ValueError, f"indptr must be non-decreasing from 0 to at most nse={nse} in each batch")
+            fail(ValueError, f"indptr must be non-decreasing from 0 to at most nse={nse} in each batch")
         if indices.size:
             if host_indices is not None and host_indptr is not None:
                 low, high, in_order, strictly = _bcsr_summary_host(host_indices, host_indptr)
@@ -345,14 +346,14 @@ def _build_bcsr(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any)
                 low, high, in_order, strictly = jax.device_get(_bcsr_summary(indices, indptr))
             if low < 0 or (high >= cols and last > 0):
                 bad = int(low) if low < 0 else int(high)
-                b.fail(IndexError, f"indices holds {bad}, out of bounds for the {cols} columns "
+                fail(IndexError, f"indices holds {bad}, out of bounds for the {cols} columns "
                        f"(indices must lie in [0, size); nothing is clamped)")  # fmt: skip
             if claimed_sorted and not in_order:
-                b.fail(ValueError, "indices_sorted=True, but the column indices do not increase within each row")
+                fail(ValueError, "indices_sorted=True, but the column indices do not increase within each row")
             sorted_, unique = bool(in_order), bool(strictly)
             if claimed_unique and not unique:
                 if not bool(jax.device_get(_bcsr_all_unique(indices, indptr))):
-                    b.fail(ValueError, "unique_indices=True, but some index appears more than once")
+                    fail(ValueError, "unique_indices=True, but some index appears more than once")
                 unique = True
     return make_bcsr(data, indices, indptr, size, sorted_, unique)
 
@@ -472,21 +473,21 @@ def _bcsr_pointers_host(rows: np.ndarray, n_rows: int, index_dtype: np.dtype) ->
 
 def fromdense_value(value: Any, nse: int | None, n_batch: int, n_dense: int, index_dtype: Any, format: str) -> Any:
     """The ``jax.experimental.sparse`` array of a dense jax array (arguments checked here)."""
-    n_batch = b.non_negative(n_batch, "n_batch")
-    n_dense = b.non_negative(n_dense, "n_dense")
+    n_batch = boundary.non_negative(n_batch, "n_batch")
+    n_dense = boundary.non_negative(n_dense, "n_dense")
     n_sparse = value.ndim - n_batch - n_dense
     if n_sparse < 0:
-        b.fail(ValueError, f"n_batch={n_batch} and n_dense={n_dense} add up to more than the {value.ndim} "
+        fail(ValueError, f"n_batch={n_batch} and n_dense={n_dense} add up to more than the {value.ndim} "
                f"dimensions of x")  # fmt: skip
     if format == "bcsr" and n_sparse != 2:
-        b.fail(ValueError, f"format='bcsr' needs exactly 2 sparse dimensions, got {n_sparse} (x has {value.ndim} "
+        fail(ValueError, f"format='bcsr' needs exactly 2 sparse dimensions, got {n_sparse} (x has {value.ndim} "
                f"dimensions, n_batch={n_batch}, n_dense={n_dense})")  # fmt: skip
     sparse_sizes = tuple(value.shape[n_batch : n_batch + n_sparse])
     per_batch = math.prod(sparse_sizes)
     want_index = index_dtype_argument(index_dtype, (*sparse_sizes, per_batch) if format == "bcsr" else sparse_sizes)
     host = on_host(value)
     if nse is None and is_traced(value):
-        b.fail(b.DataDependentShapeError, "nse is required under a JAX transformation (the number of stored "
+        fail(DataDependentShapeError, "nse is required under a JAX transformation (the number of stored "
                "elements depends on the values); pass nse=, an upper bound, e.g. the size of x")  # fmt: skip
     if not is_traced(value):
         if host is not None:
@@ -496,7 +497,7 @@ def fromdense_value(value: Any, nse: int | None, n_batch: int, n_dense: int, ind
         if nse is None:
             nse = count
         elif count > nse:
-            b.fail(ValueError, f"nse={nse} is smaller than the {count} nonzero elements of x "
+            fail(ValueError, f"nse={nse} is smaller than the {count} nonzero elements of x "
                    f"(per batch); entries would be dropped")  # fmt: skip
     assert nse is not None
     if host is None:
@@ -848,7 +849,7 @@ def astype(x: SparseArray, dtype: np.dtype) -> Any:
     if v.data.dtype == dtype:
         return x
     if v.data.dtype.kind == "c" and dtype.kind != "c":
-        b.fail(TypeError, f"cannot convert a complex array to {dtype} (take xp.real or xp.imag first)")
+        fail(TypeError, f"cannot convert a complex array to {dtype} (take xp.real or xp.imag first)")
     leaves, tree = jax.tree_util.tree_flatten(v)
     leaves[0] = _cast(leaves[0], dtype=dtype)
     return type(x)._wrap(jax.tree_util.tree_unflatten(tree, leaves))
@@ -865,16 +866,16 @@ def place(x: SparseArray, device: Any) -> Any:
 
 
 def _host_dtype(source: np.dtype, dtype: Any, what: str) -> np.dtype:
-    want = b.optional_dtype(dtype)
+    want = boundary.optional_dtype(dtype)
     if want is None:
         if source not in dt.ANY:
-            b.fail(TypeError, f"{what} has dtype {source}, which is not an array API dtype; pass dtype= to convert it")
+            fail(TypeError, f"{what} has dtype {source}, which is not an array API dtype; pass dtype= to convert it")
         if not dt.is_available(source):
-            b.fail(TypeError, f"{what} has dtype {source}: {dt.unavailable_message(source)}, or pass dtype= "
+            fail(TypeError, f"{what} has dtype {source}: {dt.unavailable_message(source)}, or pass dtype= "
                    f"to convert explicitly")  # fmt: skip
         return source
     if source.kind == "c" and want.kind != "c":
-        b.fail(TypeError, f"cannot convert complex {what} to {want} (take the real or imaginary part first)")
+        fail(TypeError, f"cannot convert complex {what} to {want} (take the real or imaginary part first)")
     return want
 
 
@@ -889,14 +890,14 @@ def _from_host_coo(
         low, high = coords.min(axis=0), coords.max(axis=0)
         for axis, size in enumerate(shape):
             if low[axis] < 0 or high[axis] >= size:
-                b.fail(IndexError, f"{what} holds index {int(high[axis]) if high[axis] >= size else int(low[axis])}, "
+                fail(IndexError, f"{what} holds index {int(high[axis]) if high[axis] >= size else int(low[axis])}, "
                        f"out of bounds for dimension {axis} of size {size}")  # fmt: skip
     values = jnp.asarray(np.asarray(data, dtype=dtype))
     indices = jnp.asarray(np.asarray(coords, dtype=want_index).reshape(len(data), n_sparse))
     value = make_bcoo(values, indices, shape, sorted_ or len(data) <= 1, unique or len(data) <= 1)
     if format == "bcsr":
         if n_sparse != 2:
-            b.fail(ValueError, f"format='bcsr' needs a 2-dimensional array, got {n_sparse} dimensions")
+            fail(ValueError, f"format='bcsr' needs a 2-dimensional array, got {n_sparse} dimensions")
         return _bcoo_to_bcsr(values, indices, shape=shape, sorted_=value.indices_sorted, unique=value.unique_indices)
     return value
 
@@ -907,7 +908,7 @@ def from_scipy_value(s: Any, format: Any, dtype: Any, index_dtype: Any) -> Any:
     except ImportError:  # pragma: no cover - scipy is optional
         sp = None
     if sp is None or not sp.issparse(s):
-        b.fail(TypeError, f"s must be a scipy.sparse array or matrix, got {b.describe(s)}")
+        fail(TypeError, f"s must be a scipy.sparse array or matrix, got {describe(s)}")
     fmt = format_argument(format)
     shape = tuple(int(n) for n in s.shape)
     want = _host_dtype(np.dtype(s.dtype), dtype, "s")
@@ -920,11 +921,11 @@ def from_scipy_value(s: Any, format: Any, dtype: Any, index_dtype: Any) -> Any:
 def from_pydata_value(s: Any, format: Any, dtype: Any, index_dtype: Any) -> Any:
     module = type(s).__module__.split(".")[0]
     if module != "sparse" or not hasattr(s, "fill_value"):
-        b.fail(TypeError, f"s must be a pydata sparse array (sparse.COO, sparse.GCXS, ...), got {b.describe(s)}")
+        fail(TypeError, f"s must be a pydata sparse array (sparse.COO, sparse.GCXS, ...), got {describe(s)}")
     fmt = format_argument(format)
     fill = np.asarray(s.fill_value)
     if fill.item() != 0 or (fill.dtype.kind in "fc" and np.any(np.signbit(fill.real))):
-        b.fail(ValueError, f"s has fill_value {fill.item()!r}; only arrays whose unstored elements are zero "
+        fail(ValueError, f"s has fill_value {fill.item()!r}; only arrays whose unstored elements are zero "
                f"convert (xp's unstored elements are structural zeros)")  # fmt: skip
     coo = s if type(s).__name__ == "COO" else s.asformat("coo")
     shape = tuple(int(n) for n in coo.shape)
@@ -965,13 +966,13 @@ def to_scipy(x: SparseArray, format: Any) -> Any:
     import scipy.sparse as sp
 
     if is_traced(*jax.tree_util.tree_leaves(x._value)):
-        b.fail(TypeError, "a traced array cannot convert to SciPy (convert outside the JAX transformation)")
-    wanted = b.choice(format, (None, "coo", "csr", "csc", "bsr", "lil", "dok", "dia"), "format")
+        fail(TypeError, "a traced array cannot convert to SciPy (convert outside the JAX transformation)")
+    wanted = boundary.choice(format, (None, "coo", "csr", "csc", "bsr", "lil", "dok", "dia"), "format")
     wanted = wanted or ("csr" if isinstance(x, BCSR) else "coo")
     if x.ndim == 0:
-        b.fail(ValueError, "SciPy has no 0-dimensional sparse arrays")
+        fail(ValueError, "SciPy has no 0-dimensional sparse arrays")
     if wanted != "coo" and x.ndim != 2:
-        b.fail(ValueError, f"format={wanted!r} needs a 2-dimensional array, got {x.ndim} dimensions")
+        fail(ValueError, f"format={wanted!r} needs a 2-dimensional array, got {x.ndim} dimensions")
     coo = to_bcoo(x)._value
     data, indices = (np.asarray(a) for a in jax.device_get((coo.data, coo.indices)))
     values, coords = _host_coordinates(data, indices, tuple(coo.shape), coo.n_batch)

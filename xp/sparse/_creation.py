@@ -25,10 +25,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _creation as dense
 from xp import _devices
 from xp import _dtypes as dt
+from xp._errors import DataDependentShapeError, fail
+from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
 from xp.sparse import _convert as c
 from xp.sparse._array import BCOO, BCSR, SparseArray
@@ -39,7 +41,7 @@ kernel = functools.partial(jax.jit, inline=True)
 # --- construction and conversion ------------------------------------------------------------
 
 
-@b.api
+@api
 def fromdense(
     x: ArrayLike,
     /,
@@ -67,7 +69,7 @@ def fromdense(
     return c.wrap_value(c.fromdense_value(value, c.nse_argument(nse), n_batch, n_dense, index_dtype, fmt))
 
 
-@b.api
+@api
 def from_scipy(
     s: Any,
     /,
@@ -84,7 +86,7 @@ def from_scipy(
     return c.wrap_value(c.from_scipy_value(s, format, dtype, index_dtype))
 
 
-@b.api
+@api
 def from_pydata(
     s: Any,
     /,
@@ -115,7 +117,7 @@ def _sparse_of(value: Any, *, every_when_traced: bool, layout: tuple[str, int, i
     nse = None
     if c.is_traced(value):
         if not every_when_traced:
-            b.fail(b.DataDependentShapeError, "under a JAX transformation the number of nonzero elements of a "
+            fail(DataDependentShapeError, "under a JAX transformation the number of nonzero elements of a "
                    "dense input is not known; use xp.sparse.fromdense(x, nse=...) with an upper bound")  # fmt: skip
         nse = math.prod(value.shape[n_batch : value.ndim - n_dense])
     return c.wrap_value(c.fromdense_value(value, nse, n_batch, n_dense, None, fmt))
@@ -160,13 +162,13 @@ def _host_device(device: Any) -> bool:
 
 
 def _default_dtype(dtype: DTypeLike | None) -> np.dtype:
-    return dt.default_float() if dtype is None else b.dtype(dtype)
+    return dt.default_float() if dtype is None else boundary.dtype(dtype)
 
 
 # --- asarray and from_dlpack ----------------------------------------------------------------
 
 
-@b.api
+@api
 def asarray(
     obj: Any,
     /,
@@ -178,18 +180,18 @@ def asarray(
     """A sparse array of ``obj``: a sparse array (cast and moved as asked, else returned as it
     is), a SciPy or pydata sparse array, or anything ``xp.asarray`` takes (its nonzero elements
     stored; a copy always, so ``copy=False`` is an error for it)."""
-    want = b.optional_dtype(dtype)
-    target = b.device(device)
-    copy = b.optional_boolean(copy, "copy")
+    want = boundary.optional_dtype(dtype)
+    target = boundary.device(device)
+    copy = boundary.optional_boolean(copy, "copy")
     if isinstance(obj, SparseArray):
         result = obj
         if want is not None and want != obj._value.dtype:
             if copy is False:
-                b.fail(ValueError, "copy=False, but converting the array needs a copy (a dtype change)")
+                fail(ValueError, "copy=False, but converting the array needs a copy (a dtype change)")
             result = c.astype(result, want)
         if not _devices.same_placement(obj._value.data, target):
             if copy is False:
-                b.fail(ValueError, "copy=False, but converting the array needs a copy (a device transfer)")
+                fail(ValueError, "copy=False, but converting the array needs a copy (a device transfer)")
             result = c.place(result, target)
         if copy and result is obj:
             result = type(obj)._wrap(obj._value)  # immutable buffers: a new array object is a copy
@@ -199,7 +201,7 @@ def asarray(
     if type(obj).__module__.split(".")[0] == "sparse" and hasattr(obj, "fill_value"):
         return c.place(c.wrap_value(c.from_pydata_value(obj, "bcoo", want, None)), target)
     if copy is False:
-        b.fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
+        fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
     value = dense.asarray.__wrapped__(obj, dtype=want, device=target)._value  # type: ignore[attr-defined]
     return _sparse_of(value, every_when_traced=False)
 
@@ -212,14 +214,14 @@ def _is_scipy(obj: Any) -> bool:
     return bool(sp.issparse(obj))
 
 
-@b.api
+@api
 def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Any:
     """The sparse array of a DLPack producer's values (``copy=False`` is an error: a sparse
     array is always a new buffer)."""
     if isinstance(x, SparseArray):  # already one of ours: as asarray takes it
         return asarray(x, device=device, copy=copy)
-    if b.optional_boolean(copy, "copy") is False:
-        b.fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
+    if boundary.optional_boolean(copy, "copy") is False:
+        fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
     value = dense.from_dlpack.__wrapped__(x, device=device, copy=copy)._value  # type: ignore[attr-defined]
     return _sparse_of(value, every_when_traced=False)
 
@@ -227,26 +229,26 @@ def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = 
 # --- filled arrays --------------------------------------------------------------------------
 
 
-@b.api
+@api
 def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
     """A sparse array of ``shape`` storing nothing (all its elements are structural zeros)."""
-    return _nothing_stored(b.shape(shape), _default_dtype(dtype), ("bcoo", 0, 0), b.device(device))
+    return _nothing_stored(boundary.shape(shape), _default_dtype(dtype), ("bcoo", 0, 0), boundary.device(device))
 
 
-@b.api
+@api
 def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
     """Like ``zeros``: an empty sparse array stores nothing."""
-    return _nothing_stored(b.shape(shape), _default_dtype(dtype), ("bcoo", 0, 0), b.device(device))
+    return _nothing_stored(boundary.shape(shape), _default_dtype(dtype), ("bcoo", 0, 0), boundary.device(device))
 
 
-@b.api
+@api
 def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
     """A sparse array of ``shape`` storing a one in every element."""
     value = dense.ones.__wrapped__(shape, dtype=dtype, device=device)._value  # type: ignore[attr-defined]
     return _sparse_of(value, every_when_traced=True)
 
 
-@b.api
+@api
 def full(
     shape: int | tuple[int, ...],
     fill_value: bool | int | float | complex,
@@ -263,45 +265,45 @@ def _like_source(x: Any) -> tuple[tuple[int, ...], np.dtype, Any]:
     """The shape, dtype and device of ``x``, sparse or dense."""
     if isinstance(x, SparseArray):
         return x.shape, x._value.dtype, _devices.device_of(x._value.data)
-    source = b.array(x, "x")
+    source = boundary.array(x, "x")
     return tuple(source.shape), source.dtype, _devices.device_of(source)
 
 
 def _like_device(source_device: Any, device: Device | None) -> Any:
-    target = b.device(device)
+    target = boundary.device(device)
     if target is None and source_device is not _devices.TRACED:
         return source_device
     return target
 
 
-@b.api
+@api
 def zeros_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
     """A sparse array storing nothing, with the shape (and by default the dtype and device) of
     ``x``; for a sparse ``x`` also its format and batch and dense dimensions."""
     shape, source_dtype, source_device = _like_source(x)
-    want = source_dtype if dtype is None else b.dtype(dtype)
+    want = source_dtype if dtype is None else boundary.dtype(dtype)
     return _nothing_stored(shape, want, _layout_of(x), _like_device(source_device, device))
 
 
-@b.api
+@api
 def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
     """Like ``zeros_like``."""
     shape, source_dtype, source_device = _like_source(x)
-    want = source_dtype if dtype is None else b.dtype(dtype)
+    want = source_dtype if dtype is None else boundary.dtype(dtype)
     return _nothing_stored(shape, want, _layout_of(x), _like_device(source_device, device))
 
 
-@b.api
+@api
 def ones_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
     """A sparse array storing a one in every element, with the shape (and by default the dtype,
     device, and for a sparse ``x`` the format and layout) of ``x``."""
     shape, source_dtype, source_device = _like_source(x)
-    want = source_dtype if dtype is None else b.dtype(dtype)
+    want = source_dtype if dtype is None else boundary.dtype(dtype)
     value = dense.ones.__wrapped__(shape, dtype=want, device=_like_device(source_device, device))._value  # type: ignore[attr-defined]
     return _sparse_of(value, every_when_traced=True, layout=_layout_of(x))
 
 
-@b.api
+@api
 def full_like(
     x: ArrayLike,
     /,
@@ -318,7 +320,7 @@ def full_like(
 
 def _full_like(x: Any, fill_value: Any, dtype: DTypeLike | None, device: Device | None) -> Any:
     shape, source_dtype, source_device = _like_source(x)
-    want = source_dtype if dtype is None else b.dtype(dtype)
+    want = source_dtype if dtype is None else boundary.dtype(dtype)
     target = _like_device(source_device, device)
     value = dense.full.__wrapped__(shape, fill_value, dtype=want, device=target)._value  # type: ignore[attr-defined]
     return _sparse_of(value, every_when_traced=True, layout=_layout_of(x))
@@ -327,7 +329,7 @@ def _full_like(x: Any, fill_value: Any, dtype: DTypeLike | None, device: Device 
 # --- ranges, grids and triangles ------------------------------------------------------------
 
 
-@b.api
+@api
 def arange(
     start: int | float,
     /,
@@ -342,7 +344,7 @@ def arange(
     return _sparse_of(value, every_when_traced=True)
 
 
-@b.api
+@api
 def linspace(
     start: int | float | complex,
     stop: int | float | complex,
@@ -369,7 +371,7 @@ def _eye(n_rows: int, n_cols: int, k: int, dtype: np.dtype, index_dtype: np.dtyp
     return c.make_bcoo(jnp.ones(count, dtype), indices, (n_rows, n_cols), True, True)
 
 
-@b.api
+@api
 def eye(
     n_rows: int,
     n_cols: int | None = None,
@@ -380,13 +382,13 @@ def eye(
     device: Device | None = None,
 ) -> Any:
     """A sparse 2-d array storing the ones of its ``k``-th diagonal."""
-    rows = b.non_negative(n_rows, "n_rows")
-    cols = rows if n_cols is None else b.non_negative(n_cols, "n_cols")
+    rows = boundary.non_negative(n_rows, "n_rows")
+    cols = rows if n_cols is None else boundary.non_negative(n_cols, "n_cols")
     # a diagonal outside the matrix is empty: clamped, so that it fits the index dtype
-    diagonal = max(-rows, min(cols, b.integer(k, "k")))
+    diagonal = max(-rows, min(cols, boundary.integer(k, "k")))
     want = _default_dtype(dtype)
     index_dtype = c.index_dtype_argument(None, (rows, cols))
-    target = b.device(device)
+    target = boundary.device(device)
     if _host_device(target):
         first = max(0, -diagonal)
         position = np.arange(first, max(first, min(rows, cols - diagonal)), dtype=index_dtype)
@@ -414,11 +416,11 @@ def _grid_of(data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> Any:
     return c.make_bcoo(values, coords, shape, False, False)
 
 
-@b.api
+@api
 def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[Any, ...]:
     """The coordinate arrays of ``xp.meshgrid`` as sparse arrays; a sparse input's stored
     elements are repeated (not densified), a dense input's nonzero elements stored."""
-    indexing = b.choice(indexing, ("xy", "ij"), "indexing")
+    indexing = boundary.choice(indexing, ("xy", "ij"), "indexing")
     if not any(isinstance(a, SparseArray) for a in arrays):
         grids = dense.meshgrid.__wrapped__(*arrays, indexing=indexing)  # type: ignore[attr-defined]
         return tuple(_sparse_of(g._value, every_when_traced=False) for g in grids)
@@ -426,17 +428,17 @@ def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[
     for i, a in enumerate(arrays):
         if isinstance(a, SparseArray):
             if a.ndim != 1:
-                b.fail(ValueError, f"arrays[{i}] must be 1-dimensional, got shape {a.shape}")
+                fail(ValueError, f"arrays[{i}] must be 1-dimensional, got shape {a.shape}")
             shapes.append(a.shape[0])
             dtypes.add(a._value.dtype)
         else:
-            value = b.array(a, f"arrays[{i}]")
+            value = boundary.array(a, f"arrays[{i}]")
             if value.ndim != 1:
-                b.fail(ValueError, f"arrays[{i}] must be 1-dimensional, got shape {tuple(value.shape)}")
+                fail(ValueError, f"arrays[{i}] must be 1-dimensional, got shape {tuple(value.shape)}")
             shapes.append(value.shape[0])
             dtypes.add(value.dtype)
     if len(dtypes) > 1:
-        b.fail(TypeError, f"arrays must all have the same dtype, got {', '.join(sorted(map(str, dtypes)))}")
+        fail(TypeError, f"arrays must all have the same dtype, got {', '.join(sorted(map(str, dtypes)))}")
     xy = indexing == "xy" and len(arrays) >= 2
     order = [1, 0, *range(2, len(arrays))] if xy else list(range(len(arrays)))
     shape = tuple(shapes[i] for i in order)
@@ -456,7 +458,7 @@ def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[
                 value = _grid_of(v.data, v.indices, shape=shape, axis=axis)
             out.append(BCOO._wrap(value))
         else:
-            value = b.array(a, f"arrays[{i}]")
+            value = boundary.array(a, f"arrays[{i}]")
             target = [1] * len(shape)
             target[axis] = shape[axis]
             grid = _broadcast(value, shape=shape, target=tuple(target))
@@ -495,8 +497,8 @@ def _triangle(coo: Any, k: int, lower: bool) -> Any:
 
 def _sparse_triangle(x: SparseArray, k: Any, lower: bool) -> Any:
     if x.ndim < 2:
-        b.fail(ValueError, f"x must have at least 2 dimensions, got shape {x.shape}")
-    diagonal = b.integer(k, "k")
+        fail(ValueError, f"x must have at least 2 dimensions, got shape {x.shape}")
+    diagonal = boundary.integer(k, "k")
     coo = c.to_bcoo(x)._value
     host = c.on_host(coo.data), c.on_host(coo.indices)
     if host[0] is not None and host[1] is not None:
@@ -508,7 +510,7 @@ def _sparse_triangle(x: SparseArray, k: Any, lower: bool) -> Any:
     return c.to_bcsr(BCOO._wrap(value)) if isinstance(x, BCSR) else BCOO._wrap(value)
 
 
-@b.api
+@api
 def tril(x: ArrayLike, /, *, k: int = 0) -> Any:
     """``x`` without its elements above the ``k``-th diagonal (of the last two axes). For a
     sparse ``x`` the pattern is kept, the values outside the triangle set to zero."""
@@ -517,7 +519,7 @@ def tril(x: ArrayLike, /, *, k: int = 0) -> Any:
     return _sparse_of(dense.tril.__wrapped__(x, k=k)._value, every_when_traced=False)  # type: ignore[attr-defined]
 
 
-@b.api
+@api
 def triu(x: ArrayLike, /, *, k: int = 0) -> Any:
     """``x`` without its elements below the ``k``-th diagonal (of the last two axes). For a
     sparse ``x`` the pattern is kept, the values outside the triangle set to zero."""

@@ -42,12 +42,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _data_type as dense_dtypes
 from xp import _devices
 from xp import _dtypes as dt
 from xp import _elementwise as ew
 from xp._array import Array, wrap
+from xp._routing import dense_result
 from xp.sparse import _manipulation as m
 from xp.sparse._array import BCOO, SparseArray
 from xp.sparse._dispatch import implements
@@ -148,7 +149,7 @@ def _unary(name: str) -> None:
     def sparse_unary(x: Any, /) -> Any:
         dtype = np.dtype(x._value.dtype)
         if not _unary_keeps_zero(name, dtype):
-            b.fail(NotImplementedError, _dense_message(f"{name}(0) is not 0 for {dtype}"))
+            dense_result(_dense_message(f"{name}(0) is not 0 for {dtype}"))
         return _stored(x, lambda data: fn(wrap(data)), additive=name in LINEAR)
 
     sparse_unary.__name__ = sparse_unary.__qualname__ = name
@@ -178,21 +179,21 @@ def _binary(name: str) -> None:
         s1, s2 = isinstance(x1, SparseArray), isinstance(x2, SparseArray)
         if s1 and s2:
             if kind is None:
-                b.fail(NotImplementedError, _dense_message(f"{name}(0, 0) is not 0 (structural zeros of both "
+                dense_result(_dense_message(f"{name}(0, 0) is not 0 (structural zeros of both "
                        f"operands give non-zero elements)"))  # fmt: skip
             return BCOO._wrap(_sparse_sparse(x1._value, x2._value, name=name, kind=kind, shape=tuple(spec.shape)))
         sparse, other = (x1, x2) if s1 else (x2, x1)
-        if type(other) in b.PY_SCALARS:
+        if type(other) in boundary.PY_SCALARS:
             if kind != INTERSECTION and not _scalar_keeps_zero(name, np.dtype(sparse._value.dtype), other, s2):
                 args = f"{other!r}, 0" if s2 else f"0, {other!r}"
-                b.fail(NotImplementedError, _dense_message(f"{name}({args}) is not 0"))
+                dense_result(_dense_message(f"{name}({args}) is not 0"))
             if s1:
                 return _stored(sparse, lambda data: fn(wrap(data), other), additive=_additive_with(name, other, False))
             return _stored(sparse, lambda data: fn(other, wrap(data)), additive=_additive_with(name, other, True))
         if not (kind == INTERSECTION or (kind == FIRST and s1)):
-            b.fail(NotImplementedError, _dense_message(f"{name} of a sparse and a dense array is not zero "
+            dense_result(_dense_message(f"{name} of a sparse and a dense array is not zero "
                    f"where the sparse one is"))  # fmt: skip
-        dense = b.array(other, "x2" if s1 else "x1")
+        dense = boundary.array(other, "x2" if s1 else "x1")
         coalesce = name != "multiply" and not sparse._value.unique_indices
         out = _sparse_dense(sparse._value, dense, name=name, sparse_first=s1, coalesce=coalesce,
                             shape=tuple(spec.shape))  # fmt: skip
@@ -255,14 +256,14 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     """Python scalar (or None) bounds with ``min <= 0 <= max``: clipped stored values."""
     m.abstract(ew.clip, x, min, max)
     for bound, param in ((min, "min"), (max, "max")):
-        if bound is not None and type(bound) not in b.PY_SCALARS:
-            b.fail(NotImplementedError, _dense_message(f"an array {param} bound gives non-zero elements where x "
+        if bound is not None and type(bound) not in boundary.PY_SCALARS:
+            dense_result(_dense_message(f"an array {param} bound gives non-zero elements where x "
                    f"is structurally zero"))  # fmt: skip
     dtype = np.dtype(x._value.dtype)
     with jax.ensure_compile_time_eval():
         zero = _is_zero(ew.clip(np.zeros((), dtype), min, max))
     if not zero:
-        b.fail(NotImplementedError, _dense_message(f"clip(0, min={min!r}, max={max!r}) is not 0"))
+        dense_result(_dense_message(f"clip(0, min={min!r}, max={max!r}) is not 0"))
     return _stored(x, lambda data: ew.clip(wrap(data), min, max), additive=False)
 
 
@@ -273,12 +274,12 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
 def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
     """The stored values converted (duplicates summed first where conversion is not additive)."""
     m.abstract(dense_dtypes.astype, x, dtype, copy=copy, device=device)
-    want = b.dtype(dtype)
-    target = b.device(device)
+    want = boundary.dtype(dtype)
+    target = boundary.device(device)
     value = x._value
     source = np.dtype(value.dtype)
     if want == source and _devices.same_placement(value.data, target):
-        return x if not b.boolean(copy, "copy") else m.result(m.same_format(value, value.data))
+        return x if not boundary.boolean(copy, "copy") else m.result(m.same_format(value, value.data))
     additive = source != dt.bool and want != dt.bool and not (source.kind in "fc" and want.kind in "iu")
     if not additive:
         value = m.unique_value(value)

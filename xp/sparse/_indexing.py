@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp import _indexing as dense_indexing
 from xp import _indexing_functions as dense_take
@@ -43,6 +43,8 @@ from xp import _set as dense_set
 from xp import _sorting as dense_sorting
 from xp import _utility as utility
 from xp._array import Array, wrap
+from xp._errors import DataDependentShapeError, fail
+from xp._routing import dense_result
 from xp.sparse import _manipulation as m
 from xp.sparse._array import BCOO, SparseArray
 from xp.sparse._dispatch import implements
@@ -101,7 +103,6 @@ def _basic_get(x: Any, index: dense_indexing.BasicIndex) -> Any:
     return wrap(out) if not index.shape else BCOO._wrap(out)
 
 
-@implements("__getitem__")
 def getitem(x: Any, key: Any) -> Any:
     """``x[key]`` for a sparse array ``x`` (see the module); ``SparseArray.__getitem__`` names
     the errors."""
@@ -280,16 +281,16 @@ def _check_bounds(index: Any, n: int, axis: int) -> None:
         low, high = np.asarray(dense_take._bounds(index)).tolist()
     if low < -n or high >= n:
         bad = low if low < -n else high
-        b.fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
+        fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
 
 
 @implements("take")
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
     if isinstance(indices, SparseArray):
-        b.fail(NotImplementedError, "the indices are a sparse array")
+        dense_result("the indices are a sparse array")
     m.abstract(dense_take.take, x, indices, axis=axis)
-    position = 0 if axis is None else b.axis(axis, x.ndim)
-    index = b.array(indices, "indices")
+    position = 0 if axis is None else boundary.axis(axis, x.ndim)
+    index = boundary.array(indices, "indices")
     n = x.shape[position]
     _check_bounds(index, n, position)
     queries = _normalize(index, n).reshape(-1, 1)
@@ -314,10 +315,10 @@ def _along_queries(index: Any, axis: int, shape: tuple[int, ...], x_shape: tuple
 @implements("take_along_axis")
 def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     if isinstance(indices, SparseArray):
-        b.fail(NotImplementedError, "the indices are a sparse array")
+        dense_result("the indices are a sparse array")
     spec = m.abstract(dense_take.take_along_axis, x, indices, axis=axis)
-    position = b.axis(axis, x.ndim)
-    index = b.array(indices, "indices")
+    position = boundary.axis(axis, x.ndim)
+    index = boundary.array(indices, "indices")
     _check_bounds(index, x.shape[position], position)
     shape = tuple(spec.shape)
     queries = _along_queries(index, axis=position, shape=shape, x_shape=tuple(x.shape))
@@ -331,7 +332,7 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
 
 
 def _is_zero_scalar(v: Any) -> bool:
-    return type(v) in b.PY_SCALARS and v == 0
+    return type(v) in boundary.PY_SCALARS and v == 0
 
 
 @functools.partial(kernel, static_argnames=("kinds", "contributes", "shape", "dtype"))
@@ -372,10 +373,10 @@ def where(condition: Any, x1: Any, x2: Any, /) -> Any:
     elif sparse[0]:
         first = False  # the condition's pattern bounds x1's part
     else:
-        b.fail(NotImplementedError, "where a dense condition is True the result is x1, which is not sparse, so the "
+        dense_result("where a dense condition is True the result is x1, which is not sparse, so the "
                "result is dense")  # fmt: skip
     if not (sparse[2] or _is_zero_scalar(x2)):
-        b.fail(NotImplementedError, "where condition is False (which it is at its structural zeros) the result is "
+        dense_result("where condition is False (which it is at its structural zeros) the result is "
                "x2, which is neither sparse nor 0, so the result is dense")  # fmt: skip
     contributes = (sparse[0] and not sparse[1] and not _is_zero_scalar(x1), first, sparse[2])
     dtype = spec.dtype
@@ -385,11 +386,11 @@ def where(condition: Any, x1: Any, x2: Any, /) -> Any:
         if is_sparse:
             operands.append(a._value)
             kinds.append("s")
-        elif type(a) in b.PY_SCALARS:
+        elif type(a) in boundary.PY_SCALARS:
             operands.append(jnp.asarray(a, dtype))
             kinds.append("d")
         else:
-            operands.append(b.array(a, name))
+            operands.append(boundary.array(a, name))
             kinds.append("d")
     out = _where(tuple(operands), kinds=tuple(kinds), contributes=contributes, shape=tuple(spec.shape), dtype=dtype)
     return BCOO._wrap(out)
@@ -407,10 +408,10 @@ def _stored_nonzero(value: Any) -> tuple[Any, Any]:
 @implements("nonzero")
 def nonzero(x: Any, /) -> tuple[Array, ...]:
     if x.ndim == 0:
-        b.fail(ValueError, "x must have at least one dimension, got a 0-d array "
+        fail(ValueError, "x must have at least one dimension, got a 0-d array "
                "(reshape it to (1,) first, or test the scalar with bool(x))")  # fmt: skip
     if isinstance(x._value.data, Tracer):
-        b.fail(b.DataDependentShapeError, "the number of non-zero elements depends on the values of x, so the "
+        fail(DataDependentShapeError, "the number of non-zero elements depends on the values of x, so the "
                "result's shape cannot be known while tracing (jax.jit, jax.vmap); call xp.nonzero outside the "
                "transformation, or keep the shape static with a mask: xp.where(x != 0, x, fill)")  # fmt: skip
     idx, keep = _stored_nonzero(x._value)
@@ -451,14 +452,14 @@ def _sort(value: Any, axis: int, descending: bool) -> Any:
 @implements("sort")
 def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
     m.abstract(dense_sorting.sort, x, axis=axis, descending=descending, stable=stable)
-    position = b.axis(axis, x.ndim)
-    return BCOO._wrap(_sort(x._value, axis=position, descending=b.boolean(descending, "descending")))
+    position = boundary.axis(axis, x.ndim)
+    return BCOO._wrap(_sort(x._value, axis=position, descending=boundary.boolean(descending, "descending")))
 
 
 @implements("argsort")
 def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
     m.abstract(dense_sorting.argsort, x, axis=axis, descending=descending, stable=stable)
-    b.fail(NotImplementedError, "the indices that sort an array are a permutation, which is dense")
+    dense_result("the indices that sort an array are a permutation, which is dense")
 
 
 # --- unique values --------------------------------------------------------------------------
@@ -501,7 +502,7 @@ def unique_counts(x: Any, /) -> Any:
 
 def _inverse(name: str) -> Any:
     def refuse(x: Any, /) -> Any:
-        b.fail(NotImplementedError, "the inverse indices have the shape of x and are dense")
+        dense_result("the inverse indices have the shape of x and are dense")
 
     refuse.__name__ = name
     return implements(name)(refuse)
@@ -520,9 +521,9 @@ def _edge(edge: Any, x: Any, axis: int, dtype: Any) -> Any:
     if isinstance(edge, SparseArray):
         return edge
     shape = tuple(1 if i == axis else n for i, n in enumerate(x.shape))
-    if type(edge) in b.PY_SCALARS:
+    if type(edge) in boundary.PY_SCALARS:
         return wrap(jnp.full(shape, edge, dt.scalar_dtype(np.dtype(x._value.dtype), type(edge))))
-    value = b.array(edge, "edge")
+    value = boundary.array(edge, "edge")
     return wrap(jnp.broadcast_to(value, shape)) if value.ndim == 0 else wrap(value)
 
 
@@ -534,7 +535,7 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None, append: 
     import xp
 
     spec = m.abstract(utility.diff, x, axis=axis, n=n, prepend=prepend, append=append)
-    position = b.axis(axis, x.ndim)
+    position = boundary.axis(axis, x.ndim)
     parts = [x]
     if prepend is not None:
         parts.insert(0, _edge(prepend, x, position, spec.dtype))
@@ -543,7 +544,7 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None, append: 
     y = xp.concat(parts, axis=position) if len(parts) > 1 else x
     y = xp.astype(y, dt.PUBLIC[np.dtype(spec.dtype)], copy=False)
     before = (slice(None),) * position
-    for _ in range(b.non_negative(n, "n")):
+    for _ in range(boundary.non_negative(n, "n")):
         if y.shape[position] == 0:
             break
         y = xp.subtract(y[(*before, slice(1, None))], y[(*before, slice(None, -1))])

@@ -38,9 +38,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _linear_algebra as dense
 from xp._array import Array, wrap
+from xp._errors import fail
+from xp._routing import dense_result
 from xp.sparse import _kernels
 from xp.sparse._array import BCOO, BCSR, SparseArray
 from xp.sparse._dispatch import implements
@@ -57,7 +59,7 @@ def operand(x: Any, param: str) -> Any:
     """A sparse argument as its ``jax.experimental.sparse`` array, any other as a jax array."""
     if isinstance(x, SparseArray):
         return x._value
-    return b.array(x, param)
+    return boundary.array(x, param)
 
 
 def result(value: Any) -> Any:
@@ -131,7 +133,7 @@ def _columns(x: Any) -> Any:
 # --- matmul ---------------------------------------------------------------------------------
 
 
-@implements("matmul", "linalg.matmul")
+@implements("matmul")
 def matmul(x1: Any, x2: Any, /) -> Array | SparseArray:
     """``x1 @ x2`` with a sparse operand: dense for sparse with dense, sparse for two sparse ones."""
     return result(_matmul(operand(x1, "x1"), operand(x2, "x2")))  # type: ignore[no-any-return]
@@ -177,13 +179,13 @@ def _jax_call(name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         return fn(*args, **kwargs)
     except (NotImplementedError, ValueError, TypeError) as e:
         reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        b.fail(NotImplementedError, f"jax.experimental.sparse has no sparse rule for this case ({reason})")
+        dense_result(f"jax.experimental.sparse has no sparse rule for this case ({reason})")
 
 
 # --- matrix_transpose -----------------------------------------------------------------------
 
 
-@implements("matrix_transpose", "linalg.matrix_transpose")
+@implements("matrix_transpose")
 def matrix_transpose(x: Any, /) -> SparseArray:
     """``x`` with its last two axes swapped: a new sparse array (a BCOO; sparse arrays have no views).
 
@@ -192,7 +194,7 @@ def matrix_transpose(x: Any, /) -> SparseArray:
     """
     value = operand(x, "x")
     if value.ndim < 2:
-        b.fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
+        fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
     if plain(value):
         indices = _swapped_indices(value)
         shape = (value.shape[1], value.shape[0])
@@ -234,7 +236,7 @@ def bcoo_swap_last(x: Any) -> Any:
 # --- tensordot ------------------------------------------------------------------------------
 
 
-@implements("tensordot", "linalg.tensordot")
+@implements("tensordot")
 def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array | SparseArray:
     """Sum of products over ``axes`` (as ``xp.tensordot``) with a sparse operand."""
     pair = dense._axes_argument(axes)
@@ -272,10 +274,10 @@ def _tensordot(x1: Any, x2: Any, axes: Any) -> Any:
 # --- vecdot ---------------------------------------------------------------------------------
 
 
-@implements("vecdot", "linalg.vecdot")
+@implements("vecdot")
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Array | SparseArray:
     """``sum(conj(x1) * x2, axis=axis)`` with a sparse operand (broadcasting the other axes)."""
-    return result(_vecdot(operand(x1, "x1"), operand(x2, "x2"), axis=b.integer(axis, "axis")))  # type: ignore[no-any-return]
+    return result(_vecdot(operand(x1, "x1"), operand(x2, "x2"), axis=boundary.integer(axis, "axis")))  # type: ignore[no-any-return]
 
 
 def _entries(x: Any, shape: tuple[int, ...]) -> tuple[Any, Any, Any]:

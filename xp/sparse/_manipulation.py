@@ -46,10 +46,11 @@ import numpy as np
 from jax import lax
 from jax.experimental import sparse as jsparse
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp import _manipulation as dense
 from xp._array import Array, wrap
+from xp._errors import fail
 from xp.sparse._array import BCOO, BCSR, SparseArray
 from xp.sparse._dispatch import implements
 
@@ -172,7 +173,7 @@ def index_dtype(shape: tuple[int, ...]) -> np.dtype:
     if not shape or max(shape) < _INT32_MAX:
         return dt.int32
     if not dt.x64_enabled():
-        b.fail(ValueError, f"a sparse array of shape {shape} needs 64-bit indices: {dt.unavailable_message(dt.int64)}")
+        fail(ValueError, f"a sparse array of shape {shape} needs 64-bit indices: {dt.unavailable_message(dt.int64)}")
     return dt.int64
 
 
@@ -503,7 +504,7 @@ def _linear_dtype(size: int) -> np.dtype:
     if size <= _INT32_MAX:
         return dt.int32
     if not dt.x64_enabled():
-        b.fail(ValueError, f"reshaping a sparse array of {size} elements needs 64-bit indices: "
+        fail(ValueError, f"reshaping a sparse array of {size} elements needs 64-bit indices: "
                f"{dt.unavailable_message(dt.int64)}")  # fmt: skip
     return dt.int64
 
@@ -659,14 +660,14 @@ def permuted(x: Any, axes: tuple[int, ...]) -> Any:
 @implements("permute_dims")
 def permute_dims(x: Any, /, axes: tuple[int, ...]) -> Any:
     abstract(dense.permute_dims, x, axes)
-    return permuted(x, b.axes(axes, x.ndim, "axes"))
+    return permuted(x, boundary.axes(axes, x.ndim, "axes"))
 
 
 @implements("moveaxis")
 def moveaxis(x: Any, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Any:
     abstract(dense.moveaxis, x, source, destination)
-    moved = b.axes(source, x.ndim, "source")
-    places = b.axes(destination, x.ndim, "destination")
+    moved = boundary.axes(source, x.ndim, "source")
+    places = boundary.axes(destination, x.ndim, "destination")
     order = [n for n in range(x.ndim) if n not in moved]
     for place, axis in sorted(zip(places, moved, strict=True)):
         order.insert(place, axis)
@@ -709,7 +710,7 @@ def _flip(value: Any, axes: tuple[int, ...]) -> Any:
 @implements("flip")
 def flip(x: Any, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
     abstract(dense.flip, x, axis=axis)
-    axes = tuple(sorted(a for a in b.axes(axis, x.ndim) if x.shape[a] > 1))
+    axes = tuple(sorted(a for a in boundary.axes(axis, x.ndim) if x.shape[a] > 1))
     if not axes:
         return x
     return BCOO._wrap(_flip(_sparse(x), axes=axes))
@@ -736,13 +737,17 @@ def roll(x: Any, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...]
     shape = x.shape
     if axis is None:
         size = math.prod(shape)
-        amount = b.integer(shift, "shift") % size if size else 0
+        amount = boundary.integer(shift, "shift") % size if size else 0
         return BCOO._wrap(_roll(_sparse(x), shifts=((-1, amount),))) if amount else x
-    axes = b.axes(axis, x.ndim) if not isinstance(axis, (tuple, list)) else tuple(b.axis(a, x.ndim) for a in axis)
+    axes = (
+        boundary.axes(axis, x.ndim)
+        if not isinstance(axis, (tuple, list))
+        else tuple(boundary.axis(a, x.ndim) for a in axis)
+    )
     if isinstance(shift, (tuple, list)):
-        amounts = tuple(b.integer(s, "shift") for s in shift)
+        amounts = tuple(boundary.integer(s, "shift") for s in shift)
     else:
-        amounts = (b.integer(shift, "shift"),) * len(axes)
+        amounts = (boundary.integer(shift, "shift"),) * len(axes)
     total: dict[int, int] = {}
     for a, s in zip(axes, amounts, strict=True):
         total[a] = total.get(a, 0) + s
@@ -809,7 +814,7 @@ def _operands(arrays: Any) -> tuple[tuple[Any, ...], tuple[bool, ...]]:
             values.append(a._value)
             kinds.append(True)
         else:
-            values.append(b.array(a, f"arrays[{i}]"))
+            values.append(boundary.array(a, f"arrays[{i}]"))
             kinds.append(False)
     return tuple(values), tuple(kinds)
 
@@ -824,7 +829,7 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> Any:
             size = math.prod(v.shape)
             flat.append(_reshape(v, shape=(size,)) if k else v.reshape(size))
         return BCOO._wrap(_concat(tuple(flat), axis=0, dtype=spec.dtype, shape=tuple(spec.shape), kinds=kinds))
-    position = b.axis(axis, len(spec.shape))
+    position = boundary.axis(axis, len(spec.shape))
     return BCOO._wrap(_concat(values, axis=position, dtype=spec.dtype, shape=tuple(spec.shape), kinds=kinds))
 
 
@@ -833,7 +838,7 @@ def stack(arrays: Any, /, *, axis: int = 0) -> Any:
     spec = abstract(dense.stack, arrays, axis=axis)
     values, kinds = _operands(arrays)
     ndim = len(spec.shape)
-    position = b.integer(axis, "axis") % ndim
+    position = boundary.integer(axis, "axis") % ndim
     expanded = []
     for v, k in zip(values, kinds, strict=True):
         shape = (*v.shape[:position], 1, *v.shape[position:])
@@ -855,7 +860,7 @@ def _unstack(value: Any, axis: int) -> tuple[Any, ...]:
 @implements("unstack")
 def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
     abstract(dense.unstack, x, axis=axis)
-    position = b.axis(axis, x.ndim)
+    position = boundary.axis(axis, x.ndim)
     if x.shape[position] == 0:
         return ()
     return tuple(BCOO._wrap(v) for v in _unstack(_sparse(x), axis=position))
@@ -888,7 +893,7 @@ def _tile(value: Any, shape: tuple[int, ...], repetitions: tuple[int, ...]) -> A
 @implements("tile")
 def tile(x: Any, repetitions: tuple[int, ...], /) -> Any:
     spec = abstract(dense.tile, x, repetitions)
-    reps = b.shape(repetitions, "repetitions")
+    reps = boundary.shape(repetitions, "repetitions")
     ndim = len(spec.shape)
     reps = (1,) * (ndim - len(reps)) + reps
     return BCOO._wrap(_tile(_sparse(x), shape=tuple(spec.shape), repetitions=reps))
@@ -939,7 +944,7 @@ def _repeat_counts(value: Any, counts: Any, shape: tuple[int, ...], axis: int | 
 def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
     if type(repeats) is int or isinstance(repeats, np.integer) or not _is_array(repeats):
         spec = abstract(dense.repeat, x, repeats, axis=axis)
-        position = None if axis is None else b.axis(axis, x.ndim)
+        position = None if axis is None else boundary.axis(axis, x.ndim)
         return BCOO._wrap(_repeat(_sparse(x), shape=tuple(spec.shape), axis=position, repeats=int(repeats)))
     if isinstance(repeats, SparseArray):  # counts are an argument, not a result: read their values
         repeats = repeats.todense()
@@ -949,7 +954,7 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
     host = np.asarray(counts)
     spec = abstract(dense.repeat, x, Concrete(host), axis=axis)
     shape = tuple(spec.shape)
-    position = None if axis is None else b.axis(axis, x.ndim)
+    position = None if axis is None else boundary.axis(axis, x.ndim)
     if host.size == 1:
         return BCOO._wrap(_repeat(_sparse(x), shape=shape, axis=position, repeats=int(host.reshape(()))))
     most = int(host.max()) if host.size else 0

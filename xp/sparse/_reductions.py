@@ -34,12 +34,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp import _searching as dense_searching
 from xp import _statistical as stat
 from xp import _utility as utility
 from xp._array import wrap
+from xp._routing import dense_result
 from xp.sparse import _manipulation as m
 from xp.sparse._array import BCOO
 from xp.sparse._dispatch import implements
@@ -50,7 +51,7 @@ STATIC = ("axes", "keepdims", "dtype", "shape")
 
 
 def _axes(x: Any, axis: Any) -> tuple[int, ...]:
-    return tuple(sorted(b.axes(axis, x.ndim)))
+    return tuple(sorted(boundary.axes(axis, x.ndim)))
 
 
 def _reduced(x: Any, axes: tuple[int, ...]) -> int:
@@ -59,7 +60,7 @@ def _reduced(x: Any, axes: tuple[int, ...]) -> int:
 
 
 def _dense_result(name: str, why: str) -> None:
-    b.fail(NotImplementedError, f"{name} of a sparse array over these axes {why}, so the result is dense")
+    dense_result(f"{name} of a sparse array over these axes {why}, so the result is dense")
 
 
 def _lowest(dtype: np.dtype) -> Any:
@@ -394,7 +395,7 @@ def _arg(value: Any, axis: int | None, shape: tuple[int, ...], largest: bool) ->
 
 def _arg_call(fn: Any, x: Any, axis: Any, keepdims: Any, largest: bool) -> Any:
     spec = m.abstract(fn, x, axis=axis, keepdims=keepdims)
-    position = None if axis is None else b.axis(axis, x.ndim)
+    position = None if axis is None else boundary.axis(axis, x.ndim)
     return wrap(_arg(x._value, axis=position, shape=tuple(spec.shape), largest=largest))
 
 
@@ -437,14 +438,14 @@ def _cumulative_prod(value: Any, axis: int, dtype: Any) -> Any:
 def cumulative_prod(x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False) -> Any:
     spec = m.abstract(stat.cumulative_prod, x, axis=axis, dtype=dtype, include_initial=include_initial)
     if include_initial:
-        b.fail(NotImplementedError, "include_initial=True starts every line with a 1, so the result would be "
+        dense_result("include_initial=True starts every line with a 1, so the result would be "
                "dense")  # fmt: skip
-    position = 0 if axis is None else b.axis(axis, x.ndim)
+    position = 0 if axis is None else boundary.axis(axis, x.ndim)
     return BCOO._wrap(_cumulative_prod(x._value, axis=position, dtype=spec.dtype))
 
 
 @implements("cumulative_sum")
 def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False) -> Any:
     m.abstract(stat.cumulative_sum, x, axis=axis, dtype=dtype, include_initial=include_initial)
-    b.fail(NotImplementedError, "running sums of a sparse array are non-zero after its first stored element, "
+    dense_result("running sums of a sparse array are non-zero after its first stored element, "
            "so the result is dense")  # fmt: skip

@@ -28,9 +28,11 @@ import jax.numpy as jnp
 from jax.experimental import sparse as jsparse
 from jax.experimental.sparse import linalg as jlinalg
 
-from xp import _boundary as b
+from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
+from xp._errors import ArgumentError, describe, fail
+from xp._routing import api
 from xp.linalg import cholesky as cholesky
 from xp.linalg import cross as cross
 from xp.linalg import det as det
@@ -69,7 +71,7 @@ __all__ = [
 _SOLVE_DTYPES = frozenset(dt.FLOATING)
 
 
-@b.api
+@api
 def spsolve(A: SparseArray, b_: Any, /, *, tol: float = 1e-6, reorder: int = 1) -> Array:  # noqa: N803
     """The solution ``x`` of ``A @ x = b`` for a square sparse ``A`` (BCOO or BCSR, 2-d, no batch or
     dense dimensions) and a 1-d ``b``.
@@ -80,26 +82,26 @@ def spsolve(A: SparseArray, b_: Any, /, *, tol: float = 1e-6, reorder: int = 1) 
     chooses its own.
     """
     if not isinstance(A, SparseArray):
-        b.fail(TypeError, f"A must be a sparse array (xp.sparse.BCSR or BCOO), got {b.describe(A)}; "
+        fail(TypeError, f"A must be a sparse array (xp.sparse.BCSR or BCOO), got {describe(A)}; "
                f"for a dense A use xp.linalg.solve")  # fmt: skip
     if isinstance(b_, SparseArray):
-        b.fail(TypeError, f"b must be a dense array, got a sparse {type(b_).__name__}")
+        fail(TypeError, f"b must be a dense array, got a sparse {type(b_).__name__}")
     matrix = A._value
-    rhs = b.array(b_, "b")
+    rhs = boundary.array(b_, "b")
     if matrix.ndim != 2 or matrix.n_batch or matrix.n_dense or matrix.shape[0] != matrix.shape[1]:
-        b.fail(ValueError, f"A must be a square 2-d sparse matrix without batch or dense dimensions, got shape "
+        fail(ValueError, f"A must be a square 2-d sparse matrix without batch or dense dimensions, got shape "
                f"{tuple(matrix.shape)} (n_batch={matrix.n_batch}, n_dense={matrix.n_dense})")  # fmt: skip
     if rhs.ndim != 1 or rhs.shape[0] != matrix.shape[0]:
-        b.fail(ValueError, f"b must be 1-d of size {matrix.shape[0]} (A has shape {tuple(matrix.shape)}), got shape "
+        fail(ValueError, f"b must be 1-d of size {matrix.shape[0]} (A has shape {tuple(matrix.shape)}), got shape "
                f"{tuple(rhs.shape)}")  # fmt: skip
     for value, name in ((matrix, "A"), (rhs, "b")):
         if value.dtype not in dt.NUMERIC:
-            b.fail(TypeError, f"{name} must have a numeric dtype, got {value.dtype}")
+            fail(TypeError, f"{name} must have a numeric dtype, got {value.dtype}")
     dtype = dt.promote(matrix.dtype, rhs.dtype)
     if dtype not in _SOLVE_DTYPES:
         dtype = dt.default_float() if dtype.kind != "c" else dt.default_complex()
-    tolerance = b.finite_float(tol, "tol")
-    order = b.choice(b.integer(reorder, "reorder"), (0, 1, 2, 3), "reorder")
+    tolerance = boundary.finite_float(tol, "tol")
+    order = boundary.choice(boundary.integer(reorder, "reorder"), (0, 1, 2, 3), "reorder")
     return wrap(_spsolve(matrix, rhs, dtype=dtype, tol=tolerance, reorder=order))
 
 
@@ -132,41 +134,41 @@ def lobpcg_standard(
     """
     try:
         return _lobpcg(A, X, m, tol)
-    except b.ArgumentError as e:
+    except ArgumentError as e:
         raise e.kind(f"xp.sparse.linalg.lobpcg_standard: {e.message}") from None
 
 
 def _lobpcg(A: Any, X: Any, m: Any, tol: Any) -> tuple[Array, Array, Array]:  # noqa: N803
     if isinstance(X, SparseArray):
-        b.fail(TypeError, f"X must be a dense array, got a sparse {type(X).__name__}")
-    start = b.array(X, "X")
+        fail(TypeError, f"X must be a dense array, got a sparse {type(X).__name__}")
+    start = boundary.array(X, "X")
     if start.ndim != 2:
-        b.fail(ValueError, f"X must be 2-d (n, k), got shape {tuple(start.shape)}")
+        fail(ValueError, f"X must be 2-d (n, k), got shape {tuple(start.shape)}")
     n, k = start.shape
     if not 0 < 5 * k < n:
-        b.fail(ValueError, f"X of shape {(n, k)}: LOBPCG needs 0 < 5 * k < n")
+        fail(ValueError, f"X of shape {(n, k)}: LOBPCG needs 0 < 5 * k < n")
     if start.dtype not in dt.FLOATING:
-        b.fail(TypeError, f"X must have a floating dtype, got {start.dtype}")
-    iterations = b.non_negative(m, "m")
-    tolerance = None if tol is None else b.finite_float(tol, "tol")
+        fail(TypeError, f"X must have a floating dtype, got {start.dtype}")
+    iterations = boundary.non_negative(m, "m")
+    tolerance = None if tol is None else boundary.finite_float(tol, "tol")
     operator: Any
     if isinstance(A, SparseArray):
         matrix = A._value
         if not plain(matrix) or matrix.shape != (n, n):
-            b.fail(ValueError, f"A must be a 2-d sparse matrix of shape {(n, n)} without batch or dense dimensions, "
+            fail(ValueError, f"A must be a 2-d sparse matrix of shape {(n, n)} without batch or dense dimensions, "
                    f"got shape {tuple(matrix.shape)}")  # fmt: skip
         if matrix.dtype != start.dtype:
-            b.fail(TypeError, f"A ({matrix.dtype}) and X ({start.dtype}) must have the same dtype")
+            fail(TypeError, f"A ({matrix.dtype}) and X ({start.dtype}) must have the same dtype")
 
         def operator(v: Any) -> Any:
             return matrix_product(matrix, v)
 
     elif isinstance(A, (Array, jax.Array)):
-        operator = b.array(A, "A")
+        operator = boundary.array(A, "A")
         if operator.shape != (n, n):
-            b.fail(ValueError, f"A must have shape {(n, n)}, got {tuple(operator.shape)}")
+            fail(ValueError, f"A must have shape {(n, n)}, got {tuple(operator.shape)}")
         if operator.dtype != start.dtype:
-            b.fail(TypeError, f"A ({operator.dtype}) and X ({start.dtype}) must have the same dtype")
+            fail(TypeError, f"A ({operator.dtype}) and X ({start.dtype}) must have the same dtype")
     elif callable(A):
         function = A
 
@@ -175,12 +177,12 @@ def _lobpcg(A: Any, X: Any, m: Any, tol: Any) -> tuple[Array, Array, Array]:  # 
             return _kernels_result(out)
 
     else:
-        b.fail(TypeError, f"A must be a sparse array, a dense array or a function, got {b.describe(A)}")
+        fail(TypeError, f"A must be a sparse array, a dense array or a function, got {describe(A)}")
     theta, vectors, count = jlinalg.lobpcg_standard(operator, start, m=iterations, tol=tolerance)
     return wrap(theta), wrap(vectors), wrap(jnp.asarray(count))
 
 
 def _kernels_result(out: Any) -> Any:
     if isinstance(out, SparseArray):
-        b.fail(TypeError, "A(X) must return a dense array, got a sparse one")
-    return b.array(out, "A(X)")
+        fail(TypeError, "A(X) must return a dense array, got a sparse one")
+    return boundary.array(out, "A(X)")

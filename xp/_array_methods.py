@@ -1,0 +1,88 @@
+"""The methods of ``xp.Array`` that need the rest of the namespace, installed from above.
+
+``xp._array`` defines the array object on the leaf modules alone; indexing, the transposes, the
+device transfer and the operators need the boundary, indexing, layouts and the element-wise
+functions, which themselves build on ``Array``. ``xp/__init__.py`` calls :func:`install` once
+every module is imported (as ``jax/_src/numpy/array_methods.py`` does for ``jax.Array``), so no
+module imports one that imports it.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from xp import _array, _devices, _indexing, _operators, _views
+from xp import _boundary as boundary
+from xp._array import Array, link, wrap
+from xp._errors import ArgumentError, fail
+
+
+def _getitem(self: Array, key: Any, /) -> Array:
+    try:
+        index = _indexing.parse(key, self._value.shape)
+        result = wrap(index.get(self._value))
+    except ArgumentError as e:
+        raise e.public("xp.Array.__getitem__") from None
+    if type(index) is _indexing.BasicIndex:
+        link(self, result, index)
+    return result
+
+
+def _setitem(self: Array, key: Any, value: Any, /) -> None:
+    try:
+        index = _indexing.parse(key, self._value.shape)
+        update = boundary.update_value(value, self._value.dtype, "value")
+        if isinstance(index, _indexing.BasicIndex) and not _broadcastable(update.shape, index.shape):
+            fail(
+                ValueError,
+                f"value of shape {tuple(update.shape)} cannot be broadcast to the indexed shape {index.shape}",
+            )
+        new_value = index.set(self._value, update)
+    except ArgumentError as e:
+        raise e.public("xp.Array.__setitem__") from None
+    self._assign(new_value)
+
+
+def _broadcastable(source: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    if len(source) > len(target):
+        return False
+    return all(s == 1 or s == t for s, t in zip(reversed(source), reversed(target), strict=False))
+
+
+def _transpose(self: Array) -> Array:
+    """The transpose of a 2-d array (a view)."""
+    if self.ndim != 2:
+        raise ValueError(f"xp.Array.T: the array must be 2-dimensional, got {self.ndim} dimensions (use .mT)")
+    return _views.transposed(self, (1, 0))
+
+
+def _matrix_transpose(self: Array) -> Array:
+    """The transpose of the last two axes (a view)."""
+    if self.ndim < 2:
+        raise ValueError(f"xp.Array.mT: the array must have at least 2 dimensions, got {self.ndim}")
+    n = self.ndim
+    return _views.transposed(self, (*range(n - 2), n - 1, n - 2))
+
+
+def _to_device(self: Array, device: Any, /, *, stream: int | Any | None = None) -> Array:
+    """The same values on ``device`` (a ``jax.Device`` or a ``jax.sharding.Sharding``)."""
+    if stream is not None:
+        raise ValueError("xp.Array.to_device: stream must be None (JAX orders transfers itself)")
+    try:
+        target = boundary.device(device)
+    except ArgumentError as e:
+        raise e.public("xp.Array.to_device") from None
+    return wrap(_devices.place(self._value, target))
+
+
+def install(namespace: ModuleType) -> None:
+    """Complete ``xp.Array`` (and make ``namespace`` what ``__array_namespace__`` returns)."""
+    for name, method in (("__getitem__", _getitem), ("__setitem__", _setitem), ("to_device", _to_device)):
+        method.__name__ = name
+        method.__qualname__ = f"Array.{name}"
+        setattr(Array, name, method)
+    Array.T = property(_transpose)  # type: ignore[assignment]
+    Array.mT = property(_matrix_transpose)  # type: ignore[assignment]
+    _operators.install(Array)
+    _array.set_namespace(namespace)

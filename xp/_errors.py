@@ -1,0 +1,88 @@
+"""xp's exceptions and warnings, and how a rejected argument becomes a public error.
+
+Inside xp, code that rejects an argument calls :func:`fail`, which raises an internal
+:class:`ArgumentError` carrying the public exception type and a message that names the
+parameter, what was expected and what came. At the public surface (the :func:`xp._routing.api`
+decorator, the array methods, the sparse API) :meth:`ArgumentError.public` turns it into that
+exception, prefixed with the public name: ``xp.add: x2 must be an array or a Python scalar, got
+str 'a'``. Helpers can thus reject arguments without knowing which public function called them.
+
+A leaf module: it imports nothing from xp.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+import numpy as np
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ArgumentError(Exception):
+    """A rejected argument (internal). ``kind`` is the public exception type to raise."""
+
+    def __init__(self, kind: type[Exception], message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+    def public(self, where: str) -> Exception:
+        """The public exception: ``kind("<where>: <message>")``, e.g. ``where="xp.add"``."""
+        return self.kind(f"{where}: {self.message}")
+
+
+def fail(kind: type[Exception], message: str) -> NoReturn:
+    """Reject an argument: ``kind`` is the public exception type, ``message`` names the parameter."""
+    raise ArgumentError(kind, message)
+
+
+def reported(where: str) -> Callable[[F], F]:
+    """Decorate a public entry point that is not an xp function (a method, a sparse API function):
+    an :class:`ArgumentError` raised inside becomes the public exception prefixed with ``where``."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def entry(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except ArgumentError as e:
+                raise e.public(where) from None
+
+        return entry  # type: ignore[return-value]
+
+    return decorate
+
+
+def describe(x: object) -> str:
+    """How an unexpected argument is named in messages: its type, and dtype and shape if it has them."""
+    if x is None or isinstance(x, (bool, int, float, complex, str)):
+        return f"{type(x).__name__} {x!r}"
+    if isinstance(x, np.generic):
+        return type(x).__name__
+    dtype, shape = getattr(x, "dtype", None), getattr(x, "shape", None)
+    if dtype is not None and isinstance(shape, tuple):
+        return f"{type(x).__name__} of dtype {dtype} and shape {tuple(shape)}"
+    return type(x).__name__
+
+
+class AxisError(ValueError, IndexError):
+    """An axis out of range (both a ValueError and an IndexError, as in NumPy)."""
+
+
+class DataDependentShapeError(TypeError):
+    """An operation whose output shape depends on array values was called under a JAX trace.
+
+    A TypeError, like JAX's ConcretizationTypeError, so that code probing for lazy arrays
+    recognises it.
+    """
+
+
+class SparseEfficiencyWarning(UserWarning):
+    """A call on sparse arrays was computed on dense copies of them (its result is dense).
+
+    Make it an error to forbid densifying: ``warnings.simplefilter("error", SparseEfficiencyWarning)``.
+    The name is SciPy's, for the same situation.
+    """

@@ -1,0 +1,165 @@
+"""Public functions and how calls with sparse arguments reach their sparse implementations.
+
+Every public xp function is made by :func:`api` (or, for the generated element-wise functions,
+registered with :func:`publish`): its argument errors are reported under its public name, and
+it is the one place where a call with a sparse argument is routed.
+
+The route, step by step:
+
+1. The dense code converts its arguments with ``xp._boundary``; a converter that meets a sparse
+   array raises :class:`SparseArgument` (nothing has been computed yet).
+2. :func:`api` catches it and calls the implementation that ``xp.sparse`` registered for the
+   function's public name with :func:`implements`, with the call's arguments unchanged.
+3. The implementation returns the (sparse or dense) result, rejects an argument with
+   ``fail(...)`` like every xp function, or reports with :func:`dense_result` that the result is
+   dense, saying why (``"exp(0) is not 0"``).
+4. Where the result is dense, or where no sparse implementation is registered, the call is
+   computed by the public function on dense copies of the sparse arguments, with a
+   :class:`SparseEfficiencyWarning` that gives the reason. This is the one place xp densifies
+   a sparse array; an error under ``warnings.simplefilter("error", SparseEfficiencyWarning)``.
+
+The contract of an implementation (docs/DEVELOPING.md): before it reports a dense result it may
+only read its arguments (shapes, dtypes, static parameters, stored values): no side effects and
+no warnings, because the whole call is then computed again, densely, from the same arguments.
+
+Import order: the dense namespace does not import ``xp.sparse``; ``xp.sparse`` registers its
+array types with :func:`register_sparse_types` and its implementations with :func:`implements`
+when it is imported.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+from xp._errors import ArgumentError, SparseEfficiencyWarning
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class SparseArgument(Exception):
+    """Internal signal: a converter met a sparse array; :func:`api` routes the call."""
+
+
+class DenseResult(Exception):
+    """Internal signal from a sparse implementation: the result of this call is dense, because
+    ``reason``. The router computes it on dense copies and warns with the reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def dense_result(reason: str) -> NoReturn:
+    """Report from a sparse implementation that the call's result is dense, and why."""
+    raise DenseResult(reason)
+
+
+# --- registries -----------------------------------------------------------------------------
+
+PUBLIC_FUNCTIONS: dict[str, Callable[..., Any]] = {}
+"""Every public function by public name (``"sum"``, ``"linalg.solve"``)."""
+
+SPARSE_IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {}
+"""Sparse implementations by the public name of the function they implement."""
+
+SPARSE_TYPES: tuple[type, ...] = ()
+"""The sparse array types (empty until ``xp.sparse`` is imported)."""
+
+
+def register_sparse_types(*types: type) -> None:
+    global SPARSE_TYPES
+    SPARSE_TYPES = (*SPARSE_TYPES, *(t for t in types if t not in SPARSE_TYPES))
+
+
+def is_sparse(x: object) -> bool:
+    return bool(SPARSE_TYPES) and isinstance(x, SPARSE_TYPES)
+
+
+def implements(*names: str) -> Callable[[F], F]:
+    """Register the decorated function as the sparse implementation of ``xp.<name>`` for each
+    name; a name that is not a public function's, or that has an implementation already, is an
+    error at import time."""
+
+    def register(fn: F) -> F:
+        for name in names:
+            if name not in PUBLIC_FUNCTIONS:
+                raise RuntimeError(f"xp.sparse: {name!r} is not the public name of an xp function")
+            if name in SPARSE_IMPLEMENTATIONS:
+                raise RuntimeError(f"xp.sparse: two sparse implementations of xp.{name}")
+            SPARSE_IMPLEMENTATIONS[name] = fn
+        return fn
+
+    return register
+
+
+# --- public functions -----------------------------------------------------------------------
+
+
+def public_name(fn: Callable[..., Any]) -> str:
+    """``"sum"`` for ``xp.sum``, ``"linalg.solve"`` for ``xp.linalg.solve``."""
+    parts = [p for p in fn.__module__.split(".")[1:] if not p.startswith("_")]
+    return ".".join([*parts, fn.__name__])
+
+
+def publish(name: str, public: F) -> F:
+    """Register ``public`` as the public function ``xp.<name>`` (its module and registry entry)."""
+    public.__module__ = "xp" if "." not in name else "xp." + name.rsplit(".", 1)[0]
+    PUBLIC_FUNCTIONS[name] = public
+    return public
+
+
+def api(fn: F) -> F:
+    """Make ``fn`` the public function of its name: argument errors reported under
+    ``xp.<name>``, sparse arguments routed (see the module)."""
+    name = public_name(fn)
+    where = f"xp.{name}"
+
+    @functools.wraps(fn)
+    def public(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ArgumentError as e:
+            raise e.public(where) from None
+        except SparseArgument:
+            return route_sparse(name, args, kwargs)
+
+    return publish(name, public)  # type: ignore[return-value]
+
+
+def route_sparse(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Call the sparse implementation of ``xp.<name>``, or compute the call on dense copies of
+    the sparse arguments, with a warning, where it has none or its result is dense."""
+    where = f"xp.{name}"
+    implementation = SPARSE_IMPLEMENTATIONS.get(name)
+    if implementation is None:
+        return _densely(name, f"{where} has no sparse implementation", args, kwargs)
+    try:
+        return implementation(*args, **kwargs)
+    except ArgumentError as e:
+        raise e.public(where) from None
+    except DenseResult as e:
+        return _densely(name, f"{where}: {e.reason}", args, kwargs)
+
+
+def _dense_copy(x: Any) -> Any:
+    if is_sparse(x):
+        return x.todense()
+    if type(x) in (list, tuple):
+        return type(x)(_dense_copy(v) for v in x)
+    return x
+
+
+def _densely(name: str, why: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    warnings.warn(
+        SparseEfficiencyWarning(
+            f"{why}: computed on dense copies of the sparse arguments (call .todense() first to say so, "
+            "or make SparseEfficiencyWarning an error to forbid it)"
+        ),
+        stacklevel=4,  # the caller of the public function
+    )
+    dense_args = tuple(_dense_copy(a) for a in args)
+    dense_kwargs = {k: _dense_copy(v) for k, v in kwargs.items()}
+    return PUBLIC_FUNCTIONS[name](*dense_args, **dense_kwargs)

@@ -1,0 +1,54 @@
+"""The methods of the sparse array types that need the rest of xp, installed from above.
+
+``xp.sparse._array`` defines ``BCOO`` and ``BCSR`` on xp's leaf modules and the sparse build and
+conversion modules; the transposes, indexing and the operators need the routed xp functions and
+the sparse indexing, which themselves build on the array types. ``xp/sparse/__init__.py`` calls
+:func:`install` once every sparse module is imported (as ``xp._array_methods`` does for
+``xp.Array``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xp import _operators
+from xp._errors import ArgumentError
+from xp._manipulation import permute_dims
+from xp.sparse import _indexing
+from xp.sparse._array import SparseArray
+
+
+def _transpose(self: SparseArray) -> Any:
+    """The transpose of a 2-d array (a new sparse array; sparse arrays have no views)."""
+    if self.ndim != 2:
+        raise ValueError(
+            f"xp.sparse.{type(self).__name__}.T: the array must be 2-dimensional, got {self.ndim} dimensions (use .mT)"
+        )
+    return permute_dims(self, (1, 0))  # type: ignore[arg-type]
+
+
+def _matrix_transpose(self: SparseArray) -> Any:
+    """The transpose of the last two axes (a stack of matrices)."""
+    if self.ndim < 2:
+        raise ValueError(
+            f"xp.sparse.{type(self).__name__}.mT: the array must have at least 2 dimensions, got {self.ndim}"
+        )
+    n = self.ndim
+    return permute_dims(self, (*range(n - 2), n - 1, n - 2))  # type: ignore[arg-type]
+
+
+def _getitem(self: SparseArray, key: Any, /) -> Any:
+    """``self[key]`` (see ``xp.sparse._indexing``)."""
+    try:
+        return _indexing.getitem(self, key)
+    except ArgumentError as e:
+        raise e.public(f"xp.sparse.{type(self).__name__}.__getitem__") from None
+
+
+def install() -> None:
+    """Complete the sparse array types. They are immutable: ``A *= 2`` rebinds ``A`` to ``A * 2``."""
+    SparseArray.T = property(_transpose)  # type: ignore[assignment]
+    SparseArray.mT = property(_matrix_transpose)  # type: ignore[assignment]
+    _getitem.__name__ = "__getitem__"
+    SparseArray.__getitem__ = _getitem
+    _operators.install(SparseArray, in_place=False)
