@@ -102,4 +102,3 @@ def test_sparse_routing_without_an_implementation_computes_densely_and_says_so(m
     np.testing.assert_array_equal(np.asarray(out), np.asarray(xp.sin(xp.asarray([0.5, 0.0]))))
     with pytest.raises(TypeError, match="^xp.sin: x must be"):  # argument errors stay errors
         xp.sin("a")
-

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import xp
-from xp._errors import DataDependentShapeError
 from xp import _dtypes as dt
+from xp._errors import DataDependentShapeError
 
 REAL = [d for d in dt.available() if d in dt.REAL_NUMERIC]
 ALL = list(dt.available())

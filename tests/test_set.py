@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import xp
-from xp._errors import DataDependentShapeError
 from xp import _dtypes as dt
 from xp import _set
+from xp._errors import DataDependentShapeError
 
 ALL = list(dt.available())
 INDEX = dt.default_int()
