@@ -42,6 +42,7 @@ from jax import lax
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
+from xp import _eig as eig_kernels
 from xp._array import Array, wrap
 from xp._errors import ArgumentError, describe, fail
 from xp._linear_algebra import matmul as matmul
@@ -214,73 +215,13 @@ def _eig(x: Any, vectors: bool, mode: str) -> tuple[Any, ...]:
         complex_dtype = _complex_of(x.dtype)
         empty = (jnp.zeros(x.shape[:-1], complex_dtype), jnp.zeros(x.shape, complex_dtype))
         return empty if vectors else empty[:1]
-    native = functools.partial(_eig_native, vectors=vectors)
-    host = _eig_host if vectors else _eigvals_host
+    native = functools.partial(eig_kernels.native, vectors=vectors)
+    host = eig_kernels.host_with_vectors if vectors else eig_kernels.host_values
     if mode == "never":
         return native(x)
     if mode == "always":
         return host(x)  # type: ignore[no-any-return]
     return lax.platform_dependent(x, cpu=native, default=host)  # type: ignore[no-any-return]
-
-
-def _eig_native(x: Any, vectors: bool) -> tuple[Any, ...]:
-    return tuple(lax.linalg.eig(x, compute_left_eigenvectors=False, compute_right_eigenvectors=vectors))
-
-
-def _eig_callback(x: Any, vectors: bool) -> tuple[Any, ...]:
-    complex_dtype = _complex_of(x.dtype)
-    shapes = [jax.ShapeDtypeStruct(x.shape[:-1], complex_dtype)]
-    if vectors:
-        shapes.append(jax.ShapeDtypeStruct(x.shape, complex_dtype))
-    host = functools.partial(_numpy_eig, vectors=vectors, dtype=complex_dtype)
-    return tuple(jax.pure_callback(host, tuple(shapes), x, vmap_method="broadcast_all"))
-
-
-def _numpy_eig(a: Any, vectors: bool, dtype: np.dtype) -> tuple[np.ndarray, ...]:
-    """NumPy's eig of a stack of matrices; a matrix with non-finite entries (or a failed
-    decomposition) gives ``nan`` values, as JAX's kernel does, instead of an exception."""
-    a = np.asarray(a)
-    finite = np.isfinite(a).all(axis=(-2, -1))
-    safe = np.where(finite[..., None, None], a, 0)
-    try:
-        if vectors:
-            w, v = np.linalg.eig(safe)
-        else:
-            w, v = np.linalg.eigvals(safe), np.zeros(())
-    except np.linalg.LinAlgError:
-        finite = np.zeros_like(finite)
-        w, v = np.zeros(a.shape[:-1], dtype), np.zeros(a.shape, dtype)
-    w = np.where(finite[..., None], w, np.nan).astype(dtype)
-    if not vectors:
-        return (w,)
-    return w, np.where(finite[..., None, None], v, np.nan).astype(dtype)
-
-
-@jax.custom_jvp
-def _eig_host(x: Any) -> tuple[Any, ...]:
-    return _eig_callback(x, vectors=True)
-
-
-@_eig_host.defjvp
-def _eig_host_jvp(primals: Any, tangents: Any) -> Any:
-    raise NotImplementedError(
-        "xp.linalg.eig: eigenvectors of non-symmetric matrices are not differentiable; "
-        "differentiate xp.linalg.eigvals (or xp.linalg.eigh for symmetric matrices) instead"
-    )
-
-
-@jax.custom_jvp
-def _eigvals_host(x: Any) -> tuple[Any, ...]:
-    return _eig_callback(x, vectors=False)
-
-
-@_eigvals_host.defjvp
-def _eigvals_host_jvp(primals: Any, tangents: Any) -> Any:
-    # first-order perturbation of simple eigenvalues: dw = diag(V^-1 dx V)
-    (x,), (dx,) = primals, tangents
-    w, v = _eig_callback(x, vectors=True)
-    dw = jnp.einsum("...ij,...ji->...i", jnp.linalg.solve(v, dx.astype(v.dtype)), v)
-    return (w,), (dw,)
 
 
 @api
