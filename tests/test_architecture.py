@@ -1,0 +1,167 @@
+"""The code's shape, checked: no import circles, small modules, one explicit sparse routing.
+
+The import graph is read from the source (every ``import`` statement, module-level or inside a
+function, except those under ``if TYPE_CHECKING:``), so a circle hidden in a method-local
+import counts as one.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import xp
+import xp.sparse
+from xp import _routing
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("xp", "conformance")
+MAX_LINES = 600
+
+# Function-local imports of project modules that are not there to dodge a circle, and why.
+LAZY_IMPORTS = {
+    # the conformance tool starts fast for --help and loads the checks or the upstream runner
+    # only for the mode asked for
+    ("conformance.cli", "conformance.checks"),
+    ("conformance.cli", "conformance.upstream"),
+}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _is_type_checking_block(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, bool]]:
+    """(imported project module, whether the import is inside a function) for each import."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: list[tuple[str, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        if _is_type_checking_block(node):
+            return
+        if isinstance(node, ast.Import):
+            found.extend((a.name, in_function) for a in node.names if a.name in MODULES)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                target = f"{base}.{alias.name}"
+                target = target if target in MODULES else base
+                if target in MODULES:
+                    found.append((target, in_function))
+        inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(ast.parse(path.read_text()), False)
+    return found
+
+
+IMPORTS = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            connect(v)
+    return components
+
+
+def test_the_circle_finder_finds_circles():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_circles(package):
+    graph = {n: {t for t, _ in IMPORTS[n] if t != n} for n in MODULES if n.split(".")[0] == package}
+    assert _circles(graph) == []
+
+
+def test_no_module_imports_its_own_top_level_package():
+    # ``from xp import add`` inside xp would run xp/__init__ (which imports everything) from
+    # below it; modules import the submodule that defines what they need
+    offenders = [(n, t) for n, imports in IMPORTS.items() for t, _ in imports if t in PACKAGES and n != t]
+    assert offenders == []
+
+
+def test_function_local_imports_are_only_the_listed_lazy_ones():
+    local = {(n, t) for n, imports in IMPORTS.items() for t, in_function in imports if in_function}
+    assert local == LAZY_IMPORTS
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_modules_are_small(name):
+    lines = len(MODULES[name].read_text().splitlines())
+    assert lines <= MAX_LINES, f"{MODULES[name].relative_to(ROOT)} has {lines} lines; split it along its concerns"
+
+
+def _public(name: str) -> object:
+    obj: object = xp
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def test_every_public_function_is_registered_under_its_public_name():
+    assert "add" in _routing.PUBLIC_FUNCTIONS and "linalg.solve" in _routing.PUBLIC_FUNCTIONS
+    for name, fn in _routing.PUBLIC_FUNCTIONS.items():
+        assert _public(name) is fn, name
+
+
+def test_sparse_implementations_implement_public_functions():
+    assert len(_routing.SPARSE_IMPLEMENTATIONS) > 40  # xp.sparse is imported: they are registered
+    assert set(_routing.SPARSE_IMPLEMENTATIONS) <= set(_routing.PUBLIC_FUNCTIONS)
+
+
+def test_registering_a_sparse_implementation_of_no_public_function_is_an_error():
+    with pytest.raises(RuntimeError, match="'linalg.no_such_function' is not the public name of an xp function"):
+        _routing.implements("linalg.no_such_function")(lambda x: x)
+    with pytest.raises(RuntimeError, match="two sparse implementations of xp.add"):
+        _routing.implements("add")(lambda x1, x2: x1)
+    assert "linalg.no_such_function" not in _routing.SPARSE_IMPLEMENTATIONS
