@@ -175,7 +175,7 @@ from xp._utility import any as any
 from xp._utility import diff as diff
 
 __array_api_version__: str = "2025.12"
-__version__: str = "0.1.0"
+__version__ = "0.1.0"  # the package version: pyproject.toml reads it from here
 
 # xp.Array's methods that need the whole namespace are installed now that it is complete.
 _array_methods.install(_sys.modules[__name__])
