@@ -95,7 +95,7 @@ class Array:
 
     @property
     def ndim(self) -> int:
-        return self._value.ndim  # type: ignore[no-any-return]
+        return self._value.ndim
 
     @property
     def size(self) -> int:
@@ -108,7 +108,7 @@ class Array:
     @property
     def jax(self) -> jax.Array:
         """The wrapped ``jax.Array`` (a tracer under a transformation), without a copy."""
-        return self._value  # type: ignore[no-any-return]
+        return self._value
 
     def block_until_ready(self) -> Array:
         """Wait until the array's value is computed (JAX dispatches asynchronously)."""
@@ -118,7 +118,7 @@ class Array:
     # --- conversions ----------------------------------------------------------------------------
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return self._value.__array__(dtype=dtype, copy=copy)  # type: ignore[no-any-return]
+        return self._value.__array__(dtype=dtype, copy=copy)
 
     def __dlpack__(
         self,
@@ -136,7 +136,7 @@ class Array:
         return self._value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self, /) -> tuple[Any, int]:
-        return self._value.__dlpack_device__()  # type: ignore[no-any-return]
+        return self._value.__dlpack_device__()
 
     def __bool__(self, /) -> bool:
         return self._scalar(bool)

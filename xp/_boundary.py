@@ -144,7 +144,7 @@ def scalar_array(value: bool | int | float | complex, dtype: np.dtype, param: st
     if kind is float and (value == 0 or value != value):
         key: tuple[Any, ...] = (kind, _bits(value), dtype)  # type: ignore[arg-type]
     elif kind is complex:
-        key = (kind, _bits(value.real), _bits(value.imag), dtype)  # type: ignore[union-attr]
+        key = (kind, _bits(value.real), _bits(value.imag), dtype)
     else:
         key = (kind, value, dtype)
     try:
@@ -216,7 +216,7 @@ def optional_dtype(value: Any, param: str = "dtype") -> np.dtype | None:
 
 
 def _dtype_slow(value: Any, param: str) -> np.dtype:
-    default = _PY_TYPE_DEFAULTS.get(value)  # type: ignore[call-overload]
+    default = _PY_TYPE_DEFAULTS.get(value)
     if default is not None:
         return default() if callable(default) else default  # type: ignore[return-value]
     inner = getattr(value, "dtype", None)
@@ -265,7 +265,7 @@ def optional_boolean(value: Any, param: str) -> bool | None:
 
 def real_scalar(value: Any, param: str) -> float:
     if type(value) in (int, float) or isinstance(value, (np.integer, np.floating)):
-        return value  # type: ignore[no-any-return]
+        return value
     fail(TypeError, f"{param} must be a real Python scalar, got {describe(value)}")
 
 

@@ -49,7 +49,7 @@ def _dtype_of(value: Any, param: str) -> np.dtype:
     if routing.is_sparse(value):
         raise routing.SparseArgument
     if isinstance(value, (Array, jax.Array, jax.core.Tracer, np.ndarray)):
-        return boundary.array(value, param).dtype  # type: ignore[no-any-return]
+        return boundary.array(value, param).dtype
     return _any_dtype(value, param)
 
 

@@ -51,7 +51,7 @@ def device_of(value: Any) -> jax.Device | Sharding | TracedDevice:
         return next(iter(sharding.device_set))
     if len(sharding.device_set) == 1 and not isinstance(sharding, NamedSharding):
         return next(iter(sharding.device_set))
-    return sharding  # type: ignore[no-any-return]
+    return sharding
 
 
 def place(value: Any, device: jax.Device | Sharding | TracedDevice | None) -> Any:

@@ -204,7 +204,7 @@ def _unary(op: Op) -> Callable[[ArrayLike], Array]:
         except ArgumentError as e:
             raise e.public(where) from None
         except routing.SparseArgument:
-            return routing.route_sparse(op.name, (x,), {})  # type: ignore[no-any-return]
+            return routing.route_sparse(op.name, (x,), {})
 
     return _publish(function, op)
 
@@ -227,7 +227,7 @@ def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
         except ArgumentError as e:
             raise e.public(where) from None
         except routing.SparseArgument:
-            return routing.route_sparse(op.name, (x1, x2), {})  # type: ignore[no-any-return]
+            return routing.route_sparse(op.name, (x1, x2), {})
 
     return _publish(function, op)
 

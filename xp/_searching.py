@@ -148,7 +148,7 @@ def put_like(host: Sequence[np.ndarray], like: Any) -> list[Any]:
         target = next(iter(devices))
     elif isinstance(sharding, NamedSharding):
         target = NamedSharding(sharding.mesh, PartitionSpec())
-    return jax.device_put(list(host), target)  # type: ignore[no-any-return]
+    return jax.device_put(list(host), target)
 
 
 # --- searchsorted ---------------------------------------------------------------------------

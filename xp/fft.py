@@ -68,7 +68,7 @@ _HALF_INPUT = frozenset({"irfft", "hfft", "irfftn"})  # the input is half a Herm
 def _norm(norm: Any) -> str:
     if type(norm) is str and norm in _NORMS:
         return norm
-    return boundary.choice(norm, _NORMS, "norm")  # type: ignore[no-any-return]
+    return boundary.choice(norm, _NORMS, "norm")
 
 
 def _length(n: Any) -> int | None:
@@ -284,7 +284,7 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None, devic
 
 def _shift_axes(axes: Any) -> int | tuple[int, ...] | None:
     if axes is None or type(axes) is int:
-        return axes  # type: ignore[no-any-return]
+        return axes
     if isinstance(axes, (tuple, list)):
         return _int_tuple(axes, "axes")
     return boundary.integer(axes, "axes")

@@ -106,7 +106,7 @@ def _floating(x: Any, param: str = "x") -> np.dtype:
     """The dtype ``x`` is computed in: its own if floating, the default floating dtype if integer."""
     dtype = x.dtype
     if dtype in dt.FLOATING:
-        return dtype  # type: ignore[no-any-return]
+        return dtype
     if dtype in dt.INTEGER:
         return dt.default_float()
     fail(TypeError, f"{param} must have a floating-point dtype (integer dtypes are computed in the default "
@@ -220,8 +220,8 @@ def _eig(x: Any, vectors: bool, mode: str) -> tuple[Any, ...]:
     if mode == "never":
         return native(x)
     if mode == "always":
-        return host(x)  # type: ignore[no-any-return]
-    return lax.platform_dependent(x, cpu=native, default=host)  # type: ignore[no-any-return]
+        return host(x)
+    return lax.platform_dependent(x, cpu=native, default=host)
 
 
 @api
