@@ -11,7 +11,7 @@ one, as NumPy does.
 non-zero elements, the mask is read back to the host, and the indices are computed there and
 put back on ``x``'s device. Doing the compaction on the host avoids compiling a kernel for
 every distinct number of non-zero elements, which would cost far more than the copy. Under a
-JAX trace (``jax.jit``, ``jax.vmap``) it raises :class:`xp._boundary.DataDependentShapeError`.
+JAX trace (``jax.jit``, ``jax.vmap``) it raises :class:`xp._errors.DataDependentShapeError`.
 """
 
 from __future__ import annotations

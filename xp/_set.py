@@ -11,7 +11,7 @@ compiled once per input shape and dtype, sorts ``x`` and computes every result p
 host, cut to that number and put back on ``x``'s device (``inverse_indices`` has ``x``'s shape
 and stays on the device). Cutting on the host avoids compiling a kernel for every distinct
 number of unique values, which would cost far more than the copies. Under a JAX trace they
-raise :class:`xp._boundary.DataDependentShapeError`.
+raise :class:`xp._errors.DataDependentShapeError`.
 """
 
 from __future__ import annotations
