@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from conformance import report, spec
+from conformance import upstream as up
 from conformance.model import FAILED, NamespaceReport, Result, first_line
 from conformance.namespaces import Namespace, environment, load, module_version
 from conformance.progress import MultiProgress, Progress
@@ -133,6 +134,8 @@ def run_bundled(
 
     ``progress_factory(total, name, enabled=...)`` makes the progress bar (an object with
     ``update(advance, label, failed)`` and ``close()``)."""
+    # imported here, not at the top: the checks import hypothesis and every check module (a
+    # quarter of a second), which --help, usage errors and --upstream runs do not need
     from conformance import checks
 
     start = time.monotonic()
@@ -236,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     max_examples = args.max_examples or (UPSTREAM_MAX_EXAMPLES if upstream else DEFAULT_MAX_EXAMPLES)
     groups = [g.strip() for g in args.checks.split(",")] if args.checks else None
     if groups:
-        from conformance.checks import GROUPS
+        from conformance.checks import GROUPS  # here, not at the top: see run_bundled
 
         unknown = [g for g in groups if g not in GROUPS]
         if unknown:
@@ -259,8 +262,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         names = []
     for name in names:
         if upstream:
-            from conformance import upstream as up
-
             xfails = Path(args.xfails) if args.xfails else up.default_xfails(name)
             try:
                 reports.append(
