@@ -3,7 +3,8 @@
     python -m conformance [NAMESPACE ...] [--version 2025.12] [--max-examples N]
                           [--upstream [PATH]] [--json FILE] [--markdown FILE]
 
-Exit status: 0 when every check passed (skips allowed), 1 when any failed, 2 on a usage error.
+Exit status: 0 when no check failed (skips and documented deviations allowed), 1 when any failed
+(a stale entry of a deviations file included), 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from conformance import report, spec
+from conformance import upstream as up
+from conformance.deviations import Deviations, DeviationsError, for_namespace
 from conformance.model import FAILED, NamespaceReport, Result, first_line
 from conformance.namespaces import Namespace, environment, load, module_version
 from conformance.progress import MultiProgress, Progress
@@ -88,6 +91,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="upstream: an xfails file (default: conformance/xfails-NAMESPACE.txt if present)",
     )
+    p.add_argument(
+        "--deviations",
+        default=None,
+        metavar="FILE",
+        help="bundled: the documented deviations of the namespaces checked, failures that do not fail the run "
+        "(default: conformance/deviations-NAMESPACE.txt if present)",
+    )
     p.add_argument("--json", dest="json_file", default=None, metavar="FILE", help="write a JSON report")
     p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown report")
     p.add_argument(
@@ -128,11 +138,15 @@ def run_bundled(
     shrink: bool = False,
     show_progress: bool = False,
     progress_factory: Any = Progress,
+    deviations: Deviations | None = None,
 ) -> NamespaceReport:
     """Run the bundled checks on a namespace object (a module, or anything with its names).
 
     ``progress_factory(total, name, enabled=...)`` makes the progress bar (an object with
-    ``update(advance, label, failed)`` and ``close()``)."""
+    ``update(advance, label, failed)`` and ``close()``). The failures ``deviations`` lists are
+    reported as documented deviations, and its entries that no longer fail as failures."""
+    # imported here, not at the top: the checks import hypothesis and every check module (a
+    # quarter of a second), which --help, usage errors and --upstream runs do not need
     from conformance import checks
 
     start = time.monotonic()
@@ -153,10 +167,14 @@ def run_bundled(
             raise
         except Exception as e:  # a bug in a check: report it, keep going
             results = [Result("(tool)", task.label, "check", FAILED, f"check crashed: {first_line(e)}")]
+        if deviations is not None:  # now, so that the progress bar counts only undocumented failures
+            results = deviations.mark(results)
         result.results.extend(results)
         result.timings[task.label] = result.timings.get(task.label, 0.0) + time.process_time() - cpu
         progress.update(task.weight, task.label, sum(r.status == FAILED for r in results))
     progress.close()
+    if deviations is not None:
+        deviations.settle(result)
     for r in result.results:
         if r.function == "(all)" and r.chapter == "Special cases" and r.status == "skipped":
             result.notes.append(r.detail)
@@ -178,7 +196,9 @@ class _QueuedProgress:
         pass
 
 
-def _bundled_in_worker(name: str, queue: Any, options: dict[str, Any]) -> NamespaceReport:
+def _bundled_in_worker(
+    name: str, queue: Any, options: dict[str, Any], deviations: Deviations | None
+) -> NamespaceReport:
     """Check one namespace in a worker process (see :func:`_run_parallel`)."""
     try:
         module = load(name)
@@ -188,16 +208,22 @@ def _bundled_in_worker(name: str, queue: Any, options: dict[str, Any]) -> Namesp
     def factory(total: float, title: str, enabled: bool = True) -> _QueuedProgress:
         return _QueuedProgress(queue, total, title, enabled)
 
-    return run_bundled(name, module, progress_factory=factory, **options)
+    return run_bundled(name, module, progress_factory=factory, deviations=deviations, **options)
 
 
-def _run_parallel(names: list[str], jobs: int, options: dict[str, Any], show_progress: bool) -> list[NamespaceReport]:
+def _run_parallel(
+    names: list[str],
+    jobs: int,
+    options: dict[str, Any],
+    show_progress: bool,
+    deviations: dict[str, Deviations | None],
+) -> list[NamespaceReport]:
     """The bundled checks of several namespaces at once, one process each (JAX compiles on one
     core at a time, so two namespaces on two cores take the time of the slower one)."""
     context = multiprocessing.get_context("spawn")  # a fork of a process running JAX can deadlock
     with context.Manager() as manager, concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
         queue = manager.Queue()
-        futures = {name: pool.submit(_bundled_in_worker, name, queue, options) for name in names}
+        futures = {name: pool.submit(_bundled_in_worker, name, queue, options, deviations[name]) for name in names}
         progress = MultiProgress(names, enabled=show_progress)
         pending = set(futures.values())
         while pending:
@@ -236,12 +262,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     max_examples = args.max_examples or (UPSTREAM_MAX_EXAMPLES if upstream else DEFAULT_MAX_EXAMPLES)
     groups = [g.strip() for g in args.checks.split(",")] if args.checks else None
     if groups:
-        from conformance.checks import GROUPS
+        from conformance.checks import GROUPS  # here, not at the top: see run_bundled
 
         unknown = [g for g in groups if g not in GROUPS]
         if unknown:
             parser().error(f"unknown check groups: {', '.join(unknown)} (known: {', '.join(GROUPS)})")
     functions = {f.strip() for f in args.functions.split(",")} if args.functions else None
+    if upstream and args.deviations:
+        parser().error("--deviations is for the bundled checks (the upstream suite takes --xfails)")
+    try:
+        deviations = {} if upstream else {name: for_namespace(name, args.deviations) for name in names}
+    except DeviationsError as e:
+        print(f"conformance: {e}", file=sys.stderr)
+        return 2
     show_progress = not args.no_progress
     reports: list[NamespaceReport] = []
     options = {
@@ -255,12 +288,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     jobs = min(len(names), args.jobs or os.cpu_count() or 1)
     if not upstream and jobs > 1:
-        reports = _run_parallel(names, jobs, options, show_progress)
+        reports = _run_parallel(names, jobs, options, show_progress, deviations)
         names = []
     for name in names:
         if upstream:
-            from conformance import upstream as up
-
             xfails = Path(args.xfails) if args.xfails else up.default_xfails(name)
             try:
                 reports.append(
@@ -283,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except Exception as e:
             reports.append(_import_failure(name, e, "bundled"))
             continue
-        reports.append(run_bundled(name, module, **options))
+        reports.append(run_bundled(name, module, deviations=deviations[name], **options))
     meta = {
         "spec_version": args.version or (spec.DEFAULT_VERSION if not upstream else _upstream_version(reports)),
         "source": "upstream" if upstream else "bundled",

@@ -10,7 +10,9 @@ from typing import Any
 from conformance import spec
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
-STATUSES = (PASSED, FAILED, SKIPPED)
+# a failure the namespace's deviations file lists with its reason (conformance.deviations): it does not fail the run
+DEVIATION = "deviation"
+STATUSES = (PASSED, FAILED, SKIPPED, DEVIATION)
 
 
 @dataclass(frozen=True)
@@ -20,9 +22,10 @@ class Result:
     chapter: str  # a chapter of the standard (``spec.CHAPTERS``), or a test file upstream
     function: str  # ``add``, ``linalg.det``, ``array.__add__``, ``result_type``
     check: str  # what was checked: ``present``, ``signature``, ``int8 + uint8``, ``values``, a special case
-    status: str  # passed | failed | skipped
+    status: str  # passed | failed | skipped | deviation
     detail: str = ""  # the first line of the error, or why it was skipped; notes on a pass
     example: str = ""  # the falsifying example, when hypothesis found one
+    reason: str = ""  # a deviation's reason, from the deviations file
 
     def to_json(self) -> dict[str, str]:
         return {k: v for k, v in dataclasses.asdict(self).items() if v != "" or k in ("status", "check")}
@@ -60,6 +63,7 @@ class NamespaceReport:
     notes: list[str] = field(default_factory=list)
     upstream: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)  # seconds of CPU time per task
+    deviations_file: str = ""  # the deviations file applied, as the report names it
 
     def totals(self) -> dict[str, int]:
         return tally(self.results)
@@ -74,10 +78,17 @@ class NamespaceReport:
 
     def failures(self) -> dict[str, list[Result]]:
         """Failed results grouped by function, functions in order of first failure within chapters."""
+        return self._by_function(FAILED)
+
+    def deviations(self) -> dict[str, list[Result]]:
+        """Documented deviations grouped by function, as :meth:`failures` groups failures."""
+        return self._by_function(DEVIATION)
+
+    def _by_function(self, status: str) -> dict[str, list[Result]]:
         grouped: dict[str, list[Result]] = {}
         for chapter in self.chapters():
             for r in self.results:
-                if r.chapter == chapter and r.status == FAILED:
+                if r.chapter == chapter and r.status == status:
                     grouped.setdefault(r.function, []).append(r)
         return grouped
 
@@ -97,6 +108,8 @@ class NamespaceReport:
             "totals": self.totals(),
             "chapters": self.chapters(),
             "failures": {f: [r.to_json() for r in rs] for f, rs in self.failures().items()},
+            **({"deviations_file": self.deviations_file} if self.deviations_file else {}),
+            "deviations": {f: [r.to_json() for r in rs] for f, rs in self.deviations().items()},
             "results": [r.to_json() for r in self.results],
             **({"cpu_seconds_by_task": {k: round(v, 2) for k, v in self.timings.items()}} if self.timings else {}),
         }

@@ -9,7 +9,7 @@ module                     checks
 :mod:`.elementwise`        properties of the elementwise functions and operators vs NumPy
 :mod:`.creation`, ...      properties of creation, manipulation, statistical, searching,
                            sorting, set, indexing and linear algebra functions vs NumPy
-:mod:`.special`            the special cases of the standard (``conformance.special_cases``)
+:mod:`.special`            the special cases of the standard (:mod:`conformance.special_cases`)
 =========================  ================================================================
 """
 

@@ -20,7 +20,10 @@ _STATUS = {"passed": PASSED, "failed": FAILED, "skipped": SKIPPED, "error": FAIL
 
 
 def _engine() -> tuple[Any, str]:
-    """The special-case engine module, or None and why not."""
+    """The special-case engine module, or None and why not.
+
+    Imported here rather than at the top (no import loop to avoid): an engine that cannot be
+    imported skips this chapter, with the reason, instead of stopping the whole tool."""
     try:
         return importlib.import_module("conformance.special_cases"), ""
     except ImportError as e:
