@@ -6,5 +6,3 @@ upstream suite, data-apis/array-api-tests (:mod:`conformance.upstream`, given a 
 """
 
 from __future__ import annotations
-
-__version__ = "0.1.0"

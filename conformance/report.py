@@ -7,16 +7,25 @@ follow, then its documented deviations with their reasons.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-import conformance
 from conformance import spec
 from conformance.model import DEVIATION, FAILED, PASSED, SKIPPED, NamespaceReport, Result
 
-TOOL_VERSION: str = getattr(conformance, "__version__", "unknown")
+
+def _distribution_version() -> str:
+    """The tool ships in the xp-jax distribution: its version is the distribution's."""
+    try:
+        return importlib.metadata.version("xp-jax")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that is not installed
+        return "unknown"
+
+
+TOOL_VERSION: str = _distribution_version()
 
 
 def _chapters(reports: Sequence[NamespaceReport]) -> list[str]:

@@ -1,7 +1,7 @@
 """Every special case of the standard, checked by the conformance tool's special-case engine.
 
 The engine parses the standard's sentences (``conformance/data/special_cases_2025_12.json``)
-and evaluates xp on a pool of inputs satisfying each condition; see conformance/special_cases.py.
+and evaluates xp on a pool of inputs satisfying each condition; see conformance/special_cases/.
 """
 
 import math
