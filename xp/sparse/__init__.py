@@ -161,9 +161,8 @@ from xp._utility import any as any
 from xp._utility import diff as diff
 from xp.sparse import _array_methods as _array_methods
 from xp.sparse import _creation as _creation
-from xp.sparse import _dispatch as _dispatch  # registers the sparse types with xp's boundary
 
-# The implementations register themselves with the dispatch on import.
+# The implementations register themselves with xp._routing on import.
 from xp.sparse import _elementwise as _elementwise
 from xp.sparse import _indexing as _indexing
 from xp.sparse import _linear_algebra as _linear_algebra

@@ -4,8 +4,8 @@ Each wraps the ``jax.experimental.sparse`` object of the same name (same data la
 ``indices`` (and ``indptr``), batch and dense dimensions), so it interoperates with JAX's sparse
 API, and each is a JAX pytree, so ``jit``, ``grad`` (with respect to ``data``) and ``vmap`` take
 it. ``x.__array_namespace__()`` is ``xp``: every xp function accepts sparse arguments and routes
-them, at one point (``xp._boundary``), to the implementation registered with
-:func:`xp.sparse._dispatch.implements`.
+them (``xp._routing``) to the implementation registered with :func:`xp._routing.implements`;
+the types are registered with the router here, where they are defined.
 
 Sparse arrays are immutable (``__setitem__`` raises) and never convert to dense implicitly:
 ``numpy.asarray(A)`` and DLPack raise, and ``A.todense()`` is the explicit way.
@@ -25,6 +25,7 @@ from jax.experimental import sparse as jsparse
 from xp import _boundary as boundary
 from xp import _devices
 from xp import _dtypes as dt
+from xp import _routing as routing
 from xp._array import Array, namespace, wrap
 
 
@@ -353,3 +354,5 @@ def _unflattener(cls: type[SparseArray]) -> Any:
 
 for _cls in (BCOO, BCSR):
     jax.tree_util.register_pytree_node(_cls, _flatten, _unflattener(_cls))
+
+routing.register_sparse_types(SparseArray)

@@ -30,11 +30,10 @@ from xp import _creation as dense
 from xp import _devices
 from xp import _dtypes as dt
 from xp._errors import DataDependentShapeError, fail
-from xp._routing import api
+from xp._routing import api, implements
 from xp._typing import ArrayLike, Device, DTypeLike
 from xp.sparse import _convert as c
 from xp.sparse._array import BCOO, BCSR, SparseArray
-from xp.sparse._dispatch import implements
 
 kernel = functools.partial(jax.jit, inline=True)
 

@@ -48,10 +48,9 @@ from xp import _devices
 from xp import _dtypes as dt
 from xp import _elementwise as ew
 from xp._array import Array, wrap
-from xp._routing import dense_result
+from xp._routing import dense_result, implements
 from xp.sparse import _manipulation as m
 from xp.sparse._array import BCOO, SparseArray
-from xp.sparse._dispatch import implements
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer

@@ -44,10 +44,9 @@ from xp import _sorting as dense_sorting
 from xp import _utility as utility
 from xp._array import Array, wrap
 from xp._errors import DataDependentShapeError, fail
-from xp._routing import dense_result
+from xp._routing import dense_result, implements
 from xp.sparse import _manipulation as m
 from xp.sparse._array import BCOO, SparseArray
-from xp.sparse._dispatch import implements
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer

@@ -42,10 +42,9 @@ from xp import _boundary as boundary
 from xp import _linear_algebra as dense
 from xp._array import Array, wrap
 from xp._errors import fail
-from xp._routing import dense_result
+from xp._routing import dense_result, implements
 from xp.sparse import _kernels
 from xp.sparse._array import BCOO, BCSR, SparseArray
-from xp.sparse._dispatch import implements
 
 kernel = functools.partial(jax.jit, inline=True)
 

@@ -51,8 +51,8 @@ from xp import _dtypes as dt
 from xp import _manipulation as dense
 from xp._array import Array, wrap
 from xp._errors import fail
+from xp._routing import implements
 from xp.sparse._array import BCOO, BCSR, SparseArray
-from xp.sparse._dispatch import implements
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer

@@ -40,10 +40,9 @@ from xp import _searching as dense_searching
 from xp import _statistical as stat
 from xp import _utility as utility
 from xp._array import wrap
-from xp._routing import dense_result
+from xp._routing import dense_result, implements
 from xp.sparse import _manipulation as m
 from xp.sparse._array import BCOO
-from xp.sparse._dispatch import implements
 
 kernel = functools.partial(jax.jit, inline=True)
 
