@@ -27,6 +27,8 @@ from xp import _devices
 from xp import _dtypes as dt
 from xp import _routing as routing
 from xp._array import Array, namespace, wrap
+from xp._errors import ArgumentError, reported
+from xp.sparse import _convert
 
 
 class SparseArray:
@@ -67,6 +69,11 @@ class SparseArray:
                 f"xp.sparse.{cls.__name__}.from_jax: value has dtype {value.dtype}, which is not an array API dtype"
             )
         return cls._wrap(value)
+
+    def _replaced(self, value: Any) -> Any:
+        """This array if ``value`` is its own JAX array, else a new one of this format around
+        ``value`` (internal)."""
+        return self if value is self._value else type(self)._wrap(value)
 
     # --- the namespace and attributes ---------------------------------------------------------
 
@@ -137,12 +144,13 @@ class SparseArray:
 
     def to_device(self, device: Any, /, *, stream: int | Any | None = None) -> Any:
         """The same array with its buffers on ``device``."""
-        from xp.sparse import _convert
-
-        where = f"{type(self).__name__}.to_device"
+        where = f"xp.sparse.{type(self).__name__}.to_device"
         if stream is not None:
-            raise ValueError(f"xp.sparse.{where}: stream must be None (JAX orders transfers itself)")
-        return _convert.checked(where, lambda: _convert.place(self, boundary.device(device)))
+            raise ValueError(f"{where}: stream must be None (JAX orders transfers itself)")
+        try:
+            return self._replaced(_convert.place(self._value, boundary.device(device)))
+        except ArgumentError as e:
+            raise e.public(where) from None
 
     def block_until_ready(self) -> Any:
         """Wait until the array's buffers are computed (JAX dispatches asynchronously)."""
@@ -153,22 +161,21 @@ class SparseArray:
 
     def todense(self) -> Array:
         """The dense array (the explicit way to densify)."""
-        from xp.sparse import _convert
-
-        return _convert.todense(self)
+        return wrap(_convert.todense(self._value))
 
     def to_bcoo(self) -> BCOO:
         """The same array in the BCOO format (the array itself if it is one)."""
-        from xp.sparse import _convert
+        if isinstance(self, BCOO):
+            return self
+        return BCOO._wrap(_convert.to_bcoo(self._value))
 
-        return _convert.to_bcoo(self)
-
+    @reported("xp.sparse.BCOO.to_bcsr")  # only a BCOO array converts, or is rejected
     def to_bcsr(self) -> BCSR:
         """The same array in the BCSR format (the array itself if it is one); a BCOO array must
         have two sparse dimensions."""
-        from xp.sparse import _convert
-
-        return _convert.to_bcsr(self)
+        if isinstance(self, BCSR):
+            return self
+        return BCSR._wrap(_convert.to_bcsr(self._value))
 
     def to_scipy(self, *, format: str | None = None) -> Any:
         """A ``scipy.sparse`` array with the same values, duplicates summed and indices sorted.
@@ -177,9 +184,10 @@ class SparseArray:
         default for BCSR), ``"csc"``, ... (2-d only). Batch and dense dimensions become ordinary
         dimensions. Eager only.
         """
-        from xp.sparse import _convert
-
-        return _convert.checked(f"{type(self).__name__}.to_scipy", _convert.to_scipy, self, format)
+        try:
+            return _convert.to_scipy(self._value, format)
+        except ArgumentError as e:
+            raise e.public(f"xp.sparse.{type(self).__name__}.to_scipy") from None
 
     def sum_duplicates(self, nse: int | None = None) -> Any:
         """Entries with the same indices added together, indices sorted.
@@ -187,15 +195,20 @@ class SparseArray:
         ``nse``: how many entries to keep (per batch). By default, eagerly, the number of distinct
         indices; under a JAX transformation the current ``nse`` (the rest is padding).
         """
-        from xp.sparse import _convert
-
-        return _convert.sum_duplicates(self, nse)
+        try:
+            count = _convert.nse_argument(nse)
+        except ArgumentError as e:
+            raise e.public(f"xp.sparse.{type(self).__name__}.sum_duplicates") from None
+        summed = BCOO._wrap(_convert.sum_duplicates(_convert.to_bcoo(self._value), count))
+        return summed if isinstance(self, BCOO) else summed.to_bcsr()
 
     def sort_indices(self) -> Any:
         """The same array with its entries in lexicographic order of their indices."""
-        from xp.sparse import _convert
-
-        return _convert.sort_indices(self)
+        if self._value.indices_sorted:
+            return self
+        if isinstance(self, BCOO):
+            return BCOO._wrap(_convert.sort_indices(self._value))
+        return BCOO._wrap(_convert.to_bcoo(self._value).sort_indices()).to_bcsr()
 
     def __repr__(self) -> str:
         try:
@@ -298,6 +311,7 @@ class BCOO(SparseArray):
     __slots__ = ()
     _jax_type = jsparse.BCOO
 
+    @reported("xp.sparse.BCOO")
     def __init__(
         self,
         args: tuple[Any, Any],
@@ -307,8 +321,6 @@ class BCOO(SparseArray):
         indices_sorted: bool = False,
         unique_indices: bool = False,
     ) -> None:
-        from xp.sparse import _convert
-
         self._value = _convert.build_bcoo(args, shape, indices_sorted, unique_indices)
 
 
@@ -322,6 +334,7 @@ class BCSR(SparseArray):
     __slots__ = ()
     _jax_type = jsparse.BCSR
 
+    @reported("xp.sparse.BCSR")
     def __init__(
         self,
         args: tuple[Any, Any, Any],
@@ -331,14 +344,17 @@ class BCSR(SparseArray):
         indices_sorted: bool = False,
         unique_indices: bool = False,
     ) -> None:
-        from xp.sparse import _convert
-
         self._value = _convert.build_bcsr(args, shape, indices_sorted, unique_indices)
 
     @property
     def indptr(self) -> Array:
         """The row pointers, shape ``(*batch, n_rows + 1)`` (an xp array, no copy)."""
         return wrap(self._value.indptr)
+
+
+def wrap_sparse(value: Any) -> Any:
+    """The xp sparse array around a ``jax.experimental.sparse`` BCOO or BCSR (internal)."""
+    return BCSR._wrap(value) if isinstance(value, jsparse.BCSR) else BCOO._wrap(value)
 
 
 def _flatten(x: SparseArray) -> tuple[tuple[Any], None]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -31,23 +31,13 @@ from jax.experimental import sparse as jsparse
 from xp import _boundary as boundary
 from xp import _devices
 from xp import _dtypes as dt
-from xp._array import Array, wrap
-from xp._errors import ArgumentError, DataDependentShapeError, describe, fail
-from xp.sparse._array import BCOO, BCSR, SparseArray
+from xp._errors import DataDependentShapeError, describe, fail
+from xp._routing import is_sparse
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
-T = TypeVar("T")
 
 FORMATS = ("bcoo", "bcsr")
-
-
-def checked(where: str, fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` with a rejected argument reported as ``xp.sparse.<where>: message``."""
-    try:
-        return fn(*args)
-    except ArgumentError as e:
-        raise e.kind(f"xp.sparse.{where}: {e.message}") from None
 
 
 def is_traced(*values: Any) -> bool:
@@ -91,13 +81,13 @@ def make_bcsr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...], sort
 
 def dense_argument(x: Any, param: str) -> Any:
     """A dense array argument as a jax array (a sparse one is a TypeError, not a densification)."""
-    if isinstance(x, SparseArray):
+    if is_sparse(x):
         fail(TypeError, f"{param} must be a dense array, got a sparse {type(x).__name__} (it is sparse already)")
     return boundary.array(x, param)
 
 
 def index_argument(x: Any, param: str) -> Any:
-    if isinstance(x, SparseArray):
+    if is_sparse(x):
         fail(TypeError, f"{param} must be a dense integer array, got a sparse {type(x).__name__}")
     value = boundary.array(x, param)
     if value.dtype not in dt.INTEGER:
@@ -198,10 +188,6 @@ def _check_indices(
 
 def build_bcoo(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any) -> Any:
     """A checked ``jax.experimental.sparse.BCOO`` from ``BCOO((data, indices), shape=...)``."""
-    return checked("BCOO", _build_bcoo, args, shape, indices_sorted, unique_indices)
-
-
-def _build_bcoo(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any) -> Any:
     if not isinstance(args, (tuple, list)) or len(args) != 2:
         fail(TypeError, f"expected a tuple (data, indices), got {describe(args)}")
     data = dense_argument(args[0], "data")
@@ -228,11 +214,6 @@ def _build_bcoo(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any)
     check_index_capacity(indices.dtype, sparse_sizes, "indices of dtype")
     sorted_, unique = _check_indices(indices, sparse_sizes, claimed_sorted, claimed_unique, "indices")
     return make_bcoo(data, indices, size, sorted_, unique)
-
-
-def build_bcsr(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any) -> Any:
-    """A checked ``jax.experimental.sparse.BCSR`` from ``BCSR((data, indices, indptr), shape=...)``."""
-    return checked("BCSR", _build_bcsr, args, shape, indices_sorted, unique_indices)
 
 
 @kernel
@@ -303,7 +284,8 @@ def _bcsr_summary_host(indices: np.ndarray, indptr: np.ndarray) -> tuple[Any, An
     return low, high, in_order, strictly
 
 
-def _build_bcsr(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any) -> Any:
+def build_bcsr(args: Any, shape: Any, indices_sorted: Any, unique_indices: Any) -> Any:
+    """A checked ``jax.experimental.sparse.BCSR`` from ``BCSR((data, indices, indptr), shape=...)``."""
     if not isinstance(args, (tuple, list)) or len(args) != 3:
         fail(TypeError, f"expected a tuple (data, indices, indptr), got {describe(args)}")
     data = dense_argument(args[0], "data")
@@ -508,14 +490,9 @@ def fromdense_value(value: Any, nse: int | None, n_batch: int, n_dense: int, ind
     unique = n_sparse > 0 or nse <= 1
     if format == "bcsr":
         indptr = _bcsr_pointers_host(indices[..., 0], shape[n_batch], want_index)
-        buffers = [to_device_of(np.ascontiguousarray(a), value) for a in (data, indices[..., 1], indptr)]
-        return make_bcsr(buffers[0], buffers[1], buffers[2], shape, True, unique)
+        placed = [to_device_of(np.ascontiguousarray(a), value) for a in (data, indices[..., 1], indptr)]
+        return make_bcsr(placed[0], placed[1], placed[2], shape, True, unique)
     return make_bcoo(to_device_of(data, value), to_device_of(indices, value), shape, True, unique)
-
-
-def wrap_value(value: Any) -> Any:
-    """The xp sparse array around a ``jax.experimental.sparse`` array."""
-    return BCSR._wrap(value) if isinstance(value, jsparse.BCSR) else BCOO._wrap(value)
 
 
 def _scatter(data: Any, indices: Any, shape: tuple[int, ...], unique: bool) -> Any:
@@ -577,15 +554,15 @@ def _todense_host(data: np.ndarray, indices: np.ndarray, shape: tuple[int, ...],
     return out.reshape(shape)
 
 
-def todense(x: SparseArray) -> Array:
-    v = x._value
+def todense(v: Any) -> Any:
+    """The dense jax array of a ``jax.experimental.sparse`` BCOO or BCSR."""
     host = _host_buffers(v)
     if host is not None:
-        data, indices = host if isinstance(x, BCOO) else (host[0], _bcsr_coordinates_host(host[1], host[2]))
-        return wrap(to_device_of(_todense_host(data, indices, tuple(v.shape), bool(v.unique_indices)), v.data))
-    if isinstance(x, BCOO):
-        return wrap(_bcoo_todense(v.data, v.indices, shape=tuple(v.shape), unique=v.unique_indices))
-    return wrap(_bcsr_todense(v.data, v.indices, v.indptr, shape=tuple(v.shape), unique=v.unique_indices))
+        data, indices = host if isinstance(v, jsparse.BCOO) else (host[0], _bcsr_coordinates_host(host[1], host[2]))
+        return to_device_of(_todense_host(data, indices, tuple(v.shape), bool(v.unique_indices)), v.data)
+    if isinstance(v, jsparse.BCOO):
+        return _bcoo_todense(v.data, v.indices, shape=tuple(v.shape), unique=v.unique_indices)
+    return _bcsr_todense(v.data, v.indices, v.indptr, shape=tuple(v.shape), unique=v.unique_indices)
 
 
 # --- BCOO <-> BCSR, duplicates and order ----------------------------------------------------
@@ -656,41 +633,38 @@ def _full_batch_host(
             np.broadcast_to(indices, (*batch, *indices.shape[n_batch:])))  # fmt: skip
 
 
-def to_bcsr(x: SparseArray) -> BCSR:
-    if isinstance(x, BCSR):
-        return x
-    v = x._value
+def to_bcsr(v: Any) -> Any:
+    """The ``jax.experimental.sparse`` BCSR of a BCOO or BCSR (itself if it is one); a BCOO must
+    have two sparse dimensions."""
+    if isinstance(v, jsparse.BCSR):
+        return v
     if v.n_sparse != 2:
-        raise ValueError(
-            f"xp.sparse.BCOO.to_bcsr: BCSR needs exactly 2 sparse dimensions, this array has {v.n_sparse} "
-            f"(n_batch={v.n_batch}, n_dense={v.n_dense}); rebuild it with xp.sparse.fromdense(..., n_batch=..., "
-            f"format='bcsr')"
-        )
-    check = functools.partial(check_index_capacity, v.indices.dtype, (v.nse,), "the index dtype")
-    checked("BCOO.to_bcsr", check)
+        fail(ValueError, f"BCSR needs exactly 2 sparse dimensions, this array has {v.n_sparse} "
+               f"(n_batch={v.n_batch}, n_dense={v.n_dense}); rebuild it with xp.sparse.fromdense(..., n_batch=..., "
+               f"format='bcsr')")  # fmt: skip
+    check_index_capacity(v.indices.dtype, (v.nse,), "the index dtype")
     host = _host_buffers(v)
     if host is not None:
         data, indices = host
         if not v.indices_sorted:
             data, indices = _sort_host(data, indices)
         indptr = _bcsr_pointers_host(indices[..., 0], v.shape[v.n_batch], indices.dtype)
-        buffers = [to_device_of(np.ascontiguousarray(a), v.data) for a in (data, indices[..., 1], indptr)]
-        return BCSR._wrap(make_bcsr(buffers[0], buffers[1], buffers[2], tuple(v.shape), True, v.unique_indices))
-    return BCSR._wrap(_bcoo_to_bcsr(v.data, v.indices, shape=tuple(v.shape), sorted_=v.indices_sorted,
-                                    unique=v.unique_indices))  # fmt: skip
+        placed = [to_device_of(np.ascontiguousarray(a), v.data) for a in (data, indices[..., 1], indptr)]
+        return make_bcsr(placed[0], placed[1], placed[2], tuple(v.shape), True, v.unique_indices)
+    return _bcoo_to_bcsr(v.data, v.indices, shape=tuple(v.shape), sorted_=v.indices_sorted, unique=v.unique_indices)
 
 
-def to_bcoo(x: SparseArray) -> BCOO:
-    if isinstance(x, BCOO):
-        return x
-    v = x._value
+def to_bcoo(v: Any) -> Any:
+    """The ``jax.experimental.sparse`` BCOO of a BCOO or BCSR (itself if it is one)."""
+    if isinstance(v, jsparse.BCOO):
+        return v
     host = _host_buffers(v)
     if host is not None:
         _, indices, indptr = host
         coordinates = to_device_of(_bcsr_coordinates_host(indices, indptr), v.indices)
-        return BCOO._wrap(make_bcoo(v.data, coordinates, tuple(v.shape), v.indices_sorted, v.unique_indices))
-    return BCOO._wrap(_bcsr_to_bcoo(v.data, v.indices, v.indptr, shape=tuple(v.shape), sorted_=v.indices_sorted,
-                                    unique=v.unique_indices))  # fmt: skip
+        return make_bcoo(v.data, coordinates, tuple(v.shape), v.indices_sorted, v.unique_indices)
+    return _bcsr_to_bcoo(v.data, v.indices, v.indptr, shape=tuple(v.shape), sorted_=v.indices_sorted,
+                         unique=v.unique_indices)  # fmt: skip
 
 
 def _groups(indices: Any, sizes: tuple[int, ...]) -> tuple[Any, Any, Any]:
@@ -789,7 +763,10 @@ def _sum_duplicates_host(
     return out_data.reshape(*batch, nse, *data.shape[n_batch + 1 :]), out_indices.reshape(*batch, nse, n_sparse)
 
 
-def _bcoo_sum_duplicates_value(v: Any, nse: int | None) -> Any:
+def sum_duplicates(v: Any, nse: int | None) -> Any:
+    """A ``jax.experimental.sparse`` BCOO with duplicates summed, indices sorted; ``nse``: the
+    number of entries kept (by default, eagerly, the number of distinct indices; under a trace,
+    the current ``nse``)."""
     shape = tuple(v.shape)
     host = _host_buffers(v)
     if host is not None:
@@ -804,35 +781,22 @@ def _bcoo_sum_duplicates_value(v: Any, nse: int | None) -> Any:
     return _bcoo_sum_duplicates(v.data, v.indices, shape=shape, nse=nse)
 
 
-def sum_duplicates(x: Any, nse: Any) -> Any:
-    """Duplicates summed, indices sorted; ``nse``: the number of entries kept (by default, eagerly,
-    the number of distinct indices; under a trace, the current ``nse``)."""
-    name = f"{type(x).__name__}.sum_duplicates"
-    nse = checked(name, nse_argument, nse)
-    if isinstance(x, BCOO):
-        return BCOO._wrap(_bcoo_sum_duplicates_value(x._value, nse))
-    return to_bcsr(BCOO._wrap(_bcoo_sum_duplicates_value(to_bcoo(x)._value, nse)))
-
-
 @functools.partial(kernel, static_argnames=("shape", "unique"))
 def _bcoo_sort_indices(data: Any, indices: Any, shape: tuple[int, ...], unique: bool) -> Any:
     return jsparse.bcoo_sort_indices(make_bcoo(data, indices, shape, False, unique))
 
 
-def sort_indices(x: Any) -> Any:
-    """Entries in lexicographic order of their indices (a no-op when they are already)."""
-    v = x._value
+def sort_indices(v: Any) -> Any:
+    """A ``jax.experimental.sparse`` BCOO with its entries in lexicographic order of their indices
+    (itself when they are already)."""
     if v.indices_sorted:
-        return x
-    if isinstance(x, BCOO):
-        host = _host_buffers(v)
-        if host is not None:
-            data, indices = _sort_host(*host)
-            value = make_bcoo(to_device_of(data, v.data), to_device_of(indices, v.indices), tuple(v.shape), True,
-                              v.unique_indices)  # fmt: skip
-            return BCOO._wrap(value)
-        return BCOO._wrap(_bcoo_sort_indices(v.data, v.indices, shape=tuple(v.shape), unique=v.unique_indices))
-    return to_bcsr(BCOO._wrap(to_bcoo(x)._value.sort_indices()))
+        return v
+    host = _host_buffers(v)
+    if host is not None:
+        data, indices = _sort_host(*host)
+        return make_bcoo(to_device_of(data, v.data), to_device_of(indices, v.indices), tuple(v.shape), True,
+                         v.unique_indices)  # fmt: skip
+    return _bcoo_sort_indices(v.data, v.indices, shape=tuple(v.shape), unique=v.unique_indices)
 
 
 # --- casts and placement --------------------------------------------------------------------
@@ -843,23 +807,24 @@ def _cast(data: Any, dtype: np.dtype) -> Any:
     return data.astype(dtype)
 
 
-def astype(x: SparseArray, dtype: np.dtype) -> Any:
-    """``x`` with its stored values cast to ``dtype`` (the same pattern: a cast keeps zeros zero)."""
-    v = x._value
+def astype(v: Any, dtype: np.dtype) -> Any:
+    """A JAX sparse array with its stored values cast to ``dtype`` (the same pattern: a cast keeps
+    zeros zero; itself if it has that dtype)."""
     if v.data.dtype == dtype:
-        return x
+        return v
     if v.data.dtype.kind == "c" and dtype.kind != "c":
         fail(TypeError, f"cannot convert a complex array to {dtype} (take xp.real or xp.imag first)")
     leaves, tree = jax.tree_util.tree_flatten(v)
     leaves[0] = _cast(leaves[0], dtype=dtype)
-    return type(x)._wrap(jax.tree_util.tree_unflatten(tree, leaves))
+    return jax.tree_util.tree_unflatten(tree, leaves)
 
 
-def place(x: SparseArray, device: Any) -> Any:
-    """``x`` with its buffers on ``device`` (``None`` and a traced device leave it where it is)."""
-    if device is None or device is _devices.TRACED or _devices.same_placement(x._value.data, device):
-        return x
-    return type(x)._wrap(jax.device_put(x._value, device))
+def place(v: Any, device: Any) -> Any:
+    """A JAX sparse array with its buffers on ``device`` (itself if they are there; ``None`` and a
+    traced device leave it where it is)."""
+    if device is None or device is _devices.TRACED or _devices.same_placement(v.data, device):
+        return v
+    return jax.device_put(v, device)
 
 
 # --- SciPy and pydata sparse ----------------------------------------------------------------
@@ -961,19 +926,21 @@ def _host_coordinates(
     return values, tuple(c[keep] for c in flat)
 
 
-def to_scipy(x: SparseArray, format: Any) -> Any:
-    """A SciPy sparse array with the values of ``x``: duplicates summed, indices sorted."""
+def to_scipy(v: Any, format: Any) -> Any:
+    """A SciPy sparse array with the values of the JAX sparse array ``v``: duplicates summed,
+    indices sorted."""
     import scipy.sparse as sp
 
-    if is_traced(*jax.tree_util.tree_leaves(x._value)):
+    if is_traced(*jax.tree_util.tree_leaves(v)):
         fail(TypeError, "a traced array cannot convert to SciPy (convert outside the JAX transformation)")
     wanted = boundary.choice(format, (None, "coo", "csr", "csc", "bsr", "lil", "dok", "dia"), "format")
-    wanted = wanted or ("csr" if isinstance(x, BCSR) else "coo")
-    if x.ndim == 0:
+    wanted = wanted or ("csr" if isinstance(v, jsparse.BCSR) else "coo")
+    ndim = len(v.shape)
+    if ndim == 0:
         fail(ValueError, "SciPy has no 0-dimensional sparse arrays")
-    if wanted != "coo" and x.ndim != 2:
-        fail(ValueError, f"format={wanted!r} needs a 2-dimensional array, got {x.ndim} dimensions")
-    coo = to_bcoo(x)._value
+    if wanted != "coo" and ndim != 2:
+        fail(ValueError, f"format={wanted!r} needs a 2-dimensional array, got {ndim} dimensions")
+    coo = to_bcoo(v)
     data, indices = (np.asarray(a) for a in jax.device_get((coo.data, coo.indices)))
     values, coords = _host_coordinates(data, indices, tuple(coo.shape), coo.n_batch)
     shape = tuple(coo.shape)

@@ -33,7 +33,7 @@ from xp._errors import DataDependentShapeError, fail
 from xp._routing import api, implements
 from xp._typing import ArrayLike, Device, DTypeLike
 from xp.sparse import _convert as c
-from xp.sparse._array import BCOO, BCSR, SparseArray
+from xp.sparse._array import BCOO, BCSR, SparseArray, wrap_sparse
 
 kernel = functools.partial(jax.jit, inline=True)
 
@@ -65,7 +65,7 @@ def fromdense(
     """
     value = c.dense_argument(x, "x")
     fmt = c.format_argument(format)
-    return c.wrap_value(c.fromdense_value(value, c.nse_argument(nse), n_batch, n_dense, index_dtype, fmt))
+    return wrap_sparse(c.fromdense_value(value, c.nse_argument(nse), n_batch, n_dense, index_dtype, fmt))
 
 
 @api
@@ -82,7 +82,7 @@ def from_scipy(
     Duplicates are kept (they add up, as in SciPy); the indices are checked. ``dtype`` converts
     the values explicitly (a float64 matrix with JAX's 64-bit mode off needs it).
     """
-    return c.wrap_value(c.from_scipy_value(s, format, dtype, index_dtype))
+    return wrap_sparse(c.from_scipy_value(s, format, dtype, index_dtype))
 
 
 @api
@@ -96,7 +96,7 @@ def from_pydata(
 ) -> Any:
     """A sparse array with the values of ``s``, a pydata ``sparse`` array (``COO``, ``GCXS``, ...)
     whose fill value is zero."""
-    return c.wrap_value(c.from_pydata_value(s, format, dtype, index_dtype))
+    return wrap_sparse(c.from_pydata_value(s, format, dtype, index_dtype))
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def _sparse_of(value: Any, *, every_when_traced: bool, layout: tuple[str, int, i
             fail(DataDependentShapeError, "under a JAX transformation the number of nonzero elements of a "
                    "dense input is not known; use xp.sparse.fromdense(x, nse=...) with an upper bound")  # fmt: skip
         nse = math.prod(value.shape[n_batch : value.ndim - n_dense])
-    return c.wrap_value(c.fromdense_value(value, nse, n_batch, n_dense, None, fmt))
+    return wrap_sparse(c.fromdense_value(value, nse, n_batch, n_dense, None, fmt))
 
 
 @functools.partial(kernel, static_argnames=("shape", "dtype", "n_batch", "n_dense", "index_dtype", "fmt"))
@@ -149,7 +149,7 @@ def _nothing_stored(shape: tuple[int, ...], dtype: np.dtype, layout: tuple[str, 
         indices = jax.device_put(np.zeros((*batch, 0, n_sparse), index_dtype), device)
         return BCOO._wrap(c.make_bcoo(data, indices, shape, True, True))
     value = _empty(shape, dtype, n_batch, n_dense, index_dtype, fmt)
-    return c.place(c.wrap_value(value), device)
+    return wrap_sparse(c.place(value, device))
 
 
 def _host_device(device: Any) -> bool:
@@ -187,18 +187,18 @@ def asarray(
         if want is not None and want != obj._value.dtype:
             if copy is False:
                 fail(ValueError, "copy=False, but converting the array needs a copy (a dtype change)")
-            result = c.astype(result, want)
+            result = result._replaced(c.astype(result._value, want))
         if not _devices.same_placement(obj._value.data, target):
             if copy is False:
                 fail(ValueError, "copy=False, but converting the array needs a copy (a device transfer)")
-            result = c.place(result, target)
+            result = result._replaced(c.place(result._value, target))
         if copy and result is obj:
             result = type(obj)._wrap(obj._value)  # immutable buffers: a new array object is a copy
         return result
     if _is_scipy(obj):
-        return c.place(c.wrap_value(c.from_scipy_value(obj, "bcoo", want, None)), target)
+        return wrap_sparse(c.place(c.from_scipy_value(obj, "bcoo", want, None), target))
     if type(obj).__module__.split(".")[0] == "sparse" and hasattr(obj, "fill_value"):
-        return c.place(c.wrap_value(c.from_pydata_value(obj, "bcoo", want, None)), target)
+        return wrap_sparse(c.place(c.from_pydata_value(obj, "bcoo", want, None), target))
     if copy is False:
         fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
     value = dense.asarray.__wrapped__(obj, dtype=want, device=target)._value  # type: ignore[attr-defined]
@@ -395,7 +395,7 @@ def eye(
         indices = jax.device_put(np.stack([position, position + diagonal], axis=-1).astype(index_dtype), target)
         return BCOO._wrap(c.make_bcoo(data, indices, (rows, cols), True, True))
     value = _eye(rows, cols, diagonal, want, index_dtype)
-    return c.place(BCOO._wrap(value), target)
+    return BCOO._wrap(c.place(value, target))
 
 
 def _grid_buffers(m: Any, data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> tuple[Any, Any]:
@@ -445,7 +445,7 @@ def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[
     for i, a in enumerate(arrays):
         axis = order.index(i)
         if isinstance(a, SparseArray):
-            v = c.to_bcoo(a)._value
+            v = c.to_bcoo(a._value)
             if v.n_batch or v.n_dense:
                 v = jsparse.bcoo_update_layout(v, n_batch=0, n_dense=0)
             host = c.on_host(v.data), c.on_host(v.indices)
@@ -498,7 +498,7 @@ def _sparse_triangle(x: SparseArray, k: Any, lower: bool) -> Any:
     if x.ndim < 2:
         fail(ValueError, f"x must have at least 2 dimensions, got shape {x.shape}")
     diagonal = boundary.integer(k, "k")
-    coo = c.to_bcoo(x)._value
+    coo = c.to_bcoo(x._value)
     host = c.on_host(coo.data), c.on_host(coo.indices)
     if host[0] is not None and host[1] is not None:
         data = _triangle_values(np, host[0], host[1], len(coo.shape), diagonal, lower)
@@ -506,7 +506,7 @@ def _sparse_triangle(x: SparseArray, k: Any, lower: bool) -> Any:
                             coo.unique_indices)  # fmt: skip
     else:
         value = _triangle(coo, k=diagonal, lower=lower)
-    return c.to_bcsr(BCOO._wrap(value)) if isinstance(x, BCSR) else BCOO._wrap(value)
+    return BCOO._wrap(value).to_bcsr() if isinstance(x, BCSR) else BCOO._wrap(value)
 
 
 @api
