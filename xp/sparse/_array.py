@@ -9,6 +9,13 @@ the types are registered with the router here, where they are defined.
 
 Sparse arrays are immutable (``__setitem__`` raises) and never convert to dense implicitly:
 ``numpy.asarray(A)`` and DLPack raise, and ``A.todense()`` is the explicit way.
+
+Building and converting (``xp.sparse._build``, ``_dense_conversion``, ``_formats``,
+``_interop``) work on the JAX sparse values and their buffers and never import this module: the
+methods here call them, wrap what they return (``BCOO._wrap``, :func:`wrap_sparse`) and name
+their argument errors (``xp.sparse.BCOO.to_scipy: ...``). The methods that need the routed xp
+functions (``T``, ``mT``, indexing, operators) are installed from above by
+``xp.sparse._array_methods``.
 """
 
 from __future__ import annotations
@@ -28,7 +35,10 @@ from xp import _dtypes as dt
 from xp import _routing as routing
 from xp._array import Array, namespace, wrap
 from xp._errors import ArgumentError, reported
-from xp.sparse import _convert
+from xp.sparse import _build as build
+from xp.sparse import _dense_conversion as dense_conversion
+from xp.sparse import _formats as formats
+from xp.sparse import _interop as interop
 
 
 class SparseArray:
@@ -148,7 +158,7 @@ class SparseArray:
         if stream is not None:
             raise ValueError(f"{where}: stream must be None (JAX orders transfers itself)")
         try:
-            return self._replaced(_convert.place(self._value, boundary.device(device)))
+            return self._replaced(formats.place(self._value, boundary.device(device)))
         except ArgumentError as e:
             raise e.public(where) from None
 
@@ -161,13 +171,13 @@ class SparseArray:
 
     def todense(self) -> Array:
         """The dense array (the explicit way to densify)."""
-        return wrap(_convert.todense(self._value))
+        return wrap(dense_conversion.todense(self._value))
 
     def to_bcoo(self) -> BCOO:
         """The same array in the BCOO format (the array itself if it is one)."""
         if isinstance(self, BCOO):
             return self
-        return BCOO._wrap(_convert.to_bcoo(self._value))
+        return BCOO._wrap(formats.to_bcoo(self._value))
 
     @reported("xp.sparse.BCOO.to_bcsr")  # only a BCOO array converts, or is rejected
     def to_bcsr(self) -> BCSR:
@@ -175,7 +185,7 @@ class SparseArray:
         have two sparse dimensions."""
         if isinstance(self, BCSR):
             return self
-        return BCSR._wrap(_convert.to_bcsr(self._value))
+        return BCSR._wrap(formats.to_bcsr(self._value))
 
     def to_scipy(self, *, format: str | None = None) -> Any:
         """A ``scipy.sparse`` array with the same values, duplicates summed and indices sorted.
@@ -185,7 +195,7 @@ class SparseArray:
         dimensions. Eager only.
         """
         try:
-            return _convert.to_scipy(self._value, format)
+            return interop.to_scipy(self._value, format)
         except ArgumentError as e:
             raise e.public(f"xp.sparse.{type(self).__name__}.to_scipy") from None
 
@@ -196,10 +206,10 @@ class SparseArray:
         indices; under a JAX transformation the current ``nse`` (the rest is padding).
         """
         try:
-            count = _convert.nse_argument(nse)
+            count = build.nse_argument(nse)
         except ArgumentError as e:
             raise e.public(f"xp.sparse.{type(self).__name__}.sum_duplicates") from None
-        summed = BCOO._wrap(_convert.sum_duplicates(_convert.to_bcoo(self._value), count))
+        summed = BCOO._wrap(formats.sum_duplicates(formats.to_bcoo(self._value), count))
         return summed if isinstance(self, BCOO) else summed.to_bcsr()
 
     def sort_indices(self) -> Any:
@@ -207,8 +217,8 @@ class SparseArray:
         if self._value.indices_sorted:
             return self
         if isinstance(self, BCOO):
-            return BCOO._wrap(_convert.sort_indices(self._value))
-        return BCOO._wrap(_convert.to_bcoo(self._value).sort_indices()).to_bcsr()
+            return BCOO._wrap(formats.sort_indices(self._value))
+        return BCOO._wrap(formats.to_bcoo(self._value).sort_indices()).to_bcsr()
 
     def __repr__(self) -> str:
         try:
@@ -321,7 +331,7 @@ class BCOO(SparseArray):
         indices_sorted: bool = False,
         unique_indices: bool = False,
     ) -> None:
-        self._value = _convert.build_bcoo(args, shape, indices_sorted, unique_indices)
+        self._value = build.build_bcoo(args, shape, indices_sorted, unique_indices)
 
 
 class BCSR(SparseArray):
@@ -344,7 +354,7 @@ class BCSR(SparseArray):
         indices_sorted: bool = False,
         unique_indices: bool = False,
     ) -> None:
-        self._value = _convert.build_bcsr(args, shape, indices_sorted, unique_indices)
+        self._value = build.build_bcsr(args, shape, indices_sorted, unique_indices)
 
     @property
     def indptr(self) -> Array:
