@@ -262,7 +262,7 @@ class SparseArray:
 
     def __dlpack_device__(self, /) -> tuple[Any, int]:
         """Where the buffers are, as DLPack names devices (``__dlpack__`` itself raises)."""
-        return self._value.data.__dlpack_device__()  # type: ignore[no-any-return]
+        return self._value.data.__dlpack_device__()
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         raise TypeError(

@@ -75,7 +75,7 @@ def check_index_capacity(dtype: np.dtype, sizes: Sequence[int], param: str) -> N
 
 
 def format_argument(value: Any) -> str:
-    return boundary.choice(value, FORMATS, "format")  # type: ignore[no-any-return]
+    return boundary.choice(value, FORMATS, "format")
 
 
 def nse_argument(value: Any) -> int | None:

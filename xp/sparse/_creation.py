@@ -457,8 +457,13 @@ def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[
             host = buffers.on_host(v.data), buffers.on_host(v.indices)
             if host[0] is not None and host[1] is not None:
                 values, coords = _grid_buffers(np, host[0], host[1], shape, axis)
-                value = buffers.make_bcoo(buffers.to_device_of(values, v.data), buffers.to_device_of(np.ascontiguousarray(coords), v.indices),
-                                    shape, False, False)  # fmt: skip
+                value = buffers.make_bcoo(
+                    buffers.to_device_of(values, v.data),
+                    buffers.to_device_of(np.ascontiguousarray(coords), v.indices),
+                    shape,
+                    False,
+                    False,
+                )
             else:
                 value = _grid_of(v.data, v.indices, shape=shape, axis=axis)
             out.append(BCOO._wrap(value))
@@ -508,8 +513,9 @@ def _sparse_triangle(x: SparseArray, k: Any, lower: bool) -> Any:
     host = buffers.on_host(coo.data), buffers.on_host(coo.indices)
     if host[0] is not None and host[1] is not None:
         data = _triangle_values(np, host[0], host[1], len(coo.shape), diagonal, lower)
-        value = buffers.make_bcoo(buffers.to_device_of(data, coo.data), coo.indices, coo.shape, coo.indices_sorted,
-                            coo.unique_indices)  # fmt: skip
+        value = buffers.make_bcoo(
+            buffers.to_device_of(data, coo.data), coo.indices, coo.shape, coo.indices_sorted, coo.unique_indices
+        )
     else:
         value = _triangle(coo, k=diagonal, lower=lower)
     return BCOO._wrap(value).to_bcsr() if isinstance(x, BCSR) else BCOO._wrap(value)

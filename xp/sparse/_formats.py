@@ -250,8 +250,13 @@ def sort_indices(v: Any) -> Any:
     host = buffers.host_buffers(v)
     if host is not None:
         data, indices = _sort_host(*host)
-        return buffers.make_bcoo(buffers.to_device_of(data, v.data), buffers.to_device_of(indices, v.indices), tuple(v.shape), True,
-                         v.unique_indices)  # fmt: skip
+        return buffers.make_bcoo(
+            buffers.to_device_of(data, v.data),
+            buffers.to_device_of(indices, v.indices),
+            tuple(v.shape),
+            True,
+            v.unique_indices,
+        )
     return _bcoo_sort_indices(v.data, v.indices, shape=tuple(v.shape), unique=v.unique_indices)
 
 
