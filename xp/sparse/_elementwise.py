@@ -1,8 +1,9 @@
 """Element-wise functions of sparse arrays, from the dense tables (``xp._elementwise``).
 
 The policy (docs/sparse.md): a result is sparse where it is zero wherever the inputs are
-structurally zero; otherwise the implementation says why the result is dense (NotImplementedError
-through ``b.fail``) and the routing computes the call densely, with a SparseEfficiencyWarning.
+structurally zero; otherwise the implementation says why the result is dense
+(``xp._routing.dense_result``) and the routing computes the call densely, with a
+SparseEfficiencyWarning.
 
 - **One sparse operand, unary** (``sin(A)``): ``f`` is applied to the stored values when
   ``f(0) == 0`` (or False) in ``A``'s dtype, which :data:`ZERO_PRESERVING` lists (a test checks

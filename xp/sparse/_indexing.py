@@ -43,7 +43,10 @@ from xp import _set as dense_set
 from xp import _sorting as dense_sorting
 from xp import _utility as utility
 from xp._array import Array, wrap
+from xp._data_type import astype
+from xp._elementwise import subtract
 from xp._errors import DataDependentShapeError, fail
+from xp._manipulation import concat
 from xp._routing import dense_result, implements
 from xp.sparse import _coordinates as coordinates
 from xp.sparse._array import BCOO, SparseArray
@@ -540,9 +543,8 @@ def _edge(edge: Any, x: Any, axis: int, dtype: Any) -> Any:
 def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None, append: Any = None) -> Any:
     """Forward differences along ``axis``: sparse (a difference is 0 where both elements are).
 
-    Dense ``prepend``/``append`` are joined on with their elements stored."""
-    import xp
-
+    Dense ``prepend``/``append`` are joined on with their elements stored. Built from xp's public
+    functions (``concat``, ``astype``, ``subtract``), which route the sparse operands."""
     spec = abstract(utility.diff, x, axis=axis, n=n, prepend=prepend, append=append)
     position = boundary.axis(axis, x.ndim)
     parts = [x]
@@ -550,11 +552,11 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None, append: 
         parts.insert(0, _edge(prepend, x, position, spec.dtype))
     if append is not None:
         parts.append(_edge(append, x, position, spec.dtype))
-    y = xp.concat(parts, axis=position) if len(parts) > 1 else x
-    y = xp.astype(y, dt.PUBLIC[np.dtype(spec.dtype)], copy=False)
+    y = concat(parts, axis=position) if len(parts) > 1 else x
+    y = astype(y, dt.PUBLIC[np.dtype(spec.dtype)], copy=False)
     before = (slice(None),) * position
     for _ in range(boundary.non_negative(n, "n")):
         if y.shape[position] == 0:
             break
-        y = xp.subtract(y[(*before, slice(1, None))], y[(*before, slice(None, -1))])
+        y = subtract(y[(*before, slice(1, None))], y[(*before, slice(None, -1))])
     return y
