@@ -85,28 +85,28 @@ def nse_argument(value: Any) -> int | None:
 # --- checked construction -------------------------------------------------------------------
 
 
-def _index_summary(m: Any, indices: Any) -> tuple[Any, Any, Any, Any]:
+def _index_summary(array_module: Any, indices: Any) -> tuple[Any, Any, Any, Any]:
     """Per sparse dimension the smallest and largest index; whether every batch's indices are
-    in lexicographic order, and strictly so (hence unique). ``m``: NumPy or jax.numpy."""
+    in lexicographic order, and strictly so (hence unique). ``array_module``: NumPy or jax.numpy."""
     axes = tuple(range(indices.ndim - 1))
-    low, high = m.min(indices, axis=axes), m.max(indices, axis=axes)
+    low, high = array_module.min(indices, axis=axes), array_module.max(indices, axis=axes)
     previous, following = indices[..., :-1, :], indices[..., 1:, :]
     differ = previous != following
-    first = m.argmax(differ, axis=-1)[..., None]
-    greater = m.take_along_axis(following > previous, first, axis=-1)[..., 0]
-    any_differ = m.any(differ, axis=-1)
-    return low, high, m.all(greater | ~any_differ), m.all(greater & any_differ)
+    first = array_module.argmax(differ, axis=-1)[..., None]
+    greater = array_module.take_along_axis(following > previous, first, axis=-1)[..., 0]
+    any_differ = array_module.any(differ, axis=-1)
+    return low, high, array_module.all(greater | ~any_differ), array_module.all(greater & any_differ)
 
 
-def _all_unique(m: Any, indices: Any) -> Any:
-    """Whether no batch holds an index twice (``m``: NumPy or jax.numpy)."""
+def _all_unique(array_module: Any, indices: Any) -> Any:
+    """Whether no batch holds an index twice (``array_module``: NumPy or jax.numpy)."""
     nse, n_sparse = indices.shape[-2], indices.shape[-1]
     flat = indices.reshape(math.prod(indices.shape[:-1]), n_sparse)
-    batch = m.arange(flat.shape[0]) // max(nse, 1)
-    order = m.lexsort((*(flat[:, k] for k in reversed(range(n_sparse))), batch))
+    batch = array_module.arange(flat.shape[0]) // max(nse, 1)
+    order = array_module.lexsort((*(flat[:, k] for k in reversed(range(n_sparse))), batch))
     ordered, batch = flat[order], batch[order]
-    repeated = m.all(ordered[1:] == ordered[:-1], axis=-1) & (batch[1:] == batch[:-1])
-    return ~m.any(repeated)
+    repeated = array_module.all(ordered[1:] == ordered[:-1], axis=-1) & (batch[1:] == batch[:-1])
+    return ~array_module.any(repeated)
 
 
 _index_summary_kernel = kernel(functools.partial(_index_summary, jnp))

@@ -404,14 +404,14 @@ def eye(
     return BCOO._wrap(formats.place(value, target))
 
 
-def _grid_buffers(m: Any, data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> tuple[Any, Any]:
+def _grid_buffers(array_module: Any, data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> tuple[Any, Any]:
     """Output ``axis`` of a meshgrid from a 1-d BCOO's buffers: every stored element repeated
     over the other axes (entries in row-major order, the stored elements along ``axis``)."""
     nse = data.shape[0]
     counts = tuple(nse if a == axis else n for a, n in enumerate(shape))
-    grid = m.indices(counts, dtype=indices.dtype).reshape(len(shape), math.prod(counts))
+    grid = array_module.indices(counts, dtype=indices.dtype).reshape(len(shape), math.prod(counts))
     entry = grid[axis]
-    coords = m.concatenate([grid[:axis], indices[entry, 0][None], grid[axis + 1 :]])
+    coords = array_module.concatenate([grid[:axis], indices[entry, 0][None], grid[axis + 1 :]])
     return data[entry], coords.T
 
 
@@ -481,22 +481,22 @@ def _broadcast(value: Any, shape: tuple[int, ...], target: tuple[int, ...]) -> A
     return jnp.broadcast_to(value.reshape(target), shape)
 
 
-def _positions(m: Any, data: Any, indices: Any, axis: int) -> Any:
+def _positions(array_module: Any, data: Any, indices: Any, axis: int) -> Any:
     """For each stored value of BCOO buffers (data of shape ``(*batch, nse, *dense)``), its
-    index along ``axis`` of the array, broadcastable to the data (``m``: NumPy or jax.numpy)."""
+    index along ``axis`` of the array, broadcastable to the data (``array_module``: NumPy or jax.numpy)."""
     n_batch, n_sparse = indices.ndim - 2, indices.shape[-1]
     if n_batch <= axis < n_batch + n_sparse:
         index = indices[..., axis - n_batch].astype(np.int64)
         return index.reshape(index.shape + (1,) * (data.ndim - n_batch - 1))
     along = axis if axis < n_batch else axis - n_sparse + 1  # dense dimensions come after nse
-    return m.arange(data.shape[along]).reshape([-1 if i == along else 1 for i in range(data.ndim)])
+    return array_module.arange(data.shape[along]).reshape([-1 if i == along else 1 for i in range(data.ndim)])
 
 
-def _triangle_values(m: Any, data: Any, indices: Any, ndim: int, k: int, lower: bool) -> Any:
-    rows = _positions(m, data, indices, ndim - 2)
-    cols = _positions(m, data, indices, ndim - 1)
+def _triangle_values(array_module: Any, data: Any, indices: Any, ndim: int, k: int, lower: bool) -> Any:
+    rows = _positions(array_module, data, indices, ndim - 2)
+    cols = _positions(array_module, data, indices, ndim - 1)
     keep = (cols - rows <= k) if lower else (cols - rows >= k)
-    return m.where(keep, data, m.zeros((), data.dtype))
+    return array_module.where(keep, data, array_module.zeros((), data.dtype))
 
 
 @functools.partial(kernel, static_argnames=("k", "lower"))
