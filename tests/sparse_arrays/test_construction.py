@@ -19,7 +19,7 @@ from hypothesis.extra import numpy as hnp
 
 import xp
 import xp.sparse as xs
-from xp.sparse import _convert as convert
+from xp.sparse import _buffers
 from xp.sparse import _creation as creation
 
 DTYPES = [np.float32, np.float64, np.int32, np.int8, np.uint16, np.bool_, np.complex64]
@@ -568,7 +568,7 @@ def kernels_only():
     """Run the jitted kernels, the path of arrays on an accelerator, instead of the NumPy path
     that eager calls on CPU arrays take."""
     with (
-        mock.patch.object(convert, "on_host", lambda value: None),
+        mock.patch.object(_buffers, "on_host", lambda value: None),
         mock.patch.object(creation, "_host_device", lambda device: False),
     ):
         yield

@@ -387,13 +387,13 @@ def test_clip():
 
 def test_data_type_functions_of_sparse_arrays():
     """The sparse implementations (xp's data type functions reach them once they route arrays)."""
-    from xp import _boundary as b
+    from xp import _routing as routing
 
     A = sparse_of(np.array([0.0, 1.0], dtype=np.float32))
-    assert b.route_sparse("result_type", (A, 1.0), {}) == xp.float32
-    assert b.route_sparse("can_cast", (A, xp.float64 if X64 else xp.float32), {})
-    assert b.route_sparse("finfo", (A,), {}).bits == 32
-    assert b.route_sparse("iinfo", (sparse_of(np.array([0, 1], dtype=np.int16)),), {}).bits == 16
+    assert routing.route_sparse("result_type", (A, 1.0), {}) == xp.float32
+    assert routing.route_sparse("can_cast", (A, xp.float64 if X64 else xp.float32), {})
+    assert routing.route_sparse("finfo", (A,), {}).bits == 32
+    assert routing.route_sparse("iinfo", (sparse_of(np.array([0, 1], dtype=np.int16)),), {}).bits == 16
 
 
 # --- generic code ---------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 import xp
 import xp.sparse as xs
-from xp.sparse import _convert as convert
+from xp.sparse import _buffers
 from xp.sparse import _creation as creation
 
 CREATION = [
@@ -346,7 +346,7 @@ def test_kernels_match_numpy_creation():
 
     host = made()
     with (
-        mock.patch.object(convert, "on_host", lambda value: None),
+        mock.patch.object(_buffers, "on_host", lambda value: None),
         mock.patch.object(creation, "_host_device", lambda device: False),
     ):
         kernel = made()

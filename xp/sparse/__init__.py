@@ -161,9 +161,8 @@ from xp._utility import any as any
 from xp._utility import diff as diff
 from xp.sparse import _array_methods as _array_methods
 from xp.sparse import _creation as _creation
-from xp.sparse import _dispatch as _dispatch  # registers the sparse types with xp's boundary
 
-# The implementations register themselves with the dispatch on import.
+# The implementations register themselves with xp._routing on import.
 from xp.sparse import _elementwise as _elementwise
 from xp.sparse import _indexing as _indexing
 from xp.sparse import _linear_algebra as _linear_algebra
@@ -192,35 +191,35 @@ from xp.sparse._creation import tril as tril
 from xp.sparse._creation import triu as triu
 from xp.sparse._creation import zeros as zeros
 from xp.sparse._creation import zeros_like as zeros_like
-from xp.sparse._jax_api import bcoo_broadcast_in_dim as bcoo_broadcast_in_dim
-from xp.sparse._jax_api import bcoo_concatenate as bcoo_concatenate
-from xp.sparse._jax_api import bcoo_dot_general as bcoo_dot_general
-from xp.sparse._jax_api import bcoo_dot_general_sampled as bcoo_dot_general_sampled
-from xp.sparse._jax_api import bcoo_dynamic_slice as bcoo_dynamic_slice
-from xp.sparse._jax_api import bcoo_eliminate_zeros as bcoo_eliminate_zeros
-from xp.sparse._jax_api import bcoo_extract as bcoo_extract
-from xp.sparse._jax_api import bcoo_fromdense as bcoo_fromdense
-from xp.sparse._jax_api import bcoo_gather as bcoo_gather
-from xp.sparse._jax_api import bcoo_multiply_dense as bcoo_multiply_dense
-from xp.sparse._jax_api import bcoo_multiply_sparse as bcoo_multiply_sparse
-from xp.sparse._jax_api import bcoo_reduce_sum as bcoo_reduce_sum
-from xp.sparse._jax_api import bcoo_reshape as bcoo_reshape
-from xp.sparse._jax_api import bcoo_slice as bcoo_slice
-from xp.sparse._jax_api import bcoo_sort_indices as bcoo_sort_indices
-from xp.sparse._jax_api import bcoo_squeeze as bcoo_squeeze
-from xp.sparse._jax_api import bcoo_sum_duplicates as bcoo_sum_duplicates
-from xp.sparse._jax_api import bcoo_todense as bcoo_todense
-from xp.sparse._jax_api import bcoo_transpose as bcoo_transpose
-from xp.sparse._jax_api import bcoo_update_layout as bcoo_update_layout
-from xp.sparse._jax_api import bcsr_broadcast_in_dim as bcsr_broadcast_in_dim
-from xp.sparse._jax_api import bcsr_concatenate as bcsr_concatenate
-from xp.sparse._jax_api import bcsr_dot_general as bcsr_dot_general
-from xp.sparse._jax_api import bcsr_eliminate_zeros as bcsr_eliminate_zeros
-from xp.sparse._jax_api import bcsr_extract as bcsr_extract
-from xp.sparse._jax_api import bcsr_fromdense as bcsr_fromdense
-from xp.sparse._jax_api import bcsr_sum_duplicates as bcsr_sum_duplicates
-from xp.sparse._jax_api import bcsr_todense as bcsr_todense
-from xp.sparse._jax_api import sparsify as sparsify
+from xp.sparse._jax_conversion import bcoo_eliminate_zeros as bcoo_eliminate_zeros
+from xp.sparse._jax_conversion import bcoo_fromdense as bcoo_fromdense
+from xp.sparse._jax_conversion import bcoo_sort_indices as bcoo_sort_indices
+from xp.sparse._jax_conversion import bcoo_sum_duplicates as bcoo_sum_duplicates
+from xp.sparse._jax_conversion import bcoo_todense as bcoo_todense
+from xp.sparse._jax_conversion import bcoo_update_layout as bcoo_update_layout
+from xp.sparse._jax_conversion import bcsr_eliminate_zeros as bcsr_eliminate_zeros
+from xp.sparse._jax_conversion import bcsr_fromdense as bcsr_fromdense
+from xp.sparse._jax_conversion import bcsr_sum_duplicates as bcsr_sum_duplicates
+from xp.sparse._jax_conversion import bcsr_todense as bcsr_todense
+from xp.sparse._jax_products import bcoo_dot_general as bcoo_dot_general
+from xp.sparse._jax_products import bcoo_dot_general_sampled as bcoo_dot_general_sampled
+from xp.sparse._jax_products import bcoo_multiply_dense as bcoo_multiply_dense
+from xp.sparse._jax_products import bcoo_multiply_sparse as bcoo_multiply_sparse
+from xp.sparse._jax_products import bcsr_dot_general as bcsr_dot_general
+from xp.sparse._jax_structure import bcoo_broadcast_in_dim as bcoo_broadcast_in_dim
+from xp.sparse._jax_structure import bcoo_concatenate as bcoo_concatenate
+from xp.sparse._jax_structure import bcoo_dynamic_slice as bcoo_dynamic_slice
+from xp.sparse._jax_structure import bcoo_extract as bcoo_extract
+from xp.sparse._jax_structure import bcoo_gather as bcoo_gather
+from xp.sparse._jax_structure import bcoo_reduce_sum as bcoo_reduce_sum
+from xp.sparse._jax_structure import bcoo_reshape as bcoo_reshape
+from xp.sparse._jax_structure import bcoo_slice as bcoo_slice
+from xp.sparse._jax_structure import bcoo_squeeze as bcoo_squeeze
+from xp.sparse._jax_structure import bcoo_transpose as bcoo_transpose
+from xp.sparse._jax_structure import bcsr_broadcast_in_dim as bcsr_broadcast_in_dim
+from xp.sparse._jax_structure import bcsr_concatenate as bcsr_concatenate
+from xp.sparse._jax_structure import bcsr_extract as bcsr_extract
+from xp.sparse._sparsify import sparsify as sparsify
 
 __array_api_version__: str = "2025.12"
 

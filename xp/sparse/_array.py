@@ -4,11 +4,18 @@ Each wraps the ``jax.experimental.sparse`` object of the same name (same data la
 ``indices`` (and ``indptr``), batch and dense dimensions), so it interoperates with JAX's sparse
 API, and each is a JAX pytree, so ``jit``, ``grad`` (with respect to ``data``) and ``vmap`` take
 it. ``x.__array_namespace__()`` is ``xp``: every xp function accepts sparse arguments and routes
-them, at one point (``xp._boundary``), to the implementation registered with
-:func:`xp.sparse._dispatch.implements`.
+them (``xp._routing``) to the implementation registered with :func:`xp._routing.implements`;
+the types are registered with the router here, where they are defined.
 
 Sparse arrays are immutable (``__setitem__`` raises) and never convert to dense implicitly:
 ``numpy.asarray(A)`` and DLPack raise, and ``A.todense()`` is the explicit way.
+
+Building and converting (``xp.sparse._build``, ``_dense_conversion``, ``_formats``,
+``_interop``) work on the JAX sparse values and their buffers and never import this module: the
+methods here call them, wrap what they return (``BCOO._wrap``, :func:`wrap_sparse`) and name
+their argument errors (``xp.sparse.BCOO.to_scipy: ...``). The methods that need the routed xp
+functions (``T``, ``mT``, indexing, operators) are installed from above by
+``xp.sparse._array_methods``.
 """
 
 from __future__ import annotations
@@ -25,7 +32,13 @@ from jax.experimental import sparse as jsparse
 from xp import _boundary as boundary
 from xp import _devices
 from xp import _dtypes as dt
+from xp import _routing as routing
 from xp._array import Array, namespace, wrap
+from xp._errors import ArgumentError, reported
+from xp.sparse import _build as build
+from xp.sparse import _dense_conversion as dense_conversion
+from xp.sparse import _formats as formats
+from xp.sparse import _interop as interop
 
 
 class SparseArray:
@@ -66,6 +79,11 @@ class SparseArray:
                 f"xp.sparse.{cls.__name__}.from_jax: value has dtype {value.dtype}, which is not an array API dtype"
             )
         return cls._wrap(value)
+
+    def _replaced(self, value: Any) -> Any:
+        """This array if ``value`` is its own JAX array, else a new one of this format around
+        ``value`` (internal)."""
+        return self if value is self._value else type(self)._wrap(value)
 
     # --- the namespace and attributes ---------------------------------------------------------
 
@@ -136,12 +154,13 @@ class SparseArray:
 
     def to_device(self, device: Any, /, *, stream: int | Any | None = None) -> Any:
         """The same array with its buffers on ``device``."""
-        from xp.sparse import _convert
-
-        where = f"{type(self).__name__}.to_device"
+        where = f"xp.sparse.{type(self).__name__}.to_device"
         if stream is not None:
-            raise ValueError(f"xp.sparse.{where}: stream must be None (JAX orders transfers itself)")
-        return _convert.checked(where, lambda: _convert.place(self, boundary.device(device)))
+            raise ValueError(f"{where}: stream must be None (JAX orders transfers itself)")
+        try:
+            return self._replaced(formats.place(self._value, boundary.device(device)))
+        except ArgumentError as e:
+            raise e.public(where) from None
 
     def block_until_ready(self) -> Any:
         """Wait until the array's buffers are computed (JAX dispatches asynchronously)."""
@@ -152,22 +171,21 @@ class SparseArray:
 
     def todense(self) -> Array:
         """The dense array (the explicit way to densify)."""
-        from xp.sparse import _convert
-
-        return _convert.todense(self)
+        return wrap(dense_conversion.todense(self._value))
 
     def to_bcoo(self) -> BCOO:
         """The same array in the BCOO format (the array itself if it is one)."""
-        from xp.sparse import _convert
+        if isinstance(self, BCOO):
+            return self
+        return BCOO._wrap(formats.to_bcoo(self._value))
 
-        return _convert.to_bcoo(self)
-
+    @reported("xp.sparse.BCOO.to_bcsr")  # only a BCOO array converts, or is rejected
     def to_bcsr(self) -> BCSR:
         """The same array in the BCSR format (the array itself if it is one); a BCOO array must
         have two sparse dimensions."""
-        from xp.sparse import _convert
-
-        return _convert.to_bcsr(self)
+        if isinstance(self, BCSR):
+            return self
+        return BCSR._wrap(formats.to_bcsr(self._value))
 
     def to_scipy(self, *, format: str | None = None) -> Any:
         """A ``scipy.sparse`` array with the same values, duplicates summed and indices sorted.
@@ -176,9 +194,10 @@ class SparseArray:
         default for BCSR), ``"csc"``, ... (2-d only). Batch and dense dimensions become ordinary
         dimensions. Eager only.
         """
-        from xp.sparse import _convert
-
-        return _convert.checked(f"{type(self).__name__}.to_scipy", _convert.to_scipy, self, format)
+        try:
+            return interop.to_scipy(self._value, format)
+        except ArgumentError as e:
+            raise e.public(f"xp.sparse.{type(self).__name__}.to_scipy") from None
 
     def sum_duplicates(self, nse: int | None = None) -> Any:
         """Entries with the same indices added together, indices sorted.
@@ -186,15 +205,20 @@ class SparseArray:
         ``nse``: how many entries to keep (per batch). By default, eagerly, the number of distinct
         indices; under a JAX transformation the current ``nse`` (the rest is padding).
         """
-        from xp.sparse import _convert
-
-        return _convert.sum_duplicates(self, nse)
+        try:
+            count = build.nse_argument(nse)
+        except ArgumentError as e:
+            raise e.public(f"xp.sparse.{type(self).__name__}.sum_duplicates") from None
+        summed = BCOO._wrap(formats.sum_duplicates(formats.to_bcoo(self._value), count))
+        return summed if isinstance(self, BCOO) else summed.to_bcsr()
 
     def sort_indices(self) -> Any:
         """The same array with its entries in lexicographic order of their indices."""
-        from xp.sparse import _convert
-
-        return _convert.sort_indices(self)
+        if self._value.indices_sorted:
+            return self
+        if isinstance(self, BCOO):
+            return BCOO._wrap(formats.sort_indices(self._value))
+        return BCOO._wrap(formats.to_bcoo(self._value).sort_indices()).to_bcsr()
 
     def __repr__(self) -> str:
         try:
@@ -238,7 +262,7 @@ class SparseArray:
 
     def __dlpack_device__(self, /) -> tuple[Any, int]:
         """Where the buffers are, as DLPack names devices (``__dlpack__`` itself raises)."""
-        return self._value.data.__dlpack_device__()  # type: ignore[no-any-return]
+        return self._value.data.__dlpack_device__()
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         raise TypeError(
@@ -297,6 +321,7 @@ class BCOO(SparseArray):
     __slots__ = ()
     _jax_type = jsparse.BCOO
 
+    @reported("xp.sparse.BCOO")
     def __init__(
         self,
         args: tuple[Any, Any],
@@ -306,9 +331,7 @@ class BCOO(SparseArray):
         indices_sorted: bool = False,
         unique_indices: bool = False,
     ) -> None:
-        from xp.sparse import _convert
-
-        self._value = _convert.build_bcoo(args, shape, indices_sorted, unique_indices)
+        self._value = build.build_bcoo(args, shape, indices_sorted, unique_indices)
 
 
 class BCSR(SparseArray):
@@ -321,6 +344,7 @@ class BCSR(SparseArray):
     __slots__ = ()
     _jax_type = jsparse.BCSR
 
+    @reported("xp.sparse.BCSR")
     def __init__(
         self,
         args: tuple[Any, Any, Any],
@@ -330,14 +354,17 @@ class BCSR(SparseArray):
         indices_sorted: bool = False,
         unique_indices: bool = False,
     ) -> None:
-        from xp.sparse import _convert
-
-        self._value = _convert.build_bcsr(args, shape, indices_sorted, unique_indices)
+        self._value = build.build_bcsr(args, shape, indices_sorted, unique_indices)
 
     @property
     def indptr(self) -> Array:
         """The row pointers, shape ``(*batch, n_rows + 1)`` (an xp array, no copy)."""
         return wrap(self._value.indptr)
+
+
+def wrap_sparse(value: Any) -> Any:
+    """The xp sparse array around a ``jax.experimental.sparse`` BCOO or BCSR (internal)."""
+    return BCSR._wrap(value) if isinstance(value, jsparse.BCSR) else BCOO._wrap(value)
 
 
 def _flatten(x: SparseArray) -> tuple[tuple[Any], None]:
@@ -353,3 +380,5 @@ def _unflattener(cls: type[SparseArray]) -> Any:
 
 for _cls in (BCOO, BCSR):
     jax.tree_util.register_pytree_node(_cls, _flatten, _unflattener(_cls))
+
+routing.register_sparse_types(SparseArray)

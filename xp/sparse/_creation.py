@@ -30,11 +30,14 @@ from xp import _creation as dense
 from xp import _devices
 from xp import _dtypes as dt
 from xp._errors import DataDependentShapeError, fail
-from xp._routing import api
+from xp._routing import api, implements
 from xp._typing import ArrayLike, Device, DTypeLike
-from xp.sparse import _convert as c
-from xp.sparse._array import BCOO, BCSR, SparseArray
-from xp.sparse._dispatch import implements
+from xp.sparse import _buffers as buffers
+from xp.sparse import _build as build
+from xp.sparse import _dense_conversion as dense_conversion
+from xp.sparse import _formats as formats
+from xp.sparse import _interop as interop
+from xp.sparse._array import BCOO, BCSR, SparseArray, wrap_sparse
 
 kernel = functools.partial(jax.jit, inline=True)
 
@@ -64,9 +67,11 @@ def fromdense(
       dimension needs it).
     - ``format``: ``"bcoo"`` or ``"bcsr"`` (which needs exactly two sparse dimensions).
     """
-    value = c.dense_argument(x, "x")
-    fmt = c.format_argument(format)
-    return c.wrap_value(c.fromdense_value(value, c.nse_argument(nse), n_batch, n_dense, index_dtype, fmt))
+    value = build.dense_argument(x, "x")
+    fmt = build.format_argument(format)
+    return wrap_sparse(
+        dense_conversion.fromdense_value(value, build.nse_argument(nse), n_batch, n_dense, index_dtype, fmt)
+    )
 
 
 @api
@@ -83,7 +88,7 @@ def from_scipy(
     Duplicates are kept (they add up, as in SciPy); the indices are checked. ``dtype`` converts
     the values explicitly (a float64 matrix with JAX's 64-bit mode off needs it).
     """
-    return c.wrap_value(c.from_scipy_value(s, format, dtype, index_dtype))
+    return wrap_sparse(interop.from_scipy_value(s, format, dtype, index_dtype))
 
 
 @api
@@ -97,7 +102,7 @@ def from_pydata(
 ) -> Any:
     """A sparse array with the values of ``s``, a pydata ``sparse`` array (``COO``, ``GCXS``, ...)
     whose fill value is zero."""
-    return c.wrap_value(c.from_pydata_value(s, format, dtype, index_dtype))
+    return wrap_sparse(interop.from_pydata_value(s, format, dtype, index_dtype))
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -115,12 +120,12 @@ def _sparse_of(value: Any, *, every_when_traced: bool, layout: tuple[str, int, i
     values), else an error naming ``fromdense(x, nse=...)``."""
     fmt, n_batch, n_dense = layout
     nse = None
-    if c.is_traced(value):
+    if buffers.is_traced(value):
         if not every_when_traced:
             fail(DataDependentShapeError, "under a JAX transformation the number of nonzero elements of a "
                    "dense input is not known; use xp.sparse.fromdense(x, nse=...) with an upper bound")  # fmt: skip
         nse = math.prod(value.shape[n_batch : value.ndim - n_dense])
-    return c.wrap_value(c.fromdense_value(value, nse, n_batch, n_dense, None, fmt))
+    return wrap_sparse(dense_conversion.fromdense_value(value, nse, n_batch, n_dense, None, fmt))
 
 
 @functools.partial(kernel, static_argnames=("shape", "dtype", "n_batch", "n_dense", "index_dtype", "fmt"))
@@ -131,14 +136,14 @@ def _empty(shape: tuple[int, ...], dtype: np.dtype, n_batch: int, n_dense: int, 
     if fmt == "bcsr":
         indices = jnp.zeros((*batch, 0), index_dtype)
         indptr = jnp.zeros((*batch, shape[n_batch] + 1), index_dtype)
-        return c.make_bcsr(data, indices, indptr, shape, True, True)
-    return c.make_bcoo(data, jnp.zeros((*batch, 0, n_sparse), index_dtype), shape, True, True)
+        return buffers.make_bcsr(data, indices, indptr, shape, True, True)
+    return buffers.make_bcoo(data, jnp.zeros((*batch, 0, n_sparse), index_dtype), shape, True, True)
 
 
 def _nothing_stored(shape: tuple[int, ...], dtype: np.dtype, layout: tuple[str, int, int], device: Any) -> Any:
     fmt, n_batch, n_dense = layout
     sizes = shape[n_batch : len(shape) - n_dense]
-    index_dtype = c.index_dtype_argument(None, sizes)
+    index_dtype = build.index_dtype_argument(None, sizes)
     if _host_device(device):  # no kernel to compile for each shape: put empty buffers on the device
         n_sparse = len(shape) - n_batch - n_dense
         batch, dense_shape = shape[:n_batch], shape[n_batch + n_sparse :]
@@ -146,11 +151,11 @@ def _nothing_stored(shape: tuple[int, ...], dtype: np.dtype, layout: tuple[str, 
         if fmt == "bcsr":
             indices = jax.device_put(np.zeros((*batch, 0), index_dtype), device)
             indptr = jax.device_put(np.zeros((*batch, shape[n_batch] + 1), index_dtype), device)
-            return BCSR._wrap(c.make_bcsr(data, indices, indptr, shape, True, True))
+            return BCSR._wrap(buffers.make_bcsr(data, indices, indptr, shape, True, True))
         indices = jax.device_put(np.zeros((*batch, 0, n_sparse), index_dtype), device)
-        return BCOO._wrap(c.make_bcoo(data, indices, shape, True, True))
+        return BCOO._wrap(buffers.make_bcoo(data, indices, shape, True, True))
     value = _empty(shape, dtype, n_batch, n_dense, index_dtype, fmt)
-    return c.place(c.wrap_value(value), device)
+    return wrap_sparse(formats.place(value, device))
 
 
 def _host_device(device: Any) -> bool:
@@ -188,18 +193,18 @@ def asarray(
         if want is not None and want != obj._value.dtype:
             if copy is False:
                 fail(ValueError, "copy=False, but converting the array needs a copy (a dtype change)")
-            result = c.astype(result, want)
+            result = result._replaced(formats.astype(result._value, want))
         if not _devices.same_placement(obj._value.data, target):
             if copy is False:
                 fail(ValueError, "copy=False, but converting the array needs a copy (a device transfer)")
-            result = c.place(result, target)
+            result = result._replaced(formats.place(result._value, target))
         if copy and result is obj:
             result = type(obj)._wrap(obj._value)  # immutable buffers: a new array object is a copy
         return result
     if _is_scipy(obj):
-        return c.place(c.wrap_value(c.from_scipy_value(obj, "bcoo", want, None)), target)
+        return wrap_sparse(formats.place(interop.from_scipy_value(obj, "bcoo", want, None), target))
     if type(obj).__module__.split(".")[0] == "sparse" and hasattr(obj, "fill_value"):
-        return c.place(c.wrap_value(c.from_pydata_value(obj, "bcoo", want, None)), target)
+        return wrap_sparse(formats.place(interop.from_pydata_value(obj, "bcoo", want, None), target))
     if copy is False:
         fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
     value = dense.asarray.__wrapped__(obj, dtype=want, device=target)._value  # type: ignore[attr-defined]
@@ -368,7 +373,7 @@ def _eye(n_rows: int, n_cols: int, k: int, dtype: np.dtype, index_dtype: np.dtyp
     count = max(0, min(n_rows, n_cols - k) - first)
     rows = jnp.arange(first, first + count, dtype=index_dtype)
     indices = jnp.stack([rows, rows + k], axis=-1)
-    return c.make_bcoo(jnp.ones(count, dtype), indices, (n_rows, n_cols), True, True)
+    return buffers.make_bcoo(jnp.ones(count, dtype), indices, (n_rows, n_cols), True, True)
 
 
 @api
@@ -387,33 +392,33 @@ def eye(
     # a diagonal outside the matrix is empty: clamped, so that it fits the index dtype
     diagonal = max(-rows, min(cols, boundary.integer(k, "k")))
     want = _default_dtype(dtype)
-    index_dtype = c.index_dtype_argument(None, (rows, cols))
+    index_dtype = build.index_dtype_argument(None, (rows, cols))
     target = boundary.device(device)
     if _host_device(target):
         first = max(0, -diagonal)
         position = np.arange(first, max(first, min(rows, cols - diagonal)), dtype=index_dtype)
         data = jax.device_put(np.ones(len(position), want), target)
         indices = jax.device_put(np.stack([position, position + diagonal], axis=-1).astype(index_dtype), target)
-        return BCOO._wrap(c.make_bcoo(data, indices, (rows, cols), True, True))
+        return BCOO._wrap(buffers.make_bcoo(data, indices, (rows, cols), True, True))
     value = _eye(rows, cols, diagonal, want, index_dtype)
-    return c.place(BCOO._wrap(value), target)
+    return BCOO._wrap(formats.place(value, target))
 
 
-def _grid_buffers(m: Any, data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> tuple[Any, Any]:
+def _grid_buffers(array_module: Any, data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> tuple[Any, Any]:
     """Output ``axis`` of a meshgrid from a 1-d BCOO's buffers: every stored element repeated
     over the other axes (entries in row-major order, the stored elements along ``axis``)."""
     nse = data.shape[0]
     counts = tuple(nse if a == axis else n for a, n in enumerate(shape))
-    grid = m.indices(counts, dtype=indices.dtype).reshape(len(shape), math.prod(counts))
+    grid = array_module.indices(counts, dtype=indices.dtype).reshape(len(shape), math.prod(counts))
     entry = grid[axis]
-    coords = m.concatenate([grid[:axis], indices[entry, 0][None], grid[axis + 1 :]])
+    coords = array_module.concatenate([grid[:axis], indices[entry, 0][None], grid[axis + 1 :]])
     return data[entry], coords.T
 
 
 @functools.partial(kernel, static_argnames=("shape", "axis"))
 def _grid_of(data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> Any:
     values, coords = _grid_buffers(jnp, data, indices, shape, axis)
-    return c.make_bcoo(values, coords, shape, False, False)
+    return buffers.make_bcoo(values, coords, shape, False, False)
 
 
 @api
@@ -446,14 +451,19 @@ def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[
     for i, a in enumerate(arrays):
         axis = order.index(i)
         if isinstance(a, SparseArray):
-            v = c.to_bcoo(a)._value
+            v = formats.to_bcoo(a._value)
             if v.n_batch or v.n_dense:
                 v = jsparse.bcoo_update_layout(v, n_batch=0, n_dense=0)
-            host = c.on_host(v.data), c.on_host(v.indices)
+            host = buffers.on_host(v.data), buffers.on_host(v.indices)
             if host[0] is not None and host[1] is not None:
                 values, coords = _grid_buffers(np, host[0], host[1], shape, axis)
-                value = c.make_bcoo(c.to_device_of(values, v.data), c.to_device_of(np.ascontiguousarray(coords), v.indices),
-                                    shape, False, False)  # fmt: skip
+                value = buffers.make_bcoo(
+                    buffers.to_device_of(values, v.data),
+                    buffers.to_device_of(np.ascontiguousarray(coords), v.indices),
+                    shape,
+                    False,
+                    False,
+                )
             else:
                 value = _grid_of(v.data, v.indices, shape=shape, axis=axis)
             out.append(BCOO._wrap(value))
@@ -471,43 +481,44 @@ def _broadcast(value: Any, shape: tuple[int, ...], target: tuple[int, ...]) -> A
     return jnp.broadcast_to(value.reshape(target), shape)
 
 
-def _positions(m: Any, data: Any, indices: Any, axis: int) -> Any:
+def _positions(array_module: Any, data: Any, indices: Any, axis: int) -> Any:
     """For each stored value of BCOO buffers (data of shape ``(*batch, nse, *dense)``), its
-    index along ``axis`` of the array, broadcastable to the data (``m``: NumPy or jax.numpy)."""
+    index along ``axis`` of the array, broadcastable to the data (``array_module``: NumPy or jax.numpy)."""
     n_batch, n_sparse = indices.ndim - 2, indices.shape[-1]
     if n_batch <= axis < n_batch + n_sparse:
         index = indices[..., axis - n_batch].astype(np.int64)
         return index.reshape(index.shape + (1,) * (data.ndim - n_batch - 1))
     along = axis if axis < n_batch else axis - n_sparse + 1  # dense dimensions come after nse
-    return m.arange(data.shape[along]).reshape([-1 if i == along else 1 for i in range(data.ndim)])
+    return array_module.arange(data.shape[along]).reshape([-1 if i == along else 1 for i in range(data.ndim)])
 
 
-def _triangle_values(m: Any, data: Any, indices: Any, ndim: int, k: int, lower: bool) -> Any:
-    rows = _positions(m, data, indices, ndim - 2)
-    cols = _positions(m, data, indices, ndim - 1)
+def _triangle_values(array_module: Any, data: Any, indices: Any, ndim: int, k: int, lower: bool) -> Any:
+    rows = _positions(array_module, data, indices, ndim - 2)
+    cols = _positions(array_module, data, indices, ndim - 1)
     keep = (cols - rows <= k) if lower else (cols - rows >= k)
-    return m.where(keep, data, m.zeros((), data.dtype))
+    return array_module.where(keep, data, array_module.zeros((), data.dtype))
 
 
 @functools.partial(kernel, static_argnames=("k", "lower"))
 def _triangle(coo: Any, k: int, lower: bool) -> Any:
     data = _triangle_values(jnp, coo.data, coo.indices, len(coo.shape), k, lower)
-    return c.make_bcoo(data, coo.indices, coo.shape, coo.indices_sorted, coo.unique_indices)
+    return buffers.make_bcoo(data, coo.indices, coo.shape, coo.indices_sorted, coo.unique_indices)
 
 
 def _sparse_triangle(x: SparseArray, k: Any, lower: bool) -> Any:
     if x.ndim < 2:
         fail(ValueError, f"x must have at least 2 dimensions, got shape {x.shape}")
     diagonal = boundary.integer(k, "k")
-    coo = c.to_bcoo(x)._value
-    host = c.on_host(coo.data), c.on_host(coo.indices)
+    coo = formats.to_bcoo(x._value)
+    host = buffers.on_host(coo.data), buffers.on_host(coo.indices)
     if host[0] is not None and host[1] is not None:
         data = _triangle_values(np, host[0], host[1], len(coo.shape), diagonal, lower)
-        value = c.make_bcoo(c.to_device_of(data, coo.data), coo.indices, coo.shape, coo.indices_sorted,
-                            coo.unique_indices)  # fmt: skip
+        value = buffers.make_bcoo(
+            buffers.to_device_of(data, coo.data), coo.indices, coo.shape, coo.indices_sorted, coo.unique_indices
+        )
     else:
         value = _triangle(coo, k=diagonal, lower=lower)
-    return c.to_bcsr(BCOO._wrap(value)) if isinstance(x, BCSR) else BCOO._wrap(value)
+    return BCOO._wrap(value).to_bcsr() if isinstance(x, BCSR) else BCOO._wrap(value)
 
 
 @api

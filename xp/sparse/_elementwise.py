@@ -1,8 +1,9 @@
 """Element-wise functions of sparse arrays, from the dense tables (``xp._elementwise``).
 
 The policy (docs/sparse.md): a result is sparse where it is zero wherever the inputs are
-structurally zero; otherwise the implementation says why the result is dense (NotImplementedError
-through ``b.fail``) and the routing computes the call densely, with a SparseEfficiencyWarning.
+structurally zero; otherwise the implementation says why the result is dense
+(``xp._routing.dense_result``) and the routing computes the call densely, with a
+SparseEfficiencyWarning.
 
 - **One sparse operand, unary** (``sin(A)``): ``f`` is applied to the stored values when
   ``f(0) == 0`` (or False) in ``A``'s dtype, which :data:`ZERO_PRESERVING` lists (a test checks
@@ -48,10 +49,10 @@ from xp import _devices
 from xp import _dtypes as dt
 from xp import _elementwise as ew
 from xp._array import Array, wrap
-from xp._routing import dense_result
-from xp.sparse import _manipulation as m
-from xp.sparse._array import BCOO, SparseArray
-from xp.sparse._dispatch import implements
+from xp._routing import dense_result, implements
+from xp.sparse import _coordinates as coordinates
+from xp.sparse._array import BCOO, SparseArray, wrap_sparse
+from xp.sparse._dense_checks import abstract
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
@@ -139,8 +140,8 @@ def _describe_image(name: str, args: str) -> str:
 
 def _stored(x: Any, fn: Any, *, additive: bool) -> Any:
     """``fn`` (jax array -> xp Array) applied to the stored values of ``x``, same pattern and format."""
-    value = x._value if additive else m.unique_value(x._value)
-    return m.result(m.same_format(value, fn(value.data)._value))
+    value = x._value if additive else coordinates.unique_value(x._value)
+    return wrap_sparse(coordinates.same_format(value, fn(value.data)._value))
 
 
 def _unary(name: str) -> None:
@@ -175,7 +176,7 @@ def _binary(name: str) -> None:
     kind = BINARY_KINDS.get(name)
 
     def sparse_binary(x1: Any, x2: Any, /) -> Any:
-        spec = m.abstract(fn, x1, x2)  # the dense checks: dtypes, promotion, scalars, shapes
+        spec = abstract(fn, x1, x2)  # the dense checks: dtypes, promotion, scalars, shapes
         s1, s2 = isinstance(x1, SparseArray), isinstance(x2, SparseArray)
         if s1 and s2:
             if kind is None:
@@ -210,10 +211,10 @@ for _op in ew.BINARY:
 @functools.partial(kernel, static_argnames=("name", "kind", "shape"))
 def _sparse_sparse(a: Any, b_: Any, name: str, kind: str, shape: tuple[int, ...]) -> Any:
     op = ew.OPS[name]
-    parts = [m.broadcast(m.coo(v), shape) for v in (a, b_)]
-    parts = [p if p.unique else m.coalesce(p) for p in parts]
-    na, nb = m.rows(parts[0]), m.rows(parts[1])
-    idx, (va, vb), (pa, pb), first = m.merge(parts)
+    parts = [coordinates.broadcast(coordinates.coo(v), shape) for v in (a, b_)]
+    parts = [p if p.unique else coordinates.coalesce(p) for p in parts]
+    na, nb = coordinates.rows(parts[0]), coordinates.rows(parts[1])
+    idx, (va, vb), (pa, pb), first = coordinates.merge(parts)
     out = ew._binary_kernel(op, va, vb)
     if kind == UNION:
         keep = first & (pa | pb)
@@ -224,17 +225,17 @@ def _sparse_sparse(a: Any, b_: Any, name: str, kind: str, shape: tuple[int, ...]
     else:
         keep = first & pa
         n = na
-    return m.to_bcoo(m.compacted(m.make(out, idx, shape, keep, True), n), sorted=True)
+    return coordinates.to_bcoo(coordinates.compacted(coordinates.make(out, idx, shape, keep, True), n), sorted=True)
 
 
 @functools.partial(kernel, static_argnames=("name", "sparse_first", "coalesce", "shape"))
 def _sparse_dense(a: Any, d: Any, name: str, sparse_first: bool, coalesce: bool, shape: tuple[int, ...]) -> Any:
     op = ew.OPS[name]
-    c = m.coo(a)
+    c = coordinates.coo(a)
     if coalesce and not c.unique:
-        c = m.coalesce(c)
-    c = m.broadcast(c, shape)
-    n = m.rows(c)
+        c = coordinates.coalesce(c)
+    c = coordinates.broadcast(c, shape)
+    n = coordinates.rows(c)
     if d.ndim == 0:
         values = jnp.broadcast_to(d, (n,))
     else:
@@ -245,7 +246,7 @@ def _sparse_dense(a: Any, d: Any, name: str, sparse_first: bool, coalesce: bool,
         )
         values = d[key] if math.prod(d.shape) else jnp.zeros(n, d.dtype)
     out = ew._binary_kernel(op, c.data, values) if sparse_first else ew._binary_kernel(op, values, c.data)
-    return m.to_bcoo(m.make(out, c.idx, shape, m.valid(c), c.unique))
+    return coordinates.to_bcoo(coordinates.make(out, c.idx, shape, coordinates.valid(c), c.unique))
 
 
 # --- clip -----------------------------------------------------------------------------------
@@ -254,7 +255,7 @@ def _sparse_dense(a: Any, d: Any, name: str, sparse_first: bool, coalesce: bool,
 @implements("clip")
 def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     """Python scalar (or None) bounds with ``min <= 0 <= max``: clipped stored values."""
-    m.abstract(ew.clip, x, min, max)
+    abstract(ew.clip, x, min, max)
     for bound, param in ((min, "min"), (max, "max")):
         if bound is not None and type(bound) not in boundary.PY_SCALARS:
             dense_result(_dense_message(f"an array {param} bound gives non-zero elements where x "
@@ -273,20 +274,20 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
 @implements("astype")
 def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
     """The stored values converted (duplicates summed first where conversion is not additive)."""
-    m.abstract(dense_dtypes.astype, x, dtype, copy=copy, device=device)
+    abstract(dense_dtypes.astype, x, dtype, copy=copy, device=device)
     want = boundary.dtype(dtype)
     target = boundary.device(device)
     value = x._value
     source = np.dtype(value.dtype)
     if want == source and _devices.same_placement(value.data, target):
-        return x if not boundary.boolean(copy, "copy") else m.result(m.same_format(value, value.data))
+        return x if not boundary.boolean(copy, "copy") else wrap_sparse(coordinates.same_format(value, value.data))
     additive = source != dt.bool and want != dt.bool and not (source.kind in "fc" and want.kind in "iu")
     if not additive:
-        value = m.unique_value(value)
-    out = m.same_format(value, dense_dtypes._astype(value.data, dtype=want))
+        value = coordinates.unique_value(value)
+    out = coordinates.same_format(value, dense_dtypes._astype(value.data, dtype=want))
     if target is not None and target is not _devices.TRACED:
         out = jax.device_put(out, target)
-    return m.result(out)
+    return wrap_sparse(out)
 
 
 def _dtype_arg(a: Any) -> Any:

@@ -43,11 +43,15 @@ from xp import _set as dense_set
 from xp import _sorting as dense_sorting
 from xp import _utility as utility
 from xp._array import Array, wrap
+from xp._data_type import astype
+from xp._elementwise import subtract
 from xp._errors import DataDependentShapeError, fail
-from xp._routing import dense_result
-from xp.sparse import _manipulation as m
+from xp._manipulation import concat
+from xp._routing import dense_result, implements
+from xp.sparse import _coordinates as coordinates
 from xp.sparse._array import BCOO, SparseArray
-from xp.sparse._dispatch import implements
+from xp.sparse._dense_checks import abstract
+from xp.sparse._manipulation import ones_reshaped
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
@@ -59,8 +63,8 @@ Tracer = jax.core.Tracer
 @functools.partial(kernel, static_argnames="plan")
 def _basic(value: Any, starts: Any, plan: tuple[Any, ...]) -> Any:
     spans, steps, reversed_axes, out_shape = plan
-    c = m.coo(value)
-    keep = m.valid(c)
+    c = coordinates.coo(value)
+    keep = coordinates.valid(c)
     counts = tuple(-(-span // step) for span, step in zip(spans, steps, strict=True))
     cols = []
     for a in range(len(c.shape)):
@@ -70,22 +74,22 @@ def _basic(value: Any, starts: Any, plan: tuple[Any, ...]) -> Any:
         j = rel // step
         cols.append(np.asarray(counts[a] - 1, c.idx.dtype) - j if a in reversed_axes else j)
     idx = jnp.stack(cols, axis=1) if cols else c.idx
-    window = m.make(c.data, idx, counts, keep)
+    window = coordinates.make(c.data, idx, counts, keep)
     if not out_shape:
-        return m.seg_sum(window.data, jnp.zeros(m.rows(window), dt.int32), 1).reshape(())
-    out = m.ones_reshape(m.Coo(window.data, window.idx, counts, c.unique), out_shape)
+        return coordinates.seg_sum(window.data, jnp.zeros(coordinates.rows(window), dt.int32), 1).reshape(())
+    out = coordinates.ones_reshape(coordinates.Coo(window.data, window.idx, counts, c.unique), out_shape)
     assert out is not None
-    return m.to_bcoo(out, sorted=m._is_flat(value) and value.indices_sorted and not reversed_axes)
+    return coordinates.to_bcoo(out, sorted=coordinates.is_flat(value) and value.indices_sorted and not reversed_axes)
 
 
 @kernel
 def _element(value: Any, point: Any) -> Any:
     """The element at ``point`` (all coordinates given): a small kernel, quick to compile."""
-    if m._is_flat(value):
+    if coordinates.is_flat(value):
         match = jnp.all(value.indices == point.astype(value.indices.dtype), axis=1)
         data = value.data
     else:
-        c = m.coo(value)
+        c = coordinates.coo(value)
         match = jnp.all(c.idx == point.astype(c.idx.dtype), axis=1)
         data = c.data
     if data.dtype == dt.bool:
@@ -123,26 +127,28 @@ def getitem(x: Any, key: Any) -> Any:
 # --- joins: the elements at given coordinates -----------------------------------------------
 
 
-def _sorted_by(c: m.Coo, key_axes: tuple[int, ...]) -> tuple[m.Coo, list[int]]:
+def _sorted_by(c: coordinates.Coo, key_axes: tuple[int, ...]) -> tuple[coordinates.Coo, list[int]]:
     rest = [a for a in range(len(c.shape)) if a not in key_axes]
     order = [*key_axes, *rest]
-    moved = m.Coo(c.data, c.idx[:, order], tuple(c.shape[a] for a in order))
-    return m.coalesce(moved), rest
+    moved = coordinates.Coo(c.data, c.idx[:, order], tuple(c.shape[a] for a in order))
+    return coordinates.coalesce(moved), rest
 
 
-def _match(c: m.Coo, k: int, queries: Any) -> tuple[Any, Any, Any]:
+def _match(c: coordinates.Coo, k: int, queries: Any) -> tuple[Any, Any, Any]:
     """For rows of ``c`` sorted with ``k`` key columns first, and query keys (q, k): each query's
     first matching row, the number of rows matching, and the running total of those numbers."""
-    n = m.rows(c)
+    n = coordinates.rows(c)
     q = int(queries.shape[0])
     key_shape = c.shape[:k]
-    run, run_keys = m.runs(c.idx[:, :k], key_shape)
+    run, run_keys = coordinates.runs(c.idx[:, :k], key_shape)
     iota = lax.iota(dt.int32, n)
     start = jax.ops.segment_min(iota, run, num_segments=n)
-    count = jax.ops.segment_sum(m.valid(c).astype(dt.int32), run, num_segments=n)
-    owners = jnp.where(m.in_range(run_keys, key_shape) & (count > 0), iota, -1)
-    queries = jnp.where(m.in_range(queries, key_shape)[:, None], queries, np.asarray(key_shape, queries.dtype))
-    seg, _ = m.group(jnp.concatenate([run_keys, queries.astype(run_keys.dtype)]), key_shape)
+    count = jax.ops.segment_sum(coordinates.valid(c).astype(dt.int32), run, num_segments=n)
+    owners = jnp.where(coordinates.in_range(run_keys, key_shape) & (count > 0), iota, -1)
+    queries = jnp.where(
+        coordinates.in_range(queries, key_shape)[:, None], queries, np.asarray(key_shape, queries.dtype)
+    )
+    seg, _ = coordinates.group(jnp.concatenate([run_keys, queries.astype(run_keys.dtype)]), key_shape)
     owner = jax.ops.segment_max(owners, seg[:n], num_segments=n + q)[seg[n:]]
     found = owner >= 0
     safe = jnp.where(found, owner, 0)
@@ -152,8 +158,8 @@ def _match(c: m.Coo, k: int, queries: Any) -> tuple[Any, Any, Any]:
 
 @functools.partial(kernel, static_argnames=("key_axes",))
 def _join_total(value: Any, queries: Any, key_axes: tuple[int, ...]) -> Any:
-    c, _ = _sorted_by(m.coo(value), key_axes)
-    if m.rows(c) == 0 or queries.shape[0] == 0:
+    c, _ = _sorted_by(coordinates.coo(value), key_axes)
+    if coordinates.rows(c) == 0 or queries.shape[0] == 0:
         return jnp.zeros((), dt.int32)
     return _match(c, len(key_axes), queries)[2][-1]
 
@@ -163,16 +169,18 @@ def _join(value: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[in
     """The rows ``(b, rest)`` for each query ``b`` (of shape ``q_shape``) and each stored element
     whose coordinates along ``key_axes`` are the query's; ``b``'s axes go at ``place`` among the
     other axes."""
-    c, _rest = _sorted_by(m.coo(value), key_axes)
+    c, _rest = _sorted_by(coordinates.coo(value), key_axes)
     k = len(key_axes)
     rest_shape = c.shape[k:]
     shape = (*rest_shape[:place], *q_shape, *rest_shape[place:])
-    itype = m.index_dtype(shape)
-    n = m.rows(c)
+    itype = coordinates.index_dtype(shape)
+    n = coordinates.rows(c)
     q = int(queries.shape[0])
     if n == 0 or q == 0 or nse == 0:
         empty = jnp.zeros(nse, dt.bool)
-        return m.to_bcoo(m.make(jnp.zeros(nse, c.data.dtype), jnp.zeros((nse, len(shape)), itype), shape, empty, True))
+        return coordinates.to_bcoo(
+            coordinates.make(jnp.zeros(nse, c.data.dtype), jnp.zeros((nse, len(shape)), itype), shape, empty, True)
+        )
     first, matches, ends = _match(c, k, queries)
     slot = lax.iota(dt.int32, nse)
     owner = jnp.clip(jnp.searchsorted(ends, slot, side="right"), 0, q - 1)
@@ -185,8 +193,8 @@ def _join(value: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[in
         remaining = remaining // size
     rest_cols = [c.idx[row, k + j].astype(itype) for j in range(len(rest_shape))]
     cols = [*rest_cols[:place], *(col.astype(itype) for col in reversed(b_cols)), *rest_cols[place:]]
-    idx = m.columns(cols, nse, itype)
-    return m.to_bcoo(m.make(c.data[row], idx, shape, keep, True))
+    idx = coordinates.columns(cols, nse, itype)
+    return coordinates.to_bcoo(coordinates.make(c.data[row], idx, shape, keep, True))
 
 
 def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ...], place: int) -> Any:
@@ -195,7 +203,7 @@ def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ..
     q = int(queries.shape[0])
     rest_size = math.prod(n for a, n in enumerate(x.shape) if a not in key_axes)
     if isinstance(value.data, Tracer) or isinstance(queries, Tracer):
-        nse = min(q * m.stored_rows(value), q * rest_size)
+        nse = min(q * coordinates.stored_rows(value), q * rest_size)
     else:
         nse = int(_join_total(value, queries, key_axes=key_axes))
     return BCOO._wrap(_join(value, queries, key_axes=key_axes, q_shape=q_shape, place=place, nse=nse))
@@ -223,7 +231,7 @@ def _advanced(x: Any, index: dense_indexing.AdvancedIndex) -> Any:
     assert structure is not None
     if structure and type(structure[0]) is tuple and structure[0][0] == "select":
         if structure[0][1]:
-            return BCOO._wrap(m._ones_reshape(x._value, shape=(1, *x.shape)))
+            return BCOO._wrap(ones_reshaped(x._value, shape=(1, *x.shape)))
         return BCOO._wrap(_empty(x._value, shape=(0, *x.shape)))
     ndim = x.ndim
     consumed = sum(1 for k in structure if k is not None and k is not Ellipsis)
@@ -266,8 +274,10 @@ def _advanced(x: Any, index: dense_indexing.AdvancedIndex) -> Any:
 
 @functools.partial(kernel, static_argnames="shape")
 def _empty(value: Any, shape: tuple[int, ...]) -> Any:
-    c = m.Coo(jnp.zeros(0, value.dtype), jnp.zeros((0, len(shape)), m.index_dtype(shape)), shape, True)
-    return m.to_bcoo(c, sorted=True)
+    c = coordinates.Coo(
+        jnp.zeros(0, value.dtype), jnp.zeros((0, len(shape)), coordinates.index_dtype(shape)), shape, True
+    )
+    return coordinates.to_bcoo(c, sorted=True)
 
 
 # --- take, take_along_axis ------------------------------------------------------------------
@@ -288,7 +298,7 @@ def _check_bounds(index: Any, n: int, axis: int) -> None:
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
     if isinstance(indices, SparseArray):
         dense_result("the indices are a sparse array")
-    m.abstract(dense_take.take, x, indices, axis=axis)
+    abstract(dense_take.take, x, indices, axis=axis)
     position = 0 if axis is None else boundary.axis(axis, x.ndim)
     index = boundary.array(indices, "indices")
     n = x.shape[position]
@@ -316,7 +326,7 @@ def _along_queries(index: Any, axis: int, shape: tuple[int, ...], x_shape: tuple
 def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     if isinstance(indices, SparseArray):
         dense_result("the indices are a sparse array")
-    spec = m.abstract(dense_take.take_along_axis, x, indices, axis=axis)
+    spec = abstract(dense_take.take_along_axis, x, indices, axis=axis)
     position = boundary.axis(axis, x.ndim)
     index = boundary.array(indices, "indices")
     _check_bounds(index, x.shape[position], position)
@@ -339,9 +349,9 @@ def _is_zero_scalar(v: Any) -> bool:
 def _where(operands: tuple[Any, ...], kinds: tuple[str, ...], contributes: tuple[bool, ...],
            shape: tuple[int, ...], dtype: Any) -> Any:  # fmt: skip
     sparse = [i for i, k in enumerate(kinds) if k == "s"]
-    parts = [m.broadcast(m.coo(operands[i]), shape) for i in sparse]
-    parts = [p if p.unique else m.coalesce(p) for p in parts]
-    idx, values, present, first = m.merge(parts)
+    parts = [coordinates.broadcast(coordinates.coo(operands[i]), shape) for i in sparse]
+    parts = [p if p.unique else coordinates.coalesce(p) for p in parts]
+    idx, values, present, first = coordinates.merge(parts)
     total = int(idx.shape[0])
     keep = jnp.zeros(total, dt.bool)
     for i, p in zip(sparse, present, strict=True):
@@ -359,12 +369,14 @@ def _where(operands: tuple[Any, ...], kinds: tuple[str, ...], contributes: tuple
         else:
             args.append(jnp.broadcast_to(v, shape)[point])
     out = dense_searching._where(*args).astype(dtype)
-    return m.to_bcoo(m.compacted(m.make(out, idx, shape, first & keep, True)), sorted=True)
+    return coordinates.to_bcoo(
+        coordinates.compacted(coordinates.make(out, idx, shape, first & keep, True)), sorted=True
+    )
 
 
 @implements("where")
 def where(condition: Any, x1: Any, x2: Any, /) -> Any:
-    spec = m.abstract(dense_searching.where, condition, x1, x2)
+    spec = abstract(dense_searching.where, condition, x1, x2)
     sparse = [isinstance(a, SparseArray) for a in (condition, x1, x2)]
     if sparse[1]:
         first = True
@@ -401,8 +413,8 @@ def where(condition: Any, x1: Any, x2: Any, /) -> Any:
 
 @kernel
 def _stored_nonzero(value: Any) -> tuple[Any, Any]:
-    c = m.coalesce(m.coo(value))
-    return c.idx, utility._truth(c.data) & m.valid(c)
+    c = coordinates.coalesce(coordinates.coo(value))
+    return c.idx, utility._truth(c.data) & coordinates.valid(c)
 
 
 @implements("nonzero")
@@ -424,10 +436,10 @@ def nonzero(x: Any, /) -> tuple[Array, ...]:
 
 @functools.partial(kernel, static_argnames=("axis", "descending"))
 def _sort(value: Any, axis: int, descending: bool) -> Any:
-    c = m.coalesce(m.coo(value))
+    c = coordinates.coalesce(coordinates.coo(value))
     shape = c.shape
-    n = m.rows(c)
-    ok = m.valid(c)
+    n = coordinates.rows(c)
+    ok = coordinates.valid(c)
     length = np.asarray(shape[axis], c.idx.dtype)
     others = [a for a in range(len(shape)) if a != axis]
     # stored elements by line, then by value (padding rows, whose coordinates are the sizes, last)
@@ -437,7 +449,7 @@ def _sort(value: Any, axis: int, descending: bool) -> Any:
     del pad
     line_idx = c.idx[perm][:, others] if others else jnp.zeros((n, 0), c.idx.dtype)
     ok = ok[perm]
-    seg, _ = m.runs(line_idx, tuple(shape[a] for a in others))
+    seg, _ = coordinates.runs(line_idx, tuple(shape[a] for a in others))
     first = jax.ops.segment_min(iota, seg, num_segments=n)
     rank = (iota - first[seg]).astype(c.idx.dtype)
     count = jax.ops.segment_sum(ok.astype(c.idx.dtype), seg, num_segments=n)[seg]
@@ -446,19 +458,19 @@ def _sort(value: Any, axis: int, descending: bool) -> Any:
     if descending:
         position = length - 1 - position
     cols = [position if a == axis else line_idx[:, others.index(a)] for a in range(len(shape))]
-    return m.to_bcoo(m.make(x, m.columns(cols, n, c.idx.dtype), shape, ok, True))
+    return coordinates.to_bcoo(coordinates.make(x, coordinates.columns(cols, n, c.idx.dtype), shape, ok, True))
 
 
 @implements("sort")
 def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
-    m.abstract(dense_sorting.sort, x, axis=axis, descending=descending, stable=stable)
+    abstract(dense_sorting.sort, x, axis=axis, descending=descending, stable=stable)
     position = boundary.axis(axis, x.ndim)
     return BCOO._wrap(_sort(x._value, axis=position, descending=boundary.boolean(descending, "descending")))
 
 
 @implements("argsort")
 def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
-    m.abstract(dense_sorting.argsort, x, axis=axis, descending=descending, stable=stable)
+    abstract(dense_sorting.argsort, x, axis=axis, descending=descending, stable=stable)
     dense_result("the indices that sort an array are a permutation, which is dense")
 
 
@@ -467,8 +479,8 @@ def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool
 
 @kernel
 def _stored_values(value: Any) -> tuple[Any, Any]:
-    c = m.coalesce(m.coo(value))
-    return c.data, m.valid(c)
+    c = coordinates.coalesce(coordinates.coo(value))
+    return c.data, coordinates.valid(c)
 
 
 def _values_and_zeros(x: Any, name: str) -> tuple[Array, int]:
@@ -531,21 +543,20 @@ def _edge(edge: Any, x: Any, axis: int, dtype: Any) -> Any:
 def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None, append: Any = None) -> Any:
     """Forward differences along ``axis``: sparse (a difference is 0 where both elements are).
 
-    Dense ``prepend``/``append`` are joined on with their elements stored."""
-    import xp
-
-    spec = m.abstract(utility.diff, x, axis=axis, n=n, prepend=prepend, append=append)
+    Dense ``prepend``/``append`` are joined on with their elements stored. Built from xp's public
+    functions (``concat``, ``astype``, ``subtract``), which route the sparse operands."""
+    spec = abstract(utility.diff, x, axis=axis, n=n, prepend=prepend, append=append)
     position = boundary.axis(axis, x.ndim)
     parts = [x]
     if prepend is not None:
         parts.insert(0, _edge(prepend, x, position, spec.dtype))
     if append is not None:
         parts.append(_edge(append, x, position, spec.dtype))
-    y = xp.concat(parts, axis=position) if len(parts) > 1 else x
-    y = xp.astype(y, dt.PUBLIC[np.dtype(spec.dtype)], copy=False)
+    y = concat(parts, axis=position) if len(parts) > 1 else x
+    y = astype(y, dt.PUBLIC[np.dtype(spec.dtype)], copy=False)
     before = (slice(None),) * position
     for _ in range(boundary.non_negative(n, "n")):
         if y.shape[position] == 0:
             break
-        y = xp.subtract(y[(*before, slice(1, None))], y[(*before, slice(None, -1))])
+        y = subtract(y[(*before, slice(1, None))], y[(*before, slice(None, -1))])
     return y

@@ -42,10 +42,9 @@ from xp import _boundary as boundary
 from xp import _linear_algebra as dense
 from xp._array import Array, wrap
 from xp._errors import fail
-from xp._routing import dense_result
+from xp._routing import dense_result, implements
 from xp.sparse import _kernels
 from xp.sparse._array import BCOO, BCSR, SparseArray
-from xp.sparse._dispatch import implements
 
 kernel = functools.partial(jax.jit, inline=True)
 
@@ -136,7 +135,7 @@ def _columns(x: Any) -> Any:
 @implements("matmul")
 def matmul(x1: Any, x2: Any, /) -> Array | SparseArray:
     """``x1 @ x2`` with a sparse operand: dense for sparse with dense, sparse for two sparse ones."""
-    return result(_matmul(operand(x1, "x1"), operand(x2, "x2")))  # type: ignore[no-any-return]
+    return result(_matmul(operand(x1, "x1"), operand(x2, "x2")))
 
 
 @kernel
@@ -240,7 +239,7 @@ def bcoo_swap_last(x: Any) -> Any:
 def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array | SparseArray:
     """Sum of products over ``axes`` (as ``xp.tensordot``) with a sparse operand."""
     pair = dense._axes_argument(axes)
-    return result(_tensordot(operand(x1, "x1"), operand(x2, "x2"), axes=pair))  # type: ignore[no-any-return]
+    return result(_tensordot(operand(x1, "x1"), operand(x2, "x2"), axes=pair))
 
 
 def contracted(axes: Any, ndim1: int, ndim2: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -277,7 +276,7 @@ def _tensordot(x1: Any, x2: Any, axes: Any) -> Any:
 @implements("vecdot")
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Array | SparseArray:
     """``sum(conj(x1) * x2, axis=axis)`` with a sparse operand (broadcasting the other axes)."""
-    return result(_vecdot(operand(x1, "x1"), operand(x2, "x2"), axis=boundary.integer(axis, "axis")))  # type: ignore[no-any-return]
+    return result(_vecdot(operand(x1, "x1"), operand(x2, "x2"), axis=boundary.integer(axis, "axis")))
 
 
 def _entries(x: Any, shape: tuple[int, ...]) -> tuple[Any, Any, Any]:

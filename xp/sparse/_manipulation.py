@@ -1,620 +1,35 @@
-"""Manipulation functions of sparse arrays, and the coordinate form the sparse kernels share.
+"""The manipulation functions of sparse arrays.
 
-The coordinate form
--------------------
-Every structural kernel (elementwise operations on two operands, reductions, reshapes, slices,
-...) works on one form, :class:`Coo`: ``data`` of shape ``(n,)`` and ``idx`` of shape
-``(n, ndim)``, one row per stored element, with every dimension a sparse one. :func:`coo` makes
-it from any BCOO (batch and dense dimensions become coordinate columns) or BCSR array, inside
-the kernel. Rows that store nothing (JAX's padding) are *canonical*: their coordinates are the
-dimension sizes (out of range, so they sort last) and their data is 0. Entries with equal
-coordinates add up (JAX's convention; for ``bool`` data they are OR-ed). :func:`group` sorts
-rows by their coordinates (a multi-key ``lax.sort``: no linearised index, so no overflow) and
-numbers the distinct ones, which gives sums of duplicates, unions and intersections of
-patterns, and per-line reductions as segment operations. Numbers of stored elements are static
-(upper bounds, padded): every kernel runs under ``jax.jit`` and is differentiable with respect to
-the stored values.
-
-Results of structural operations are BCOO arrays in the plain layout (no batch or dense
-dimensions); operations on the stored values alone (``negative(A)``, ``A * 2``, ``astype``)
-keep the format and layout of their input.
-
-Argument checks are the dense functions' own: :func:`abstract` runs the dense function on
-stand-ins of the arguments' shapes and dtypes (``jax.eval_shape``, cached by signature), which
-raises exactly the dense errors and gives the result's shape and dtype.
-
-The manipulation functions
---------------------------
 ``reshape``, ``permute_dims``, ``moveaxis``, ``expand_dims``, ``squeeze``, ``flip``, ``roll``,
 ``broadcast_to``, ``broadcast_arrays``, ``concat``, ``stack``, ``unstack``, ``tile`` and
-``repeat`` move stored elements to their new coordinates; nothing is densified. Sparse arrays
-are immutable, so ``reshape(..., copy=False)`` is always possible. ``concat`` and ``stack``
-take dense operands too: their elements are stored explicitly (all of them) in the sparse
-result. ``broadcast_arrays`` leaves dense operands dense.
+``repeat`` move stored elements to their new coordinates (the coordinate form of
+``xp.sparse._coordinates``); nothing is densified. Sparse arrays are immutable, so
+``reshape(..., copy=False)`` is always possible. ``concat`` and ``stack`` take dense operands
+too: their elements are stored explicitly (all of them) in the sparse result.
+``broadcast_arrays`` leaves dense operands dense. Results are BCOO arrays in the plain layout;
+argument checks are the dense functions' (``xp.sparse._dense_checks``).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
-from jax.experimental import sparse as jsparse
 
 from xp import _boundary as boundary
-from xp import _dtypes as dt
 from xp import _manipulation as dense
-from xp._array import Array, wrap
-from xp._errors import fail
-from xp.sparse._array import BCOO, BCSR, SparseArray
-from xp.sparse._dispatch import implements
+from xp._array import Array
+from xp._routing import implements
+from xp.sparse import _coordinates as coordinates
+from xp.sparse._array import BCOO, SparseArray
+from xp.sparse._dense_checks import Concrete, abstract, is_array
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
-
-
-# --- argument checks through the dense functions --------------------------------------------
-
-
-class _Slot(NamedTuple):
-    """An array argument's place in the arguments of :func:`abstract`."""
-
-    position: int
-
-
-class Concrete(NamedTuple):
-    """An argument :func:`abstract` passes to the dense function as it is (an array of counts)."""
-
-    value: Any
-
-
-_ABSTRACT: dict[Any, Any] = {}
-_ABSTRACT_SIZE = 4096
-
-
-def _aval(x: Any) -> jax.ShapeDtypeStruct:
-    value = x._value if isinstance(x, (Array, SparseArray)) else x
-    return jax.ShapeDtypeStruct(tuple(value.shape), np.dtype(value.dtype))
-
-
-def _is_array(x: Any) -> bool:
-    return isinstance(x, (SparseArray, Array, jax.Array, Tracer, np.ndarray, np.generic))
-
-
-def abstract(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """What the dense ``fn`` returns for arrays of these shapes and dtypes (``ShapeDtypeStruct``s).
-
-    Array arguments (sparse or dense) are replaced by traced stand-ins, other arguments are
-    passed as they are, so ``fn`` checks everything but array values and raises its own errors
-    (named ``xp.<fn>: ...``). Results are cached by the arguments' signature.
-    """
-    avals: list[jax.ShapeDtypeStruct] = []
-
-    def strip(a: Any) -> Any:
-        if type(a) is Concrete:
-            return a
-        if _is_array(a):
-            avals.append(_aval(a))
-            return _Slot(len(avals) - 1)
-        if type(a) in (tuple, list):
-            return type(a)(strip(item) for item in a)
-        return a
-
-    skeleton = strip(args)
-    named = {k: strip(v) for k, v in kwargs.items()}
-    key: Any = None
-    try:
-        if any(type(a) is Concrete for a in (*args, *kwargs.values())):
-            raise TypeError
-        key = (fn, _signature(skeleton), _signature(tuple(sorted(named.items()))), tuple(avals))
-        hash(key)
-    except TypeError:
-        key = None
-    if key is not None:
-        cached = _ABSTRACT.get(key)
-        if cached is not None:
-            return cached
-
-    def fill(a: Any, values: tuple[Any, ...]) -> Any:
-        if type(a) is Concrete:
-            return a.value
-        if type(a) is _Slot:
-            return wrap(values[a.position])
-        if type(a) in (tuple, list):
-            return type(a)(fill(item, values) for item in a)
-        return a
-
-    def run(*values: Any) -> Any:
-        out = fn(*fill(skeleton, values), **{k: fill(v, values) for k, v in named.items()})
-        return jax.tree_util.tree_map(
-            lambda o: o._value if isinstance(o, Array) else o, out, is_leaf=lambda o: isinstance(o, Array)
-        )
-
-    result = jax.eval_shape(run, *avals)
-    if key is not None:
-        if len(_ABSTRACT) >= _ABSTRACT_SIZE:
-            _ABSTRACT.clear()
-        _ABSTRACT[key] = result
-    return result
-
-
-def _signature(a: Any) -> Any:
-    """A hashable key that tells ``True`` from ``1`` and ``1.0`` (equal, with equal hashes)."""
-    if type(a) in (tuple, list):
-        return (type(a), tuple(_signature(item) for item in a))
-    return (type(a), a)
-
-
-# --- the coordinate form --------------------------------------------------------------------
-
-
-class Coo(NamedTuple):
-    """Stored elements as rows: ``data`` (n,), ``idx`` (n, ndim); padding rows canonical.
-
-    ``unique`` (static): no two valid rows have the same coordinates.
-    """
-
-    data: Any
-    idx: Any
-    shape: tuple[int, ...]
-    unique: bool = False
-
-
-_INT32_MAX = int(np.iinfo(np.int32).max)
-
-
-def index_dtype(shape: tuple[int, ...]) -> np.dtype:
-    """int32, unless a size (which padding rows hold) does not fit in it."""
-    if not shape or max(shape) < _INT32_MAX:
-        return dt.int32
-    if not dt.x64_enabled():
-        fail(ValueError, f"a sparse array of shape {shape} needs 64-bit indices: {dt.unavailable_message(dt.int64)}")
-    return dt.int64
-
-
-def _sizes(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-    return np.asarray(shape, dtype=dtype).reshape(1, len(shape))
-
-
-def in_range(idx: Any, shape: tuple[int, ...]) -> Any:
-    """Which rows of ``idx`` are elements of an array of ``shape`` (the others are padding)."""
-    if idx.shape[1] == 0:
-        return jnp.ones(idx.shape[0], dt.bool)
-    return jnp.all((idx >= 0) & (idx < _sizes(shape, idx.dtype)), axis=1)
-
-
-def make(data: Any, idx: Any, shape: tuple[int, ...], keep: Any = None, unique: bool = False) -> Coo:
-    """The canonical form: rows not in ``keep`` (default: those out of range) become padding."""
-    if keep is None:
-        keep = in_range(idx, shape)
-    data = jnp.where(keep, data, jnp.zeros((), data.dtype))
-    if not shape:  # one element: one row (padding cannot be told from it by coordinates)
-        if unique and data.shape[0]:
-            # at most one row is kept: select it (XLA's CPU reductions flush subnormals to zero)
-            total = jnp.where(jnp.any(keep), data[jnp.argmax(keep)], jnp.zeros((), data.dtype))
-        else:
-            total = _total(data)
-        return Coo(total.reshape(1), jnp.zeros((1, 0), idx.dtype), shape, True)
-    idx = jnp.where(keep[:, None], idx, _sizes(shape, idx.dtype))
-    return Coo(data, idx, shape, unique)
-
-
-def valid(c: Coo) -> Any:
-    return in_range(c.idx, c.shape)
-
-
-def rows(c: Coo) -> int:
-    return int(c.idx.shape[0])
-
-
-def columns(cols: list[Any], n: int, dtype: Any) -> Any:
-    """Coordinate columns (each (n,)) as an (n, len(cols)) array."""
-    return jnp.stack(cols, axis=1) if cols else jnp.zeros((n, 0), dtype)
-
-
-def with_column(idx: Any, j: int, col: Any) -> Any:
-    """``idx`` with column ``j`` replaced (no scatter: quick to compile)."""
-    return jnp.concatenate([idx[:, :j], col.astype(idx.dtype)[:, None], idx[:, j + 1 :]], axis=1)
-
-
-def coo(value: Any) -> Coo:
-    """The coordinate form of a ``jax.experimental.sparse`` BCOO or BCSR array (traced code)."""
-    shape = tuple(value.shape)
-    itype = index_dtype(shape)
-    if isinstance(value, jsparse.BCSR):
-        data, indices = _bcsr_arrays(value, itype)
-    else:
-        data, indices = value.data, value.indices.astype(itype)
-    n_batch = indices.ndim - 2
-    nse, n_sparse = int(indices.shape[-2]), int(indices.shape[-1])
-    batch, dense_shape = shape[:n_batch], shape[n_batch + n_sparse :]
-    full = (*batch, nse, *dense_shape)
-    data = jnp.broadcast_to(data, full)
-    indices = jnp.broadcast_to(indices, (*batch, nse, n_sparse))
-    count = math.prod(batch) * nse
-    keep = in_range(indices.reshape(count, n_sparse), shape[n_batch : n_batch + n_sparse]).reshape(*batch, nse)
-    leading = tuple(range(n_batch + 1))
-    cols = [lax.broadcasted_iota(itype, full, i) for i in range(n_batch)]
-    cols += [lax.broadcast_in_dim(indices[..., j], full, leading) for j in range(n_sparse)]
-    cols += [lax.broadcasted_iota(itype, full, n_batch + 1 + k) for k in range(len(dense_shape))]
-    n = math.prod(full)
-    idx = columns([c.reshape(n) for c in cols], n, itype)
-    keep = lax.broadcast_in_dim(keep, full, leading).reshape(n)
-    unique = bool(value.unique_indices) and (n_sparse > 0 or nse <= 1)  # else a batch holds several rows
-    return make(data.reshape(n), idx, shape, keep, unique)
-
-
-def _bcsr_arrays(value: Any, itype: Any) -> tuple[Any, Any]:
-    """BCSR ``(data, indices, indptr)`` as BCOO ``(data, indices)`` with (row, column) pairs."""
-    cols = value.indices.astype(itype)
-    indptr = value.indptr.astype(itype)
-    n_batch = cols.ndim - 1
-    nse = int(cols.shape[-1])
-    cols = jnp.broadcast_to(cols, (*value.shape[:n_batch], nse))
-    indptr = jnp.broadcast_to(indptr, (*value.shape[:n_batch], indptr.shape[-1]))
-
-    def rows_of(pointers: Any) -> Any:
-        positions = jnp.arange(nse, dtype=itype)
-        return (jnp.searchsorted(pointers, positions, side="right") - 1).astype(itype)
-
-    for _ in range(n_batch):
-        rows_of = jax.vmap(rows_of)
-    return value.data, jnp.stack([rows_of(indptr), cols], axis=-1)
-
-
-def stored_rows(value: Any) -> int:
-    """The number of rows of ``coo(value)`` (stored elements of every batch, dense blocks expanded)."""
-    n_batch = value.indices.ndim - (1 if isinstance(value, jsparse.BCSR) else 2)
-    n_sparse = 2 if isinstance(value, jsparse.BCSR) else int(value.indices.shape[-1])
-    shape = tuple(value.shape)
-    return math.prod(shape[:n_batch]) * int(value.nse) * math.prod(shape[n_batch + n_sparse :])
-
-
-def to_bcoo(c: Coo, *, sorted: bool = False) -> Any:
-    return jsparse.BCOO((c.data, c.idx), shape=c.shape, indices_sorted=sorted, unique_indices=c.unique)
-
-
-# --- sorting and runs of equal coordinates --------------------------------------------------
-
-
-def sort_rows(idx: Any, *payloads: Any, tie: Any = None) -> tuple[Any, tuple[Any, ...]]:
-    """Rows in lexicographic order of their coordinates (then of ``tie``), ``payloads`` moved
-    along. A multi-key ``lax.sort``: no linearised index, so no overflow. Padding rows (whose
-    coordinates are the sizes) come last."""
-    n, k = int(idx.shape[0]), int(idx.shape[1])
-    keys = [idx[:, j] for j in range(k)] + ([] if tie is None else [tie])
-    if not keys or n <= 1:
-        return idx, payloads
-    out = lax.sort((*keys, *payloads), num_keys=len(keys), is_stable=True)
-    return columns(list(out[:k]), n, idx.dtype), tuple(out[len(keys) :])
-
-
-def same_as_next(idx: Any, offset: int = 1) -> Any:
-    """Whether row ``i + offset`` has row ``i``'s coordinates (False past the end)."""
-    n = int(idx.shape[0])
-    if offset >= n:
-        return jnp.zeros(n, dt.bool)
-    equal = jnp.all(idx[offset:] == idx[:-offset], axis=1)
-    return jnp.concatenate([equal, jnp.zeros(offset, dt.bool)])
-
-
-def firsts(idx: Any) -> Any:
-    """Of rows sorted by coordinates: whether each is the first of its run of equal ones."""
-    n = int(idx.shape[0])
-    if n == 0:
-        return jnp.zeros(0, dt.bool)
-    return jnp.concatenate([jnp.ones(1, dt.bool), ~same_as_next(idx)[:-1]])
-
-
-def _shifted(x: Any, offset: int) -> Any:
-    """Row ``i`` gets row ``i + offset`` (zeros past the end)."""
-    n = int(x.shape[0])
-    if offset >= n:
-        return jnp.zeros_like(x)
-    return jnp.concatenate([x[offset:], jnp.zeros(offset, x.dtype)])
-
-
-def add(x: Any, y: Any) -> Any:
-    """Sum, or OR for booleans (how duplicate entries combine)."""
-    return x | y if x.dtype == dt.bool else x + y
-
-
-def seg_sum(x: Any, seg: Any, n: int, sorted: bool = False) -> Any:
-    """Sums of ``x`` by segment (OR for booleans)."""
-    if x.dtype == dt.bool:
-        return jax.ops.segment_max(x, seg, num_segments=n, indices_are_sorted=sorted)
-    return jax.ops.segment_sum(x, seg, num_segments=n, indices_are_sorted=sorted)
-
-
-def run_numbers(first: Any) -> Any:
-    return jnp.cumsum(first.astype(dt.int32)) - 1
-
-
-def run_totals(x: Any, first: Any) -> Any:
-    """For rows sorted in runs: each row's run total of ``x`` (a segment sum, then a gather)."""
-    n = int(x.shape[0])
-    if n == 0:
-        return x
-    number = run_numbers(first)
-    return seg_sum(x, number, n, sorted=True)[number]
-
-
-def coalesce(c: Coo) -> Coo:
-    """Duplicates summed; rows sorted by coordinates, padding last; as many rows; unique."""
-    if c.unique or not c.shape:
-        idx, (data,) = sort_rows(c.idx, c.data)
-        return Coo(data, idx, c.shape, True)
-    idx, (data, ok) = sort_rows(c.idx, c.data, valid(c))
-    first = firsts(idx)
-    merged = make(run_totals(data, first), idx, c.shape, first & ok)
-    idx, (data,) = sort_rows(merged.idx, merged.data)
-    return Coo(data, idx, c.shape, True)
-
-
-def _total(data: Any) -> Any:
-    return jnp.any(data) if data.dtype == dt.bool else jnp.sum(data, dtype=data.dtype)
-
-
-def merge(parts: list[Coo]) -> tuple[Any, list[Any], list[Any], Any]:
-    """The union of the patterns of ``parts`` (of one shape, each with unique rows).
-
-    Returns rows sorted by coordinates, each part's value and presence at each row (meaningful
-    at the first row of each run), and which rows are firsts. One sort; each run has at most one
-    row per part (they come in the order of ``parts``), so run totals are shifts, not scatters.
-    """
-    shape = parts[0].shape
-    sizes = [rows(p) for p in parts]
-    total = sum(sizes)
-    idx = jnp.concatenate([p.idx for p in parts])
-    tag = jnp.concatenate([jnp.full(s, i, dt.int8) for i, s in enumerate(sizes)])
-    payloads = []
-    for i, p in enumerate(parts):
-        before, after = sum(sizes[:i]), sum(sizes[i + 1 :])
-        payloads.append(jnp.concatenate([jnp.zeros(before, p.data.dtype), p.data, jnp.zeros(after, p.data.dtype)]))
-        ok = valid(p)
-        payloads.append(jnp.concatenate([jnp.zeros(before, dt.bool), ok, jnp.zeros(after, dt.bool)]))
-    idx, moved = sort_rows(idx, *payloads, tie=tag)
-    if not shape:  # one element: every row is in the first run
-        first = jnp.arange(total) == 0
-        whole = []
-        for p in parts:  # one row each (unique): take it, no sum (XLA's CPU sums flush subnormals)
-            one = rows(p) == 1
-            value = p.data[0] if one else _total(p.data) if rows(p) else jnp.zeros((), p.data.dtype)
-            # the compiler must not see an empty part's zero as a constant: it would fold
-            # -0.0 + 0.0 into -0.0
-            whole.append(lax.optimization_barrier(value))
-            whole.append(valid(p)[0] if one else jnp.any(valid(p)))
-        moved = tuple(jnp.broadcast_to(w, (total,)) for w in whole)
-    else:
-        first = firsts(idx)
-        nexts = [same_as_next(idx, o) for o in range(1, len(parts))]
-        gathered = []
-        for x, present in zip(moved[0::2], moved[1::2], strict=True):
-            # a part's row in the run, moved to its first row: a select, not a sum with the other
-            # parts' zero payloads (which would turn -0.0 into +0.0)
-            value, anywhere = x, present
-            for o, same in enumerate(nexts, start=1):
-                there = same & _shifted(present, o)
-                value = jnp.where(there, _shifted(x, o), value)
-                anywhere = anywhere | there
-            gathered += [value, anywhere]
-        moved = tuple(gathered)
-    return idx, list(moved[0::2]), list(moved[1::2]), first
-
-
-def compacted(c: Coo, n: int | None = None) -> Coo:
-    """Valid rows first, in coordinate order (padding last), cut or padded to ``n`` rows."""
-    if not c.shape:
-        return c
-    idx, (data,) = sort_rows(c.idx, c.data)
-    m = rows(c)
-    if n is not None and n < m:
-        idx, data = idx[:n], data[:n]
-    elif n is not None and n > m:
-        idx = jnp.concatenate([idx, jnp.broadcast_to(_sizes(c.shape, idx.dtype), (n - m, len(c.shape)))])
-        data = jnp.concatenate([data, jnp.zeros(n - m, data.dtype)])
-    return Coo(data, idx, c.shape, c.unique)
-
-
-def group(idx: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
-    """Number the distinct rows of ``idx``: ``(seg, seg_idx)``.
-
-    ``seg[i]`` is the number of row ``i``'s coordinates in lexicographic order; ``seg_idx[s]``
-    holds the coordinates of number ``s`` (sorted; padding past the last number used). Sorts
-    only (no scatter).
-    """
-    n, k = int(idx.shape[0]), int(idx.shape[1])
-    if k == 0 or n == 0:
-        return jnp.zeros(n, dt.int32), idx
-    positions = lax.iota(dt.int32, n)
-    ordered, (perm,) = sort_rows(idx, positions)
-    first = firsts(ordered)
-    numbers = run_numbers(first)
-    _, seg = lax.sort((perm, numbers), num_keys=1)
-    distinct = jnp.where(first[:, None], ordered, _sizes(shape, idx.dtype))
-    seg_idx, _ = sort_rows(distinct)
-    return seg, seg_idx
-
-
-def runs(idx: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
-    """:func:`group` for rows already sorted by their coordinates (no sort)."""
-    n, k = int(idx.shape[0]), int(idx.shape[1])
-    if k == 0 or n == 0:
-        return jnp.zeros(n, dt.int32), idx
-    first = firsts(idx)
-    seg = run_numbers(first)
-    distinct = jnp.where(first[:, None], idx, _sizes(shape, idx.dtype))
-    seg_idx, _ = sort_rows(distinct)
-    return seg, seg_idx
-
-
-def broadcast(c: Coo, shape: tuple[int, ...]) -> Coo:
-    """``c`` broadcast to ``shape`` (which it broadcasts to): each row repeated along new axes."""
-    if c.shape == shape:
-        return c
-    lead = len(shape) - len(c.shape)
-    source = (1,) * lead + c.shape
-    keep = valid(c)
-    data = c.data
-    idx = jnp.concatenate([jnp.zeros((rows(c), lead), c.idx.dtype), c.idx], axis=1).astype(index_dtype(shape))
-    for axis, (s, t) in enumerate(zip(source, shape, strict=True)):
-        if s == t:
-            continue
-        n = int(idx.shape[0])
-        idx = jnp.repeat(idx, t, axis=0, total_repeat_length=n * t)
-        idx = with_column(idx, axis, jnp.tile(jnp.arange(t, dtype=idx.dtype), n))
-        data = jnp.repeat(data, t, total_repeat_length=n * t)
-        keep = jnp.repeat(keep, t, total_repeat_length=n * t)
-    return make(data, idx, shape, keep, c.unique)
-
-
-def drop_axes(c: Coo, axes: tuple[int, ...], keepdims: bool) -> Coo:
-    """The rows with the coordinates of ``axes`` removed (or set to 0, with ``keepdims``)."""
-    keep = valid(c)
-    n = rows(c)
-    if keepdims:
-        shape = tuple(1 if i in axes else s for i, s in enumerate(c.shape))
-        cols = [jnp.zeros(n, c.idx.dtype) if i in axes else c.idx[:, i] for i in range(len(c.shape))]
-    else:
-        shape = tuple(s for i, s in enumerate(c.shape) if i not in axes)
-        cols = [c.idx[:, i] for i in range(len(c.shape)) if i not in axes]
-    idx = columns(cols, n, c.idx.dtype).astype(index_dtype(shape))
-    return make(c.data, idx, shape, keep, c.unique and not axes)
-
-
-def ones_reshape(c: Coo, shape: tuple[int, ...]) -> Coo | None:
-    """A reshape that only inserts or removes axes of size 1 (None if it is not one)."""
-    old = [i for i, n in enumerate(c.shape) if n != 1]
-    new = [j for j, n in enumerate(shape) if n != 1]
-    if [c.shape[i] for i in old] != [shape[j] for j in new]:
-        return None
-    source = dict(zip(new, old, strict=True))
-    n = rows(c)
-    cols = [c.idx[:, source[j]] if j in source else jnp.zeros(n, c.idx.dtype) for j in range(len(shape))]
-    idx = columns(cols, n, c.idx.dtype).astype(index_dtype(shape))
-    return make(c.data, idx, shape, valid(c), c.unique)
-
-
-def _linear_dtype(size: int) -> np.dtype:
-    if size <= _INT32_MAX:
-        return dt.int32
-    if not dt.x64_enabled():
-        fail(ValueError, f"reshaping a sparse array of {size} elements needs 64-bit indices: "
-               f"{dt.unavailable_message(dt.int64)}")  # fmt: skip
-    return dt.int64
-
-
-def general_reshape(c: Coo, shape: tuple[int, ...]) -> Coo:
-    """Row-major reshape through linear positions."""
-    simple = ones_reshape(c, shape)
-    if simple is not None:
-        return simple
-    ltype = _linear_dtype(math.prod(c.shape))
-    linear = jnp.zeros(rows(c), ltype)
-    for j, n in enumerate(c.shape):
-        linear = linear * np.asarray(n, ltype) + c.idx[:, j].astype(ltype)
-    itype = index_dtype(shape)
-    cols = []
-    for n in reversed(shape):
-        cols.append((linear % np.asarray(n, ltype)).astype(itype))
-        linear = linear // np.asarray(n, ltype)
-    return make(c.data, columns(cols[::-1], rows(c), itype), shape, valid(c), c.unique)
-
-
-def from_dense(x: Any) -> Coo:
-    """A dense array with every element stored (for joining dense and sparse operands)."""
-    shape = tuple(x.shape)
-    itype = index_dtype(shape)
-    n = math.prod(shape)
-    cols = [lax.broadcasted_iota(itype, shape, i).reshape(n) for i in range(len(shape))]
-    return Coo(x.reshape(n), columns(cols, n, itype), shape, True)
-
-
-def same_format(value: Any, data: Any) -> Any:
-    """``value`` (a jax sparse array) with new stored values ``data`` (same layout and pattern)."""
-    if isinstance(value, jsparse.BCSR):
-        return jsparse.BCSR(
-            (data, value.indices, value.indptr),
-            shape=value.shape,
-            indices_sorted=value.indices_sorted,
-            unique_indices=value.unique_indices,
-        )
-    return jsparse.BCOO(
-        (data, value.indices),
-        shape=value.shape,
-        indices_sorted=value.indices_sorted,
-        unique_indices=value.unique_indices,
-    )
-
-
-def result(value: Any) -> Any:
-    """Wrap a jax sparse array as an xp sparse array of its format."""
-    return BCSR._wrap(value) if isinstance(value, jsparse.BCSR) else BCOO._wrap(value)
-
-
-# --- duplicates, in the input's layout ------------------------------------------------------
-
-
-@kernel
-def _coalesced(value: Any) -> Any:
-    """``value`` with duplicates summed, sorted, in its own format and layout (same nse)."""
-    shape = tuple(value.shape)
-    itype = index_dtype(shape)
-    if isinstance(value, jsparse.BCSR):
-        return _coalesced_bcsr(value, itype)
-    indices = value.indices.astype(itype)
-    n_batch = indices.ndim - 2
-    nse, n_sparse = int(indices.shape[-2]), int(indices.shape[-1])
-    batch = shape[:n_batch]
-    sparse_shape = shape[n_batch : n_batch + n_sparse]
-    data = jnp.broadcast_to(value.data, (*batch, *value.data.shape[n_batch:]))
-    indices = jnp.broadcast_to(indices, (*batch, nse, n_sparse))
-
-    def one(d: Any, i: Any) -> tuple[Any, Any]:
-        keep = in_range(i, sparse_shape)
-        i = jnp.where(keep[:, None], i, _sizes(sparse_shape, itype))
-        d = jnp.where(keep.reshape(-1, *(1,) * (d.ndim - 1)), d, jnp.zeros((), d.dtype))
-        seg, seg_idx = group(i, sparse_shape)
-        return seg_sum(d, seg, nse), seg_idx
-
-    for _ in range(n_batch):
-        one = jax.vmap(one)
-    data, indices = one(data, indices)
-    return jsparse.BCOO((data, indices), shape=shape, indices_sorted=True, unique_indices=True)
-
-
-def _coalesced_bcsr(value: Any, itype: Any) -> Any:
-    shape = tuple(value.shape)
-    n_batch = value.indices.ndim - 1
-    n_rows, n_cols = shape[n_batch], shape[n_batch + 1]
-    nse = int(value.indices.shape[-1])
-    data, indices = _bcsr_arrays(value, itype)
-    data = jnp.broadcast_to(data, (*shape[:n_batch], *data.shape[n_batch:]))
-
-    def one(d: Any, i: Any) -> tuple[Any, Any, Any]:
-        keep = in_range(i, (n_rows, n_cols))
-        i = jnp.where(keep[:, None], i, _sizes((n_rows, n_cols), itype))
-        d = jnp.where(keep.reshape(-1, *(1,) * (d.ndim - 1)), d, jnp.zeros((), d.dtype))
-        seg, seg_idx = group(i, (n_rows, n_cols))
-        pointers = jnp.searchsorted(seg_idx[:, 0], jnp.arange(n_rows + 1, dtype=itype), side="left")
-        return seg_sum(d, seg, nse), seg_idx[:, 1], pointers.astype(itype)
-
-    for _ in range(n_batch):
-        one = jax.vmap(one)
-    data, cols, indptr = one(data, indices)
-    return jsparse.BCSR((data, cols, indptr), shape=shape, indices_sorted=True, unique_indices=True)
-
-
-def unique_value(value: Any) -> Any:
-    """``value`` with no duplicate entries (itself when it says so)."""
-    if value.unique_indices:
-        return value
-    return _coalesced(value)
 
 
 # --- reshaping and permuting ----------------------------------------------------------------
@@ -622,12 +37,10 @@ def unique_value(value: Any) -> Any:
 
 @functools.partial(kernel, static_argnames="shape")
 def _reshape(value: Any, shape: tuple[int, ...]) -> Any:
-    return to_bcoo(general_reshape(coo(value), shape), sorted=_is_flat(value) and value.indices_sorted)
-
-
-def _is_flat(value: Any) -> bool:
-    """Whether ``value`` is a BCOO array in the plain layout (rows keep their order in :func:`coo`)."""
-    return isinstance(value, jsparse.BCOO) and value.n_batch == 0 and value.n_dense == 0
+    return coordinates.to_bcoo(
+        coordinates.general_reshape(coordinates.coo(value), shape),
+        sorted=coordinates.is_flat(value) and value.indices_sorted,
+    )
 
 
 def _sparse(x: Any) -> Any:
@@ -645,9 +58,9 @@ def reshape(x: Any, /, shape: tuple[int, ...], *, copy: bool | None = None) -> A
 
 @functools.partial(kernel, static_argnames="axes")
 def _permute(value: Any, axes: tuple[int, ...]) -> Any:
-    c = coo(value)
+    c = coordinates.coo(value)
     idx = c.idx[:, list(axes)] if axes else c.idx
-    return to_bcoo(Coo(c.data, idx, tuple(c.shape[a] for a in axes), c.unique))
+    return coordinates.to_bcoo(coordinates.Coo(c.data, idx, tuple(c.shape[a] for a in axes), c.unique))
 
 
 def permuted(x: Any, axes: tuple[int, ...]) -> Any:
@@ -675,16 +88,16 @@ def moveaxis(x: Any, source: int | tuple[int, ...], destination: int | tuple[int
 
 
 @functools.partial(kernel, static_argnames="shape")
-def _ones_reshape(value: Any, shape: tuple[int, ...]) -> Any:
-    out = ones_reshape(coo(value), shape)
+def ones_reshaped(value: Any, shape: tuple[int, ...]) -> Any:
+    out = coordinates.ones_reshape(coordinates.coo(value), shape)
     assert out is not None
-    return to_bcoo(out, sorted=_is_flat(value) and value.indices_sorted)
+    return coordinates.to_bcoo(out, sorted=coordinates.is_flat(value) and value.indices_sorted)
 
 
 @implements("expand_dims")
 def expand_dims(x: Any, /, axis: int | tuple[int, ...]) -> Any:
     spec = abstract(dense.expand_dims, x, axis)
-    return BCOO._wrap(_ones_reshape(_sparse(x), shape=tuple(spec.shape)))
+    return BCOO._wrap(ones_reshaped(_sparse(x), shape=tuple(spec.shape)))
 
 
 @implements("squeeze")
@@ -692,7 +105,7 @@ def squeeze(x: Any, /, axis: int | tuple[int, ...]) -> Any:
     spec = abstract(dense.squeeze, x, axis)
     if tuple(spec.shape) == x.shape:
         return x
-    return BCOO._wrap(_ones_reshape(_sparse(x), shape=tuple(spec.shape)))
+    return BCOO._wrap(ones_reshaped(_sparse(x), shape=tuple(spec.shape)))
 
 
 # --- flip and roll --------------------------------------------------------------------------
@@ -700,11 +113,11 @@ def squeeze(x: Any, /, axis: int | tuple[int, ...]) -> Any:
 
 @functools.partial(kernel, static_argnames="axes")
 def _flip(value: Any, axes: tuple[int, ...]) -> Any:
-    c = coo(value)
+    c = coordinates.coo(value)
     idx = c.idx
     for a in axes:
-        idx = with_column(idx, a, np.asarray(c.shape[a] - 1, idx.dtype) - idx[:, a])
-    return to_bcoo(make(c.data, idx, c.shape, valid(c), c.unique))
+        idx = coordinates.with_column(idx, a, np.asarray(c.shape[a] - 1, idx.dtype) - idx[:, a])
+    return coordinates.to_bcoo(coordinates.make(c.data, idx, c.shape, coordinates.valid(c), c.unique))
 
 
 @implements("flip")
@@ -718,17 +131,21 @@ def flip(x: Any, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
 
 @functools.partial(kernel, static_argnames="shifts")
 def _roll(value: Any, shifts: tuple[tuple[int, int], ...]) -> Any:
-    c = coo(value)
+    c = coordinates.coo(value)
     if shifts and shifts[0][0] == -1:  # the flattened array
         size = math.prod(c.shape)
-        flat = general_reshape(c, (size,))
+        flat = coordinates.general_reshape(c, (size,))
         moved = (flat.idx + np.asarray(shifts[0][1], flat.idx.dtype)) % np.asarray(size, flat.idx.dtype)
-        return to_bcoo(general_reshape(make(flat.data, moved, flat.shape, valid(flat), c.unique), c.shape))
+        return coordinates.to_bcoo(
+            coordinates.general_reshape(
+                coordinates.make(flat.data, moved, flat.shape, coordinates.valid(flat), c.unique), c.shape
+            )
+        )
     idx = c.idx
     for a, s in shifts:
         n = np.asarray(c.shape[a], idx.dtype)
-        idx = with_column(idx, a, (idx[:, a] + np.asarray(s, idx.dtype)) % n)
-    return to_bcoo(make(c.data, idx, c.shape, valid(c), c.unique))
+        idx = coordinates.with_column(idx, a, (idx[:, a] + np.asarray(s, idx.dtype)) % n)
+    return coordinates.to_bcoo(coordinates.make(c.data, idx, c.shape, coordinates.valid(c), c.unique))
 
 
 @implements("roll")
@@ -762,7 +179,7 @@ def roll(x: Any, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...]
 
 @functools.partial(kernel, static_argnames="shape")
 def _broadcast_to(value: Any, shape: tuple[int, ...]) -> Any:
-    return to_bcoo(broadcast(coo(value), shape))
+    return coordinates.to_bcoo(coordinates.broadcast(coordinates.coo(value), shape))
 
 
 def broadcasted(x: Any, shape: tuple[int, ...]) -> Any:
@@ -792,18 +209,18 @@ def broadcast_arrays(*arrays: Any) -> tuple[Any, ...]:
 def _concat(values: tuple[Any, ...], axis: int, dtype: Any, shape: tuple[int, ...], kinds: tuple[bool, ...]) -> Any:
     parts = []
     offset = 0
-    itype = index_dtype(shape)
+    itype = coordinates.index_dtype(shape)
     for value, is_sparse in zip(values, kinds, strict=True):
-        c = coo(value) if is_sparse else from_dense(value)
-        keep = valid(c)
+        c = coordinates.coo(value) if is_sparse else coordinates.from_dense(value)
+        keep = coordinates.valid(c)
         idx = c.idx.astype(itype)
         if offset:
-            idx = with_column(idx, axis, idx[:, axis] + np.asarray(offset, itype))
-        parts.append(make(c.data.astype(dtype), idx, shape, keep, c.unique))
+            idx = coordinates.with_column(idx, axis, idx[:, axis] + np.asarray(offset, itype))
+        parts.append(coordinates.make(c.data.astype(dtype), idx, shape, keep, c.unique))
         offset += c.shape[axis]
     data = jnp.concatenate([p.data for p in parts])
     idx = jnp.concatenate([p.idx for p in parts])
-    return to_bcoo(Coo(data, idx, shape, all(p.unique for p in parts)))
+    return coordinates.to_bcoo(coordinates.Coo(data, idx, shape, all(p.unique for p in parts)))
 
 
 def _operands(arrays: Any) -> tuple[tuple[Any, ...], tuple[bool, ...]]:
@@ -842,19 +259,22 @@ def stack(arrays: Any, /, *, axis: int = 0) -> Any:
     expanded = []
     for v, k in zip(values, kinds, strict=True):
         shape = (*v.shape[:position], 1, *v.shape[position:])
-        expanded.append(_ones_reshape(v, shape=shape) if k else v.reshape(shape))
+        expanded.append(ones_reshaped(v, shape=shape) if k else v.reshape(shape))
     return BCOO._wrap(_concat(tuple(expanded), axis=position, dtype=spec.dtype, shape=tuple(spec.shape), kinds=kinds))
 
 
 @functools.partial(kernel, static_argnames="axis")
 def _unstack(value: Any, axis: int) -> tuple[Any, ...]:
-    c = coo(value)
-    keep = valid(c)
+    c = coordinates.coo(value)
+    keep = coordinates.valid(c)
     n = c.shape[axis]
     kept = [i for i in range(len(c.shape)) if i != axis]
     shape = tuple(c.shape[i] for i in kept)
-    idx = c.idx[:, kept] if kept else jnp.zeros((rows(c), 0), c.idx.dtype)
-    return tuple(to_bcoo(make(c.data, idx, shape, keep & (c.idx[:, axis] == i), c.unique)) for i in range(n))
+    idx = c.idx[:, kept] if kept else jnp.zeros((coordinates.rows(c), 0), c.idx.dtype)
+    return tuple(
+        coordinates.to_bcoo(coordinates.make(c.data, idx, shape, keep & (c.idx[:, axis] == i), c.unique))
+        for i in range(n)
+    )
 
 
 @implements("unstack")
@@ -871,23 +291,23 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
 
 @functools.partial(kernel, static_argnames=("shape", "repetitions"))
 def _tile(value: Any, shape: tuple[int, ...], repetitions: tuple[int, ...]) -> Any:
-    c = coo(value)
+    c = coordinates.coo(value)
     source = (1,) * (len(shape) - len(c.shape)) + c.shape
-    reshaped = ones_reshape(c, source)
+    reshaped = coordinates.ones_reshape(c, source)
     assert reshaped is not None
     c = reshaped
-    keep = valid(c)
-    data, idx = c.data, c.idx.astype(index_dtype(shape))
+    keep = coordinates.valid(c)
+    data, idx = c.data, c.idx.astype(coordinates.index_dtype(shape))
     for axis, r in enumerate(repetitions):
         if r == 1:
             continue
         n = int(idx.shape[0])
         copies = jnp.repeat(jnp.arange(r, dtype=idx.dtype), n, total_repeat_length=n * r)
         idx = jnp.tile(idx, (r, 1))
-        idx = with_column(idx, axis, idx[:, axis] + copies * np.asarray(source[axis], idx.dtype))
+        idx = coordinates.with_column(idx, axis, idx[:, axis] + copies * np.asarray(source[axis], idx.dtype))
         data = jnp.tile(data, r)
         keep = jnp.tile(keep, r)
-    return to_bcoo(make(data, idx, shape, keep, c.unique))
+    return coordinates.to_bcoo(coordinates.make(data, idx, shape, keep, c.unique))
 
 
 @implements("tile")
@@ -901,30 +321,30 @@ def tile(x: Any, repetitions: tuple[int, ...], /) -> Any:
 
 @functools.partial(kernel, static_argnames=("shape", "axis", "repeats"))
 def _repeat(value: Any, shape: tuple[int, ...], axis: int | None, repeats: int) -> Any:
-    c = coo(value)
+    c = coordinates.coo(value)
     if axis is None:
-        c = general_reshape(c, (math.prod(c.shape),))
+        c = coordinates.general_reshape(c, (math.prod(c.shape),))
         axis = 0
-    keep = valid(c)
-    n = rows(c)
-    itype = index_dtype(shape)
+    keep = coordinates.valid(c)
+    n = coordinates.rows(c)
+    itype = coordinates.index_dtype(shape)
     idx = jnp.repeat(c.idx.astype(itype), repeats, axis=0, total_repeat_length=n * repeats)
     offsets = jnp.tile(jnp.arange(repeats, dtype=itype), n)
-    idx = with_column(idx, axis, idx[:, axis] * np.asarray(repeats, itype) + offsets)
+    idx = coordinates.with_column(idx, axis, idx[:, axis] * np.asarray(repeats, itype) + offsets)
     data = jnp.repeat(c.data, repeats, total_repeat_length=n * repeats)
     keep = jnp.repeat(keep, repeats, total_repeat_length=n * repeats)
-    return to_bcoo(make(data, idx, shape, keep, c.unique))
+    return coordinates.to_bcoo(coordinates.make(data, idx, shape, keep, c.unique))
 
 
 @functools.partial(kernel, static_argnames=("shape", "axis", "most"))
 def _repeat_counts(value: Any, counts: Any, shape: tuple[int, ...], axis: int | None, most: int) -> Any:
-    c = coo(value)
+    c = coordinates.coo(value)
     if axis is None:
-        c = general_reshape(c, (math.prod(c.shape),))
+        c = coordinates.general_reshape(c, (math.prod(c.shape),))
         axis = 0
-    keep = valid(c)
-    n = rows(c)
-    itype = index_dtype(shape)
+    keep = coordinates.valid(c)
+    n = coordinates.rows(c)
+    itype = coordinates.index_dtype(shape)
     counts = jnp.broadcast_to(counts.astype(itype), (c.shape[axis],))
     starts = jnp.cumsum(counts) - counts
     position = jnp.clip(c.idx[:, axis], 0, max(c.shape[axis] - 1, 0))
@@ -932,17 +352,17 @@ def _repeat_counts(value: Any, counts: Any, shape: tuple[int, ...], axis: int | 
     first = starts[position] if c.shape[axis] else jnp.zeros(n, itype)
     offsets = jnp.tile(jnp.arange(most, dtype=itype), n)
     idx = jnp.repeat(c.idx.astype(itype), most, axis=0, total_repeat_length=n * most)
-    idx = with_column(idx, axis, jnp.repeat(first, most, total_repeat_length=n * most) + offsets)
+    idx = coordinates.with_column(idx, axis, jnp.repeat(first, most, total_repeat_length=n * most) + offsets)
     keep = jnp.repeat(keep, most, total_repeat_length=n * most) & (
         offsets < jnp.repeat(mine, most, total_repeat_length=n * most)
     )
     data = jnp.repeat(c.data, most, total_repeat_length=n * most)
-    return to_bcoo(make(data, idx, shape, keep, c.unique))
+    return coordinates.to_bcoo(coordinates.make(data, idx, shape, keep, c.unique))
 
 
 @implements("repeat")
 def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
-    if type(repeats) is int or isinstance(repeats, np.integer) or not _is_array(repeats):
+    if type(repeats) is int or isinstance(repeats, np.integer) or not is_array(repeats):
         spec = abstract(dense.repeat, x, repeats, axis=axis)
         position = None if axis is None else boundary.axis(axis, x.ndim)
         return BCOO._wrap(_repeat(_sparse(x), shape=tuple(spec.shape), axis=position, repeats=int(repeats)))

@@ -40,10 +40,10 @@ from xp import _searching as dense_searching
 from xp import _statistical as stat
 from xp import _utility as utility
 from xp._array import wrap
-from xp._routing import dense_result
-from xp.sparse import _manipulation as m
+from xp._routing import dense_result, implements
+from xp.sparse import _coordinates as coordinates
 from xp.sparse._array import BCOO
-from xp.sparse._dispatch import implements
+from xp.sparse._dense_checks import abstract
 
 kernel = functools.partial(jax.jit, inline=True)
 
@@ -84,14 +84,14 @@ class _Lines:
     element; per-run results are segment reductions over sorted segment numbers."""
 
     def __init__(self, value: Any, axes: tuple[int, ...], keepdims: bool, dtype: Any) -> None:
-        c = m.coalesce(m.coo(value))
-        reduced = m.drop_axes(c, axes, keepdims)
+        c = coordinates.coalesce(coordinates.coo(value))
+        reduced = coordinates.drop_axes(c, axes, keepdims)
         x = c.data if dtype is None else c.data.astype(dtype)
-        self.idx, (self.x, self.ok) = m.sort_rows(reduced.idx, x, m.valid(c))
+        self.idx, (self.x, self.ok) = coordinates.sort_rows(reduced.idx, x, coordinates.valid(c))
         self.shape = reduced.shape
-        self.n = m.rows(c)
-        self.first = m.firsts(self.idx)
-        self.seg = m.run_numbers(self.first)
+        self.n = coordinates.rows(c)
+        self.first = coordinates.firsts(self.idx)
+        self.seg = coordinates.run_numbers(self.first)
         self.count = self.sum(self.ok.astype(dt.int32))
 
     def sum(self, x: Any) -> Any:
@@ -103,7 +103,7 @@ class _Lines:
     def out(self, data: Any, keep: Any) -> Any:
         """The result: per-run ``data`` where ``keep`` (per run) and the run stores something."""
         rows_keep = self.first & (keep & (self.count > 0))[self.seg]
-        return m.to_bcoo(m.make(data[self.seg], self.idx, self.shape, rows_keep, True))
+        return coordinates.to_bcoo(coordinates.make(data[self.seg], self.idx, self.shape, rows_keep, True))
 
 
 # --- sum, mean ------------------------------------------------------------------------------
@@ -111,11 +111,11 @@ class _Lines:
 
 @functools.partial(kernel, static_argnames=STATIC)
 def _sum(value: Any, axes: tuple[int, ...], keepdims: bool, dtype: Any, shape: tuple[int, ...]) -> Any:
-    c = m.coo(value)
+    c = coordinates.coo(value)
     if len(axes) == len(c.shape):
         return jnp.sum(c.data.astype(dtype), dtype=dtype).reshape(shape)
-    r = m.drop_axes(c, axes, keepdims)
-    return m.to_bcoo(m.Coo(r.data.astype(dtype), r.idx, r.shape))
+    r = coordinates.drop_axes(c, axes, keepdims)
+    return coordinates.to_bcoo(coordinates.Coo(r.data.astype(dtype), r.idx, r.shape))
 
 
 def _full(x: Any, axes: tuple[int, ...]) -> bool:
@@ -128,7 +128,7 @@ def _out(x: Any, axes: tuple[int, ...], out: Any) -> Any:
 
 @implements("sum")
 def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    spec = m.abstract(stat.sum, x, axis=axis, dtype=dtype, keepdims=keepdims)
+    spec = abstract(stat.sum, x, axis=axis, dtype=dtype, keepdims=keepdims)
     axes = _axes(x, axis)
     out = _sum(x._value, axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape))
     return _out(x, axes, out)
@@ -136,16 +136,16 @@ def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fals
 
 @functools.partial(kernel, static_argnames=(*STATIC, "count"))
 def _mean(value: Any, axes: tuple[int, ...], keepdims: bool, dtype: Any, shape: tuple[int, ...], count: int) -> Any:
-    c = m.coo(value)
+    c = coordinates.coo(value)
     if len(axes) == len(c.shape):
         return stat._divide(jnp.sum(c.data.astype(dtype)), count).reshape(shape)
-    r = m.drop_axes(c, axes, keepdims)
-    return m.to_bcoo(m.Coo(stat._divide(r.data.astype(dtype), count), r.idx, r.shape))
+    r = coordinates.drop_axes(c, axes, keepdims)
+    return coordinates.to_bcoo(coordinates.Coo(stat._divide(r.data.astype(dtype), count), r.idx, r.shape))
 
 
 @implements("mean")
 def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
-    spec = m.abstract(stat.mean, x, axis=axis, keepdims=keepdims)
+    spec = abstract(stat.mean, x, axis=axis, keepdims=keepdims)
     axes = _axes(x, axis)
     count = _reduced(x, axes)
     if not _full(x, axes) and count == 0 and math.prod(spec.shape):
@@ -166,8 +166,8 @@ def _var(
     if len(axes) == len(value.shape):
         if not divisor > 0:
             return jnp.full(shape, np.nan, dtype)
-        c = m.coalesce(m.coo(value))
-        ok = m.valid(c)
+        c = coordinates.coalesce(coordinates.coo(value))
+        ok = coordinates.valid(c)
         x = c.data.astype(dtype)
         average = jnp.sum(x) / np.asarray(count, dtype)
         stored = jnp.sum(ok.astype(dtype))
@@ -184,7 +184,7 @@ def _var(
 
 def _variance(name: str, x: Any, axis: Any, correction: Any, keepdims: Any, root: bool) -> Any:
     fn = stat.std if root else stat.var
-    spec = m.abstract(fn, x, axis=axis, correction=correction, keepdims=keepdims)
+    spec = abstract(fn, x, axis=axis, correction=correction, keepdims=keepdims)
     axes = _axes(x, axis)
     c = float(correction)
     if not _full(x, axes) and not _reduced(x, axes) - c > 0 and math.prod(spec.shape):
@@ -228,8 +228,8 @@ def _prod(value: Any, axes: tuple[int, ...], keepdims: bool, dtype: Any, shape: 
     count = math.prod(value.shape[a] for a in axes)
     one = np.ones((), dtype)
     if len(axes) == len(value.shape):
-        c = m.coalesce(m.coo(value))
-        ok = m.valid(c)
+        c = coordinates.coalesce(coordinates.coo(value))
+        ok = coordinates.valid(c)
         p = jnp.prod(jnp.where(ok, c.data.astype(dtype), one))
         full = jnp.sum(ok.astype(dt.int32)) == count
         return jnp.where(full, p, p * np.zeros((), dtype)).reshape(shape)
@@ -240,7 +240,7 @@ def _prod(value: Any, axes: tuple[int, ...], keepdims: bool, dtype: Any, shape: 
 
 @implements("prod")
 def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    spec = m.abstract(stat.prod, x, axis=axis, dtype=dtype, keepdims=keepdims)
+    spec = abstract(stat.prod, x, axis=axis, dtype=dtype, keepdims=keepdims)
     axes = _axes(x, axis)
     if not _full(x, axes) and _reduced(x, axes) == 0 and math.prod(spec.shape):
         _dense_result("prod", "has no elements (the product of none is 1)")
@@ -257,8 +257,8 @@ def _extremum(
     pick = jnp.maximum if largest else jnp.minimum
     zero = np.zeros((), dtype)
     if len(axes) == len(value.shape):
-        c = m.coalesce(m.coo(value))
-        ok = m.valid(c)
+        c = coordinates.coalesce(coordinates.coo(value))
+        ok = coordinates.valid(c)
         stored = jnp.where(ok, c.data, worst)
         best = jnp.max(stored, initial=worst) if largest else jnp.min(stored, initial=worst)
         full = jnp.sum(ok.astype(dt.int32)) == count
@@ -270,7 +270,7 @@ def _extremum(
 
 
 def _extremum_call(fn: Any, x: Any, axis: Any, keepdims: Any, largest: bool) -> Any:
-    spec = m.abstract(fn, x, axis=axis, keepdims=keepdims)
+    spec = abstract(fn, x, axis=axis, keepdims=keepdims)
     axes = _axes(x, axis)
     out = _extremum(x._value, axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape),
                     largest=largest)  # fmt: skip
@@ -296,8 +296,8 @@ def _truth_reduce(
 ) -> Any:
     count = math.prod(value.shape[a] for a in axes)
     if len(axes) == len(value.shape):
-        c = m.coalesce(m.coo(value))
-        true = (utility._truth(c.data) & m.valid(c)).astype(dt.int32)
+        c = coordinates.coalesce(coordinates.coo(value))
+        true = (utility._truth(c.data) & coordinates.valid(c)).astype(dt.int32)
         if how == "all":
             out = jnp.sum(true) == count
         elif how == "any":
@@ -315,7 +315,7 @@ def _truth_reduce(
 
 
 def _truth_call(how: str, fn: Any, x: Any, axis: Any, keepdims: Any) -> Any:
-    spec = m.abstract(fn, x, axis=axis, keepdims=keepdims)
+    spec = abstract(fn, x, axis=axis, keepdims=keepdims)
     axes = _axes(x, axis)
     if how == "all" and not _full(x, axes) and _reduced(x, axes) == 0 and math.prod(spec.shape):
         _dense_result("all", "has no elements (all of none is True)")
@@ -342,31 +342,31 @@ def count_nonzero(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any
 # --- argmax, argmin -------------------------------------------------------------------------
 
 
-def _along_last(value: Any, axis: int | None) -> tuple[m.Coo, tuple[int, ...]]:
+def _along_last(value: Any, axis: int | None) -> tuple[coordinates.Coo, tuple[int, ...]]:
     """The stored elements summed, sorted by (other coordinates, position along ``axis``), with
     ``axis`` the last coordinate (the flattened array for None); and the shape of the others."""
-    c = m.coo(value)
+    c = coordinates.coo(value)
     if axis is None:
-        c = m.general_reshape(c, (math.prod(c.shape),))
+        c = coordinates.general_reshape(c, (math.prod(c.shape),))
         axis = 0
     order = [i for i in range(len(c.shape)) if i != axis] + [axis]
-    moved = m.Coo(c.data, c.idx[:, order], tuple(c.shape[i] for i in order))
-    return m.coalesce(moved), moved.shape[:-1]
+    moved = coordinates.Coo(c.data, c.idx[:, order], tuple(c.shape[i] for i in order))
+    return coordinates.coalesce(moved), moved.shape[:-1]
 
 
 @functools.partial(kernel, static_argnames=("axis", "shape", "largest"))
 def _arg(value: Any, axis: int | None, shape: tuple[int, ...], largest: bool) -> Any:
     c, others = _along_last(value, axis)
-    n = m.rows(c)
+    n = coordinates.rows(c)
     length = c.shape[-1]
     index = dt.default_int()
     out = jnp.zeros(others, index)
     if n == 0:
         return out.reshape(shape)
-    ok = m.valid(c)
+    ok = coordinates.valid(c)
     x = c.data
     position = c.idx[:, -1]
-    seg, seg_idx = m.runs(c.idx[:, :-1], others)
+    seg, seg_idx = coordinates.runs(c.idx[:, :-1], others)
 
     def per_line(fn: Any, values: Any) -> Any:
         return fn(values, seg, num_segments=n, indices_are_sorted=True)
@@ -394,7 +394,7 @@ def _arg(value: Any, axis: int | None, shape: tuple[int, ...], largest: bool) ->
 
 
 def _arg_call(fn: Any, x: Any, axis: Any, keepdims: Any, largest: bool) -> Any:
-    spec = m.abstract(fn, x, axis=axis, keepdims=keepdims)
+    spec = abstract(fn, x, axis=axis, keepdims=keepdims)
     position = None if axis is None else boundary.axis(axis, x.ndim)
     return wrap(_arg(x._value, axis=position, shape=tuple(spec.shape), largest=largest))
 
@@ -416,10 +416,10 @@ def argmin(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Any
 def _cumulative_prod(value: Any, axis: int, dtype: Any) -> Any:
     shape = tuple(value.shape)
     c, others = _along_last(value, axis)
-    n = m.rows(c)
-    ok = m.valid(c)
+    n = coordinates.rows(c)
+    ok = coordinates.valid(c)
     position = c.idx[:, -1]
-    seg, _ = m.runs(c.idx[:, :-1], others)
+    seg, _ = coordinates.runs(c.idx[:, :-1], others)
     starts = jnp.concatenate([jnp.ones(1 if n else 0, dt.bool), seg[1:] != seg[:-1]])
     first = jax.ops.segment_min(lax.iota(dt.int32, n), seg, num_segments=n, indices_are_sorted=True)
     rank = (lax.iota(dt.int32, n) - first[seg]).astype(position.dtype)
@@ -431,12 +431,12 @@ def _cumulative_prod(value: Any, axis: int, dtype: Any) -> Any:
     products, _ = lax.associative_scan(step, (c.data.astype(dtype), starts)) if n else (c.data.astype(dtype), None)
     back = np.argsort([i for i in range(len(shape)) if i != axis] + [axis])  # the coordinates in x's order
     idx = c.idx[:, back]
-    return m.to_bcoo(m.make(products, idx, shape, prefix))
+    return coordinates.to_bcoo(coordinates.make(products, idx, shape, prefix))
 
 
 @implements("cumulative_prod")
 def cumulative_prod(x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False) -> Any:
-    spec = m.abstract(stat.cumulative_prod, x, axis=axis, dtype=dtype, include_initial=include_initial)
+    spec = abstract(stat.cumulative_prod, x, axis=axis, dtype=dtype, include_initial=include_initial)
     if include_initial:
         dense_result("include_initial=True starts every line with a 1, so the result would be "
                "dense")  # fmt: skip
@@ -446,6 +446,6 @@ def cumulative_prod(x: Any, /, *, axis: int | None = None, dtype: Any = None, in
 
 @implements("cumulative_sum")
 def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False) -> Any:
-    m.abstract(stat.cumulative_sum, x, axis=axis, dtype=dtype, include_initial=include_initial)
+    abstract(stat.cumulative_sum, x, axis=axis, dtype=dtype, include_initial=include_initial)
     dense_result("running sums of a sparse array are non-zero after its first stored element, "
            "so the result is dense")  # fmt: skip

@@ -31,7 +31,7 @@ from jax.experimental.sparse import linalg as jlinalg
 from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
-from xp._errors import ArgumentError, describe, fail
+from xp._errors import describe, fail, reported
 from xp._routing import api
 from xp.linalg import cholesky as cholesky
 from xp.linalg import cross as cross
@@ -119,6 +119,7 @@ def _spsolve(matrix: Any, rhs: Any, dtype: Any, tol: float, reorder: int) -> Any
     return jlinalg.spsolve(data, indices, indptr, rhs.astype(dtype), tol=tol, reorder=reorder)
 
 
+@reported("xp.sparse.linalg.lobpcg_standard")
 def lobpcg_standard(
     A: SparseArray | Array | Callable[[Array], Array],  # noqa: N803
     X: Any,  # noqa: N803
@@ -132,13 +133,6 @@ def lobpcg_standard(
     ``A`` is a sparse matrix, a dense one, or a function of an xp array ``X`` returning ``A @ X``.
     ``tol`` (default: the dtype's epsilon) is JAX's convergence tolerance.
     """
-    try:
-        return _lobpcg(A, X, m, tol)
-    except ArgumentError as e:
-        raise e.kind(f"xp.sparse.linalg.lobpcg_standard: {e.message}") from None
-
-
-def _lobpcg(A: Any, X: Any, m: Any, tol: Any) -> tuple[Array, Array, Array]:  # noqa: N803
     if isinstance(X, SparseArray):
         fail(TypeError, f"X must be a dense array, got a sparse {type(X).__name__}")
     start = boundary.array(X, "X")
