@@ -155,6 +155,8 @@ def scalar_array(value: bool | int | float | complex, dtype: np.dtype, param: st
     if not dt.is_available(dtype):
         fail(TypeError, f"{param}: {dt.unavailable_message(dtype)}")
     result = jnp.asarray(np.asarray(value, dtype=dtype))
+    if isinstance(result, Tracer):  # made inside a trace: it must not outlive it in the cache
+        return result
     if len(_SCALAR_CACHE) >= _SCALAR_CACHE_SIZE:
         _SCALAR_CACHE.clear()
     _SCALAR_CACHE[key] = result

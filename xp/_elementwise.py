@@ -263,7 +263,8 @@ def _scalar_operand(op: Op | None, scalar: Any, other: Any, param: str) -> Any:
     if isinstance(other, Tracer):
         return boundary.scalar_constant(scalar, dtype, param)
     result = boundary.scalar_array(scalar, dtype, param)
-    if (type(scalar) is int or (type(scalar) is float and scalar == scalar and scalar != 0)) and len(_SCALARS) < 4096:
+    cacheable = type(scalar) is int or (type(scalar) is float and scalar == scalar and scalar != 0)
+    if cacheable and not isinstance(result, Tracer) and len(_SCALARS) < 4096:  # a tracer must not outlive its trace
         _SCALARS[type(scalar), scalar, other.dtype] = result
     return result
 
