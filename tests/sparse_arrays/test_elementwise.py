@@ -10,9 +10,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from fixed_shapes import mutually_broadcastable_shapes
+from hypothesis import given
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 from jax.experimental import sparse as jsparse
 
 import xp
@@ -84,7 +84,6 @@ def unary_cases(draw, names):
     return name, a, draw(st.sampled_from(layouts_for(a)))
 
 
-@settings(max_examples=40)
 @given(unary_cases(sew.ZERO_PRESERVING))
 def test_unary_matches_dense(case):
     name, a, layout = case
@@ -133,7 +132,7 @@ def test_nonlinear_unary_sums_duplicates_first():
 
 
 def broadcastable_shapes():
-    return hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3)
+    return mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3)
 
 
 @st.composite
@@ -158,7 +157,6 @@ def _promotable(op, d1, d2):
     return True
 
 
-@settings(max_examples=50)
 @given(binary_cases(sew.BINARY_KINDS))
 def test_sparse_sparse_matches_dense(case):
     name, a1, a2, l1, l2 = case
@@ -240,7 +238,6 @@ def scalar_cases(draw):
     return name, a, scalar, draw(st.booleans()), draw(st.sampled_from(layouts_for(a)))
 
 
-@settings(max_examples=50)
 @given(scalar_cases())
 def test_sparse_scalar_decided_on_the_scalar(case):
     name, a, scalar, scalar_first, layout = case
@@ -281,7 +278,6 @@ def test_scalar_operators():
 # --- a dense operand ------------------------------------------------------------------------
 
 
-@settings(max_examples=40)
 @given(
     st.sampled_from(["multiply", "bitwise_and", "logical_and", "bitwise_left_shift", "bitwise_right_shift"]),
     st.data(),
@@ -351,7 +347,6 @@ def test_vmap_over_sparse_stored_values():
 # --- astype and clip ------------------------------------------------------------------------
 
 
-@settings(max_examples=40)
 @given(st.sampled_from(AVAILABLE), st.sampled_from(AVAILABLE), st.data())
 def test_astype(source, target, data):
     a = data.draw(dense_arrays(source, SHAPES))

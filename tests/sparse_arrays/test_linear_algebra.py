@@ -13,7 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
+from fixed_shapes import sides
+from hypothesis import given
 from hypothesis import strategies as st
 from jax.experimental import sparse as jsparse
 
@@ -21,7 +22,6 @@ import xp
 import xp.sparse as xs
 from xp.sparse import _kernels
 
-SETTINGS = settings(max_examples=15)
 FORMATS = ["bcoo", "bcsr"]
 DTYPES = [np.float32, np.float64, np.int32, np.complex64]
 
@@ -69,7 +69,7 @@ def both(fn, *args):
 @st.composite
 def operands(draw, max_side=6):
     seed = draw(st.integers(0, 2**32 - 1))
-    m, n, k = (draw(st.integers(0, max_side)) for _ in range(3))
+    m, n, k = (draw(sides(0, max_side)) for _ in range(3))
     dtype = draw(st.sampled_from(DTYPES))
     density = draw(st.sampled_from([0.0, 0.3, 0.8]))
     return np.random.default_rng(seed), m, n, k, dtype, density
@@ -78,7 +78,6 @@ def operands(draw, max_side=6):
 # --- matmul ---------------------------------------------------------------------------------
 
 
-@SETTINGS
 @given(operands(), st.sampled_from(FORMATS), st.sampled_from(["vector", "matrix", "wide", "stack"]))
 def test_matmul_sparse_dense(args, format, kind):
     rng, m, n, k, dtype, density = args
@@ -93,7 +92,6 @@ def test_matmul_sparse_dense(args, format, kind):
     check(xp.linalg.matmul(A, xp.asarray(x)), a @ x)
 
 
-@SETTINGS
 @given(operands(), st.sampled_from(FORMATS), st.sampled_from(["vector", "matrix", "wide", "stack"]))
 def test_matmul_dense_sparse(args, format, kind):
     rng, m, n, k, dtype, density = args
@@ -105,7 +103,6 @@ def test_matmul_dense_sparse(args, format, kind):
         check(out, x @ a)
 
 
-@settings(max_examples=8)
 @given(operands(), st.sampled_from(FORMATS), st.sampled_from(FORMATS))
 def test_matmul_sparse_sparse_is_sparse(args, f1, f2):
     rng, m, n, k, dtype, density = args
@@ -203,7 +200,6 @@ def test_matmul_errors_are_the_dense_ones():
 # --- matrix_transpose -----------------------------------------------------------------------
 
 
-@SETTINGS
 @given(operands(), st.sampled_from(FORMATS))
 def test_matrix_transpose(args, format):
     rng, m, n, _, dtype, density = args
@@ -244,7 +240,6 @@ TENSORDOT_CASES = [
 ]
 
 
-@SETTINGS
 @given(
     operands(max_side=4),
     st.sampled_from(FORMATS),

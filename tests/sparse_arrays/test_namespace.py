@@ -8,7 +8,8 @@ from unittest import mock
 import jax
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from fixed_shapes import shapes
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -28,7 +29,7 @@ STANDARD = [
     "__array_api_version__",
     "__array_namespace_info__",
 ]
-SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3)
+SHAPES = shapes(min_dims=0, max_dims=3, min_side=0, max_side=3)
 
 
 def dense_of(A):
@@ -84,7 +85,6 @@ def test_sparse_arrays_report_xp():
 # --- creation functions against xp's dense ones ---------------------------------------------
 
 
-@settings(max_examples=20)
 @given(SHAPES, st.sampled_from([None, xp.float32, xp.int16, xp.bool, xp.complex64]))
 def test_zeros_empty_ones(shape, dtype):
     for name, nse in (("zeros", 0), ("empty", 0), ("ones", math.prod(shape))):
@@ -103,7 +103,6 @@ def test_huge_empty_arrays_allocate_nothing():
     assert identity.nse == 10**6 and identity.indices_sorted and identity.unique_indices
 
 
-@settings(max_examples=20)
 @given(SHAPES, st.sampled_from([0, 0.0, -0.0, 2.5, 3, True, False, 1j, float("nan")]))
 def test_full(shape, fill):
     A = xs.full(shape, fill)
@@ -117,7 +116,6 @@ def test_full(shape, fill):
         assert list(np.signbit(dense_of(A).real).ravel()) == list(np.signbit(np.asarray(expected).real).ravel())
 
 
-@settings(max_examples=20)
 @given(
     st.integers(0, 5), st.none() | st.integers(0, 5), st.integers(-6, 6), st.sampled_from([None, xp.int8, xp.float32])
 )
@@ -129,7 +127,6 @@ def test_eye(n_rows, n_cols, k, dtype):
     assert_matches(jax.jit(lambda: xs.eye(n_rows, n_cols, k=k, dtype=dtype))(), expected)
 
 
-@settings(max_examples=20)
 @given(st.integers(-5, 5), st.integers(-5, 5), st.sampled_from([1, 2, -1, 0.5, -1.5]))
 def test_arange(start, stop, step):
     expected = xp.arange(start, stop, step)
@@ -141,7 +138,6 @@ def test_arange(start, stop, step):
     assert_matches(traced, expected)
 
 
-@settings(max_examples=20)
 @given(st.integers(-3, 3), st.integers(-3, 3), st.integers(0, 6), st.booleans())
 def test_linspace(start, stop, num, endpoint):
     expected = xp.linspace(start, stop, num, endpoint=endpoint)
@@ -153,12 +149,11 @@ def test_linspace(start, stop, num, endpoint):
 @st.composite
 def mostly_zero(draw, min_dims=0, max_dims=3, dtypes=(np.float64, np.int32, np.bool_)):
     dtype = np.dtype(draw(st.sampled_from(dtypes)))
-    shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=0, max_side=3))
+    shape = draw(shapes(min_dims=min_dims, max_dims=max_dims, min_side=0, max_side=3))
     elements = st.just(True) if dtype.kind == "b" else st.sampled_from([1, -2, 5]).map(dtype.type)
     return draw(hnp.arrays(dtype, shape, elements=elements, fill=st.just(dtype.type(0))))
 
 
-@settings(max_examples=20)
 @given(mostly_zero())
 def test_asarray(x):
     A = xs.asarray(x)
@@ -214,7 +209,6 @@ def test_asarray_under_jit_takes_sparse_arrays():
     assert_matches(out, np.asarray([0.0, 3.0], np.float32))
 
 
-@settings(max_examples=20)
 @given(mostly_zero(), st.sampled_from([None, xp.float32, xp.int8]), st.booleans())
 def test_like_functions(x, dtype, sparse_input):
     source = xs.asarray(x) if sparse_input else xp.asarray(x)
@@ -243,7 +237,6 @@ def test_like_functions_keep_format_and_layout():
     assert_matches(F, np.full((2, 3), 0.5))
 
 
-@settings(max_examples=20)
 @given(mostly_zero(min_dims=2, max_dims=4), st.integers(-3, 3), st.data())
 def test_tril_triu(x, k, data):
     n_batch = data.draw(st.integers(0, x.ndim - 1))
@@ -280,7 +273,6 @@ def test_tril_errors():
         xs.triu([[1, 2], [3, 4]])
 
 
-@settings(max_examples=20)
 @given(
     st.lists(mostly_zero(min_dims=1, max_dims=1, dtypes=(np.float64,)), min_size=0, max_size=3),
     st.sampled_from(["xy", "ij"]),

@@ -6,7 +6,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from fixed_shapes import shapes
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from jax.experimental import sparse as jsparse
@@ -81,7 +82,6 @@ def reduction_cases(draw):
     return name, a, axis, draw(st.booleans()), draw(st.sampled_from(layouts_for(a)))
 
 
-@settings(max_examples=80)
 @given(reduction_cases())
 def test_reductions_match_dense(case):
     name, a, axis, keepdims, layout = case
@@ -153,12 +153,9 @@ def test_dense_results_are_computed_densely():
 # --- argmax, argmin -------------------------------------------------------------------------
 
 
-@settings(max_examples=60)
 @given(st.sampled_from(["argmax", "argmin"]), st.sampled_from(REAL), st.data())
 def test_arg_extrema(name, dtype, data):
-    a = data.draw(
-        hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype, nan=True))
-    )
+    a = data.draw(hnp.arrays(dtype, shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype, nan=True)))
     axis = data.draw(st.none() | st.integers(-a.ndim, a.ndim - 1))
     keepdims = data.draw(st.booleans())
     A = sparse_of(a, data.draw(st.sampled_from(layouts_for(a))))
@@ -182,10 +179,9 @@ def test_arg_extrema_ties_with_implicit_zeros():
 # --- cumulative -----------------------------------------------------------------------------
 
 
-@settings(max_examples=30)
 @given(st.sampled_from([d for d in NUMERIC if d.kind != "c"]), st.data())
 def test_cumulative_prod(dtype, data):
-    a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)))
+    a = data.draw(hnp.arrays(dtype, shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)))
     axis = data.draw(st.integers(-a.ndim, a.ndim - 1)) if a.ndim > 1 else data.draw(st.sampled_from([None, 0]))
     A = sparse_of(a, data.draw(st.sampled_from(layouts_for(a))))
     out = xp.cumulative_prod(A, axis=axis)
