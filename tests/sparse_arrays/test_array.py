@@ -47,6 +47,7 @@ def test_attributes():
     assert A.__array_namespace__(api_version="2025.12") is xp
 
 
+@pytest.mark.x64
 def test_repr():
     assert repr(xs.fromdense(xp.asarray(X))) == "BCOO(float32[3, 4], nse=5)"
     assert repr(xs.fromdense(xp.asarray(X), format="bcsr")) == "BCSR(float32[3, 4], nse=5)"
@@ -149,6 +150,7 @@ def test_operators_reach_the_sparse_implementations():
 # --- transposes and devices -----------------------------------------------------------------
 
 
+@pytest.mark.x64
 @given(hnp.arrays(np.float64, shapes(min_dims=2, max_dims=4, max_side=3), elements=st.sampled_from([0.0, 1.0, -2.5])))
 def test_transposes_match_dense(x):
     A = xs.fromdense(xp.asarray(x))

@@ -72,6 +72,7 @@ def lexicographic(indices: np.ndarray) -> bool:
 # --- fromdense ------------------------------------------------------------------------------
 
 
+@pytest.mark.x64
 @given(dense())
 def test_fromdense_round_trips_bit_for_bit(x):
     A = xs.fromdense(xp.asarray(x))
@@ -85,6 +86,7 @@ def test_fromdense_round_trips_bit_for_bit(x):
     assert_same(A.todense(), x)
 
 
+@pytest.mark.x64
 @given(dense(min_dims=1), st.data())
 def test_fromdense_layouts(x, data):
     n_batch = data.draw(st.integers(0, x.ndim))
@@ -97,6 +99,7 @@ def test_fromdense_layouts(x, data):
     assert_same(jax.jit(lambda a: a.todense())(A), x)
 
 
+@pytest.mark.x64
 @given(dense(min_dims=2, max_dims=3), st.data())
 def test_fromdense_bcsr(x, data):
     n_batch = x.ndim - 2
@@ -112,6 +115,7 @@ def test_fromdense_bcsr(x, data):
         np.testing.assert_array_equal(np.asarray(A.indptr), np.cumsum([0, *per_row]))
 
 
+@pytest.mark.x64
 @given(dense(), st.integers(0, 3))
 def test_fromdense_with_a_larger_nse_pads_and_works_under_jit(x, extra):
     count = stored_count(x)
@@ -125,6 +129,7 @@ def test_fromdense_with_a_larger_nse_pads_and_works_under_jit(x, extra):
         assert A.sum_duplicates().nse == (min(nse, 1) if x.ndim == 0 else count)
 
 
+@pytest.mark.x64
 def test_fromdense_index_dtype_and_int64_dimensions():
     x = xp.asarray([[0, 1], [2, 0]])
     assert xs.fromdense(x, index_dtype=xp.int8).indices.dtype == xp.int8
@@ -180,6 +185,7 @@ def test_fromdense_under_a_trace_needs_nse():
     assert isinstance(info.value, xp._boundary.DataDependentShapeError)
 
 
+@pytest.mark.x64
 def test_fromdense_gradient_and_vmap():
     x = xp.asarray([[0.0, 2.0], [3.0, 0.0]])
     grad = jax.grad(lambda v: xp.sum(xs.fromdense(v, nse=2).todense() ** 3).jax)(x)
@@ -191,6 +197,7 @@ def test_fromdense_gradient_and_vmap():
 # --- BCOO and BCSR constructors -------------------------------------------------------------
 
 
+@pytest.mark.x64
 @given(st.data())
 def test_bcoo_constructor_matches_a_dense_scatter(data):
     shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
@@ -209,6 +216,7 @@ def test_bcoo_constructor_matches_a_dense_scatter(data):
     assert_same(traced, expected)
 
 
+@pytest.mark.x64
 def test_bcoo_constructor_batched_and_dense_dimensions():
     data = xp.asarray([[[1.0, 2.0]], [[3.0, 4.0]]])  # batch 2, nse 1, dense 2
     indices = xp.asarray([[[1]], [[0]]])  # batch 2, nse 1, n_sparse 1
@@ -226,7 +234,8 @@ BCOO_ERRORS = [
     (([1.0], [[0, 3]]), (2, 3), {}, IndexError,
      r"xp.sparse.BCOO: indices holds 3, out of bounds for sparse dimension 1 of size 3 \(indices must lie in \[0, size\); nothing is clamped\)"),
     (([1.0], [[-1, 0]]), (2, 3), {}, IndexError, r"xp.sparse.BCOO: indices holds -1, out of bounds for sparse dimension 0 of size 2 \(indices must lie in \[0, size\); nothing is clamped\)"),
-    (([1.0], [[0.0, 1.0]]), (2, 3), {}, TypeError, "xp.sparse.BCOO: indices must have an integer dtype, got float64"),
+    pytest.param(([1.0], [[0.0, 1.0]]), (2, 3), {}, TypeError, "xp.sparse.BCOO: indices must have an integer dtype, got float64",
+                 marks=pytest.mark.x64),
     (([1.0], [[True, False]]), (2, 3), {}, TypeError, "xp.sparse.BCOO: indices must have an integer dtype, got bool"),
     (([1.0, 2.0], [[0, 1]]), (2, 3), {}, ValueError,
      r"xp.sparse.BCOO: data must have shape \(1,\) for indices of shape \(1, 2\) and shape \(2, 3\), got \(2,\)"),
@@ -253,6 +262,7 @@ def test_bcoo_constructor_errors(args, shape, kwargs, kind, message):
         xs.BCOO((data, indices), shape=shape, **kwargs)
 
 
+@pytest.mark.x64
 def test_bcoo_constructor_argument_errors():
     with pytest.raises(
         TypeError,
@@ -277,6 +287,7 @@ def test_bcoo_constructor_detects_order_and_uniqueness():
     assert not unsorted.indices_sorted and unsorted.unique_indices
 
 
+@pytest.mark.x64
 def test_bcoo_constructor_under_a_trace_checks_shapes_only():
     indices = xp.asarray([[0, 1]])
 
@@ -295,6 +306,7 @@ def bcsr(data, indices, indptr, shape, **kwargs):
     return xs.BCSR((xp.asarray(data), xp.asarray(indices), xp.asarray(indptr)), shape=shape, **kwargs)
 
 
+@pytest.mark.x64
 def test_bcsr_constructor_matches_scipy():
     S = sp.csr_array(np.asarray([[0.0, 1.0, 2.0], [0.0, 0.0, 0.0], [3.0, 0.0, 4.0]]))
     A = bcsr(S.data, S.indices.astype(np.int32), S.indptr.astype(np.int32), S.shape)
@@ -315,7 +327,8 @@ BCSR_ERRORS = [
      "xp.sparse.BCSR: indptr must be non-decreasing from 0 to at most nse=2 in each batch"),
     (([1.0], [0], [1, 1, 1]), (2, 3), {}, ValueError, "xp.sparse.BCSR: indptr must be non-decreasing from 0 to at most nse=1"),
     (([1.0], [0], [0, 1, 2]), (2, 3), {}, ValueError, "xp.sparse.BCSR: indptr must be non-decreasing from 0 to at most nse=1"),
-    (([1.0], [0.0], [0, 1, 1]), (2, 3), {}, TypeError, "xp.sparse.BCSR: indices must have an integer dtype, got float64"),
+    pytest.param(([1.0], [0.0], [0, 1, 1]), (2, 3), {}, TypeError, "xp.sparse.BCSR: indices must have an integer dtype, got float64",
+                 marks=pytest.mark.x64),
     (([1.0, 2.0], [0], [0, 1, 1]), (2, 3), {}, ValueError,
      r"xp.sparse.BCSR: data must have shape \(1,\) for indices of shape \(1,\) and shape \(2, 3\), got \(2,\)"),
     (([1.0], [0], [0, 1, 1]), (3,), {}, ValueError, r"xp.sparse.BCSR: indices of shape \(1,\) \(shape \(\*batch, nse\)\) do not fit shape \(3,\)"),
@@ -332,6 +345,7 @@ def test_bcsr_constructor_errors(args, shape, kwargs, kind, message):
         bcsr(*args, shape, **kwargs)
 
 
+@pytest.mark.x64
 def test_bcsr_constructor_index_dtypes_must_agree():
     with pytest.raises(
         TypeError, match="^xp.sparse.BCSR: indices and indptr must have the same dtype, got int32 and int64$"
@@ -339,6 +353,7 @@ def test_bcsr_constructor_index_dtypes_must_agree():
         xs.BCSR((xp.asarray([1.0]), xp.asarray([0], dtype=xp.int32), xp.asarray([0, 1])), shape=(1, 2))
 
 
+@pytest.mark.x64
 def test_bcsr_entries_past_indptr_are_padding():
     A = bcsr([1.0, 9.0], [0, 7], [0, 1, 1], (2, 2))  # the second entry is padding: not checked, not read
     assert_same(A.todense(), [[1.0, 0.0], [0.0, 0.0]])
@@ -366,6 +381,7 @@ def coo_with_duplicates(draw, max_batch=2):
     return xs.BCOO((xp.asarray(values), xp.asarray(coords)), shape=(*batch, *sparse_shape)), expected
 
 
+@pytest.mark.x64
 @given(coo_with_duplicates())
 def test_bcoo_to_bcsr_and_back(case):
     A, expected = case
@@ -390,6 +406,7 @@ def test_to_bcsr_needs_two_sparse_dimensions():
         A.to_bcsr()
 
 
+@pytest.mark.x64
 @given(coo_with_duplicates())
 def test_sum_duplicates(case):
     A, expected = case
@@ -408,6 +425,7 @@ def test_sum_duplicates(case):
     assert_same(csr.todense(), expected)
 
 
+@pytest.mark.x64
 @given(coo_with_duplicates())
 def test_sort_indices(case):
     A, expected = case
@@ -430,6 +448,7 @@ def test_sum_duplicates_errors():
 # --- SciPy ----------------------------------------------------------------------------------
 
 
+@pytest.mark.x64
 @given(
     dense(dtypes=[np.float64, np.float32, np.int32, np.complex128], min_dims=2, max_dims=2),
     st.sampled_from(["coo", "csr", "csc"]),
@@ -446,6 +465,7 @@ def test_from_scipy(x, scipy_format):
     assert_same(xs.asarray(S).todense(), S.toarray())
 
 
+@pytest.mark.x64
 @given(coo_with_duplicates(), st.sampled_from([None, "coo", "csr", "csc"]))
 def test_to_scipy(case, scipy_format):
     A, expected = case
@@ -471,6 +491,7 @@ def _coordinates(A):
     return [(b, *r) for b in range(A.shape[0]) for r in indices[b]]
 
 
+@pytest.mark.x64
 def test_to_scipy_with_dense_dimensions_and_padding():
     x = np.asarray([[[0.0, 1.0], [0.0, 0.0]], [[2.0, 0.0], [3.0, 4.0]]])
     A = xs.fromdense(xp.asarray(x), n_batch=1, n_dense=1, nse=3)  # padded: JAX's out-of-bounds convention
@@ -479,6 +500,7 @@ def test_to_scipy_with_dense_dimensions_and_padding():
     assert S.nnz == 6  # the stored blocks, zeros within them included
 
 
+@pytest.mark.x64
 def test_scipy_errors():
     wide = sp.coo_array((np.ones(2, np.longdouble), ([0, 1], [0, 1])), shape=(2, 2))
     with pytest.raises(TypeError, match="^xp.sparse.from_scipy: s must be a scipy.sparse array or matrix, got ndarray"):
@@ -576,6 +598,7 @@ def assert_same_buffers(A, B):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.x64
 @given(dense(min_dims=1, max_dims=3, max_side=3), st.data())
 def test_kernels_match_numpy_fromdense(x, data):
     n_batch = data.draw(st.integers(0, x.ndim))
@@ -602,6 +625,7 @@ def test_kernels_match_numpy_fromdense(x, data):
                     raise ValueError("is smaller than the")
 
 
+@pytest.mark.x64
 @given(coo_with_duplicates())
 def test_kernels_match_numpy_conversions(case):
     A, expected = case
@@ -625,14 +649,17 @@ def test_kernels_match_numpy_conversions(case):
         assert_same(B.todense(), expected)
 
 
+@pytest.mark.x64
 def test_kernels_check_construction():
     with kernels_only():
-        for args, shape, kwargs, kind, message in BCOO_ERRORS:
+        for case in BCOO_ERRORS:
+            args, shape, kwargs, kind, message = getattr(case, "values", case)  # a pytest.param or a tuple
             if kind is TypeError:
                 continue
             with pytest.raises(kind, match=f"^{message}$"):
                 xs.BCOO(tuple(xp.asarray(a) for a in args), shape=shape, **kwargs)
-        for args, shape, kwargs, kind, message in BCSR_ERRORS:
+        for case in BCSR_ERRORS:
+            args, shape, kwargs, kind, message = getattr(case, "values", case)  # a pytest.param or a tuple
             with pytest.raises(kind, match=f"^{message}"):
                 bcsr(*args, shape, **kwargs)
         A = bcsr([1.0, 9.0, 2.0], [1, 7, 0], [0, 1, 1], (2, 2))

@@ -62,6 +62,7 @@ def test_every_standard_name_is_there():
     assert xs.__array_namespace_info__().default_dtypes() == xp.__array_namespace_info__().default_dtypes()
 
 
+@pytest.mark.x64
 def test_extensions():
     import xp.sparse.linalg
 
@@ -154,6 +155,7 @@ def mostly_zero(draw, min_dims=0, max_dims=3, dtypes=(np.float64, np.int32, np.b
     return draw(hnp.arrays(dtype, shape, elements=elements, fill=st.just(dtype.type(0))))
 
 
+@pytest.mark.x64
 @given(mostly_zero())
 def test_asarray(x):
     A = xs.asarray(x)
@@ -170,6 +172,7 @@ def test_asarray(x):
     assert_matches(xs.from_dlpack(x), x)
 
 
+@pytest.mark.x64
 def test_asarray_errors():
     A = xs.asarray([1.0, 0.0])
     with pytest.raises(
@@ -209,6 +212,7 @@ def test_asarray_under_jit_takes_sparse_arrays():
     assert_matches(out, np.asarray([0.0, 3.0], np.float32))
 
 
+@pytest.mark.x64
 @given(mostly_zero(), st.sampled_from([None, xp.float32, xp.int8]), st.booleans())
 def test_like_functions(x, dtype, sparse_input):
     source = xs.asarray(x) if sparse_input else xp.asarray(x)
@@ -224,6 +228,7 @@ def test_like_functions(x, dtype, sparse_input):
             assert_matches(traced, expected)
 
 
+@pytest.mark.x64
 def test_like_functions_keep_format_and_layout():
     B = xs.fromdense(xp.ones((2, 3, 4)), n_batch=1, format="bcsr")
     Z = xs.zeros_like(B)
@@ -237,6 +242,7 @@ def test_like_functions_keep_format_and_layout():
     assert_matches(F, np.full((2, 3), 0.5))
 
 
+@pytest.mark.x64
 @given(mostly_zero(min_dims=2, max_dims=4), st.integers(-3, 3), st.data())
 def test_tril_triu(x, k, data):
     n_batch = data.draw(st.integers(0, x.ndim - 1))
@@ -257,6 +263,7 @@ def test_tril_triu(x, k, data):
         assert_matches(xs.tril(B, k=k), xp.tril(xp.asarray(x), k=k))
 
 
+@pytest.mark.x64
 def test_tril_with_dense_dimensions():
     x = np.arange(1.0, 13.0).reshape(3, 4)
     A = xs.fromdense(xp.asarray(x), n_dense=1)
@@ -273,6 +280,7 @@ def test_tril_errors():
         xs.triu([[1, 2], [3, 4]])
 
 
+@pytest.mark.x64
 @given(
     st.lists(mostly_zero(min_dims=1, max_dims=1, dtypes=(np.float64,)), min_size=0, max_size=3),
     st.sampled_from(["xy", "ij"]),
@@ -295,6 +303,7 @@ def test_meshgrid(vectors, indexing, data):
             assert_matches(A, e)
 
 
+@pytest.mark.x64
 def test_meshgrid_errors():
     with pytest.raises(
         TypeError, match="^xp.sparse.meshgrid: arrays must all have the same dtype, got float64, int64$"
@@ -325,6 +334,7 @@ def test_creation_errors_name_the_sparse_function():
         xs.arange(0, 2, 0)
 
 
+@pytest.mark.x64
 def test_kernels_match_numpy_creation():
     """The jitted kernels (arrays on an accelerator) build what the NumPy paths (CPU) build."""
 
@@ -365,6 +375,7 @@ def test_dense_arguments_that_arrive_sparse():
     assert_matches(xs.from_dlpack(A), A.todense())
 
 
+@pytest.mark.x64
 @pytest.mark.parametrize("shapes", [((), (), (0,)), ((0,), (1,), ()), ((), (3,), (0, 3)), ((0,), (0,), (0,))])
 def test_where_with_empty_operands(shapes):
     """Three sparse operands, some empty: the shapes broadcast as densely."""

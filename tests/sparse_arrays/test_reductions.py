@@ -118,6 +118,7 @@ def test_each_reduction_with_implicit_zeros(name):
                 assert_like_dense(fn(A, axis=axis, keepdims=keepdims), fn(xp.asarray(a), axis=axis, keepdims=keepdims))
 
 
+@pytest.mark.x64
 def test_max_of_negative_line_with_implicit_zero_is_zero():
     A = sparse_of(np.array([[-1.0, 0.0, -3.0], [-1.0, -2.0, -3.0]]))
     np.testing.assert_array_equal(to_numpy(xp.max(A, axis=1)), [0.0, -1.0])
@@ -125,6 +126,7 @@ def test_max_of_negative_line_with_implicit_zero_is_zero():
     assert float(xp.max(A)) == 0.0
 
 
+@pytest.mark.x64
 def test_prod_with_implicit_zero_propagates_nan_and_inf():
     A = sparse_of(np.array([[np.nan, 0.0], [np.inf, 0.0], [2.0, 3.0], [2.0, 0.0]]))
     np.testing.assert_array_equal(to_numpy(xp.prod(A, axis=1)), [np.nan, np.nan, 6.0, 0.0])
@@ -142,6 +144,7 @@ def test_sum_dtype_rules_are_the_dense_ones():
     assert str(sparse_error.value) == str(dense_error.value)
 
 
+@pytest.mark.x64
 def test_dense_results_are_computed_densely():
     A = sparse_of(np.zeros((3, 0)))
     for fn in (xp.prod, xp.mean, xp.all):
@@ -167,6 +170,7 @@ def test_arg_extrema(name, dtype, data):
     assert_like_dense(jax.jit(lambda A: fn(A, axis=axis, keepdims=keepdims))(A), want, exact=True)
 
 
+@pytest.mark.x64
 def test_arg_extrema_ties_with_implicit_zeros():
     a = np.array([[0.0, -1.0, 0.0], [-1.0, 0.0, 2.0], [-2.0, -1.0, -3.0], [0.0, 0.0, 0.0], [1.0, 0.0, 1.0]])
     for layout in ("plain", "duplicates"):
@@ -193,6 +197,7 @@ def test_cumulative_prod(dtype, data):
 # --- transformations ------------------------------------------------------------------------
 
 
+@pytest.mark.x64
 def test_grad_of_reductions():
     a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
     A = sparse_of(a)
