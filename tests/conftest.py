@@ -85,12 +85,6 @@ def pytest_addoption(parser):
     )
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: an expensive property test; deselected in the dev loop (see --slow)")
-    config.addinivalue_line("markers", "x64: needs JAX's 64-bit mode on (skipped with JAX_ENABLE_X64=0)")
-    config.addinivalue_line("markers", "x64_off: needs JAX's 64-bit mode off (skipped unless JAX_ENABLE_X64=0)")
-
-
 def run_slow(config) -> bool:
     if config.getoption("slow"):
         return True

@@ -102,6 +102,8 @@ def test_unique_any_arrays(x):
     check_unique(x)
 
 
+# slow: test_unique_any_arrays and the examples below run the same checks in the dev loop
+@pytest.mark.slow
 @given(x=repeats(ALL))
 def test_unique_with_repeats(x):
     check_unique(x)

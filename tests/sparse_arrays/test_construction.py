@@ -598,6 +598,8 @@ def assert_same_buffers(A, B):
         np.testing.assert_array_equal(a, b)
 
 
+# slow: the jitted tests of fromdense run the same kernels in the dev loop
+@pytest.mark.slow
 @pytest.mark.x64
 @given(dense(min_dims=1, max_dims=3, max_side=3), st.data())
 def test_kernels_match_numpy_fromdense(x, data):
@@ -625,6 +627,8 @@ def test_kernels_match_numpy_fromdense(x, data):
                     raise ValueError("is smaller than the")
 
 
+# slow: the jitted tests of to_bcsr, sum_duplicates and sort_indices run the same kernels in the dev loop
+@pytest.mark.slow
 @pytest.mark.x64
 @given(coo_with_duplicates())
 def test_kernels_match_numpy_conversions(case):

@@ -158,6 +158,8 @@ def _promotable(op, d1, d2):
     return True
 
 
+# slow: each function's sparse-sparse case runs in the dev loop in test_each_sparse_sparse
+@pytest.mark.slow
 @given(binary_cases(sew.BINARY_KINDS))
 def test_sparse_sparse_matches_dense(case):
     name, a1, a2, l1, l2 = case
