@@ -1,18 +1,124 @@
-"""Test configuration: JAX's 64-bit mode and hypothesis profiles.
+"""Test configuration: JAX's 64-bit mode, JAX's persistent compilation cache, the hypothesis
+profiles and the markers.
 
-The suite runs with JAX's 64-bit mode on unless JAX_ENABLE_X64 is set in the environment
-(``tests/test_x64_off.py`` reruns the dtype-sensitive modules with it off, in a subprocess).
+Environment variables (all optional):
+
+- ``JAX_ENABLE_X64``: the suite runs with JAX's 64-bit mode on unless this says otherwise;
+  ``JAX_ENABLE_X64=0 python -m pytest`` runs it with the mode off (JAX's default). Tests marked
+  ``x64`` need the mode on, tests marked ``x64_off`` need it off; the others run in both.
+- ``HYPOTHESIS_PROFILE``: ``dev`` (the default: few examples, the same on every run), ``ci``
+  (more, still the same on every run: a red CI is a regression, not a new draw) or ``thorough``
+  (many, fresh ones on every run).
+- ``XP_TEST_SLOW``: ``1`` runs the tests marked ``slow`` (as ``--slow`` does), ``0`` leaves them
+  out. By default they run with the ``ci`` and ``thorough`` profiles only.
+- ``JAX_COMPILATION_CACHE_DIR``: where JAX keeps compiled kernels between runs (by default
+  ``.jax-cache/`` at the repository root); ``JAX_ENABLE_COMPILATION_CACHE=0`` turns the cache off.
+  Most of the suite's time is XLA compiling small kernels, so a warm cache makes runs several
+  times faster. Subprocesses started by tests inherit these settings.
 """
 
 import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 os.environ.setdefault("JAX_ENABLE_X64", "1")
+# Every kernel is worth caching: the suite compiles thousands of small ones, each in well under
+# JAX's default threshold of one second.
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(ROOT / ".jax-cache"))
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1")
 
-import hypothesis
+import hypothesis  # noqa: E402
+import jax  # noqa: E402
+import pytest  # noqa: E402
 
-# "default" and "quick" draw the same examples on every run (a red CI is a real regression, not
-# a new random draw); "thorough" explores: more examples, fresh ones each run.
-hypothesis.settings.register_profile("default", max_examples=40, deadline=None, print_blob=True, derandomize=True)
-hypothesis.settings.register_profile("thorough", max_examples=300, deadline=None, print_blob=True)
-hypothesis.settings.register_profile("quick", max_examples=10, deadline=None, print_blob=True, derandomize=True)
-hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+def _flag(value: str) -> bool:
+    """An environment flag as JAX reads it (1/0, true/false, yes/no, on/off)."""
+    if value.lower() in ("1", "true", "t", "yes", "y", "on"):
+        return True
+    if value.lower() in ("0", "false", "f", "no", "n", "off", ""):
+        return False
+    raise ValueError(f"not a boolean flag: {value!r}")
+
+
+# JAX reads these variables when it is imported; if something imported it before this file ran,
+# the configuration is set here so that the environment still decides.
+jax.config.update("jax_enable_x64", _flag(os.environ["JAX_ENABLE_X64"]))
+jax.config.update("jax_enable_compilation_cache", _flag(os.environ.get("JAX_ENABLE_COMPILATION_CACHE", "1")))
+jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
+jax.config.update(
+    "jax_persistent_cache_min_compile_time_secs", float(os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"])
+)
+jax.config.update(
+    "jax_persistent_cache_min_entry_size_bytes", int(os.environ["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"])
+)
+
+X64 = jax.config.jax_enable_x64
+
+# --- hypothesis profiles ----------------------------------------------------------------------
+# Example counts are set here only: no test sets its own (a test too expensive for the dev loop is
+# marked slow instead). dev and ci draw the same examples on every run; thorough explores.
+# dev's 10 keeps the default run at about 1.5 minutes with a warm cache and 4 to 5 minutes cold on
+# two cores (most of a cold run is compiling kernels: few examples of fixed shapes compile few);
+# ci's 40 is what every run drew before the profiles were split.
+
+PROFILES = {
+    "dev": {"max_examples": 10, "derandomize": True},
+    "ci": {"max_examples": 40, "derandomize": True},
+    "thorough": {"max_examples": 300, "derandomize": False},
+}
+for _name, _settings in PROFILES.items():
+    hypothesis.settings.register_profile(_name, deadline=None, print_blob=True, **_settings)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
+if PROFILE not in PROFILES:
+    raise ValueError(f"HYPOTHESIS_PROFILE must be one of {', '.join(PROFILES)}, got {PROFILE!r}")
+hypothesis.settings.load_profile(PROFILE)
+
+
+# --- markers and options ----------------------------------------------------------------------
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        help="also run the tests marked slow (the default with HYPOTHESIS_PROFILE=ci or thorough; or XP_TEST_SLOW=1)",
+    )
+
+
+def run_slow(config) -> bool:
+    if config.getoption("slow"):
+        return True
+    if "slow" in (config.getoption("markexpr") or ""):
+        return True  # -m selects by the marker itself
+    if "XP_TEST_SLOW" in os.environ:
+        return _flag(os.environ["XP_TEST_SLOW"])
+    return PROFILE in ("ci", "thorough")
+
+
+def pytest_report_header(config):
+    settings = hypothesis.settings.default
+    cache = jax.config.jax_compilation_cache_dir if jax.config.jax_enable_compilation_cache else "off"
+    return [
+        f"xp tests: hypothesis profile {PROFILE} ({settings.max_examples} examples"
+        f"{', derandomized' if settings.derandomize else ''}), "
+        f"slow tests {'included' if run_slow(config) else 'deselected (--slow or XP_TEST_SLOW=1 runs them)'}, "
+        f"JAX 64-bit mode {'on' if X64 else 'off'}, compilation cache {cache}"
+    ]
+
+
+def pytest_collection_modifyitems(config, items):
+    if not run_slow(config):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    x64_skip = pytest.mark.skip(reason="needs JAX's 64-bit mode (this run has JAX_ENABLE_X64=0)")
+    x64_off_skip = pytest.mark.skip(reason="needs JAX's 64-bit mode off (run with JAX_ENABLE_X64=0)")
+    for item in items:
+        if not X64 and item.get_closest_marker("x64"):
+            item.add_marker(x64_skip)
+        if X64 and item.get_closest_marker("x64_off"):
+            item.add_marker(x64_off_skip)

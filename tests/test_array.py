@@ -68,6 +68,7 @@ BINARY = [
 finite = st.one_of(st.just(0.0), st.floats(1e-3, 100), st.floats(-100, -1e-3))
 
 
+@pytest.mark.x64
 @given(hnp.arrays(np.float64, 5, elements=finite), hnp.arrays(np.float64, 5, elements=st.floats(0.5, 3)))
 @pytest.mark.parametrize(("op", "reference"), BINARY)
 def test_binary_operators_match_numpy(op, reference, a, b):
@@ -92,6 +93,7 @@ def test_bitwise_operators_match_numpy(a, shift):
     assert np.array_equal(np.asarray(abs(x)), np.abs(a))
 
 
+@pytest.mark.x64
 def test_matmul_operator():
     a = np.arange(6.0).reshape(2, 3)
     b = np.arange(3.0)
@@ -99,6 +101,7 @@ def test_matmul_operator():
     assert np.allclose(np.asarray(b @ xp.asarray(a).T), b @ a.T)
 
 
+@pytest.mark.x64
 def test_operators_take_foreign_arrays_on_either_side():
     x = xp.asarray([1.0, 2.0])
     for other in (np.array([1.0, 1.0]), jnp.array([1.0, 1.0]), np.float64(1.0)):
@@ -192,6 +195,7 @@ def test_integer_loop_compiles_once():
     assert _indexing._basic_set._cache_size() - before <= 2  # not one compilation per index
 
 
+@pytest.mark.x64
 def test_integer_array_indexing():
     a = np.arange(20).reshape(4, 5)
     x = xp.asarray(a)
@@ -237,6 +241,7 @@ def test_zero_dimensional_boolean_index():
     assert x[xp.asarray(False)].shape == (0, 3)
 
 
+@pytest.mark.x64
 def test_setitem_value_dtype_rules():
     x = xp.zeros(3, dtype=xp.float32)
     x[0] = 1  # a Python int fits a float array
@@ -324,6 +329,7 @@ def test_conversion_special_cases():
     assert z.real != z.real and z.imag != z.imag  # NaN + NaN j
 
 
+@pytest.mark.x64
 def test_numpy_conversion_and_dlpack():
     x = xp.asarray([1.0, 2.0])
     assert np.array_equal(np.asarray(x), [1.0, 2.0])
@@ -344,6 +350,7 @@ def test_iteration_and_len():
         iter(xp.asarray(1)).__next__()
 
 
+@pytest.mark.x64
 def test_repr_and_pickle():
     x = xp.asarray([1.0, 2.0])
     assert repr(x) == "Array([1., 2.], dtype=float64)"
@@ -364,6 +371,7 @@ def test_to_device():
 # --- JAX transformations --------------------------------------------------------------------
 
 
+@pytest.mark.x64
 def test_pytree_jit_grad_vmap():
     x = xp.asarray([1.0, 2.0, 3.0])
 

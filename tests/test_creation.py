@@ -41,6 +41,7 @@ def test_asarray_preserves_signed_zeros_and_nan_signs():
     assert np.signbit(np.asarray(xp.asarray(-math.nan)))
 
 
+@pytest.mark.x64
 def test_asarray_copy_semantics():
     x = xp.asarray([1.0, 2.0])
     assert xp.asarray(x) is x
@@ -92,6 +93,19 @@ def test_asarray_dtype_like_forms():
     assert xp.asarray(1, dtype=float).dtype == DEFAULT_FLOAT
     with pytest.raises(TypeError, match="dtype must be one of the array API dtypes"):
         xp.asarray(1, dtype="float16")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="xp bug: b.scalar_array caches the array of a Python scalar made inside a trace (a tracer) and "
+    "returns it to later eager calls",
+)
+def test_python_scalars_converted_under_jit_do_not_leak_into_eager_calls():
+    # a scalar no other test converts, so the first conversion is the one under jit
+    value = 1234.5678
+    traced = jax.jit(lambda v: xp.asarray(value, dtype=xp.float32).jax + v)(np.float32(1.0))
+    assert float(traced) == float(np.float32(value) + np.float32(1.0))
+    assert float(xp.asarray(value, dtype=xp.float32)) == float(np.float32(value))  # eager: a concrete array
 
 
 def test_asarray_device():
@@ -152,6 +166,7 @@ def test_arange_integers_match_numpy(start, stop, step):
     assert np.array_equal(np.asarray(out), np.arange(start, stop, step))
 
 
+@pytest.mark.x64
 @given(st.floats(-10, 10), st.floats(-10, 10), st.floats(0.1, 3))
 def test_arange_floats_have_the_right_length(start, stop, step):
     out = xp.arange(start, stop, step)
@@ -168,6 +183,7 @@ def test_arange_errors():
         xp.arange(0, 2.5, dtype=xp.int32)
 
 
+@pytest.mark.x64
 @given(st.floats(-100, 100), st.floats(-100, 100), st.integers(0, 20), st.booleans())
 def test_linspace_matches_numpy(start, stop, num, endpoint):
     out = xp.linspace(start, stop, num, endpoint=endpoint)
@@ -197,6 +213,7 @@ def test_meshgrid_returns_a_tuple():
         xp.meshgrid(a, indexing="yx")
 
 
+@pytest.mark.x64
 @given(st.integers(-4, 4))
 def test_tril_triu(k):
     a = np.arange(24).reshape(2, 3, 4)

@@ -4,6 +4,7 @@ Runs with JAX's 64-bit mode on or off."""
 
 import math
 
+import fixed_shapes
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -57,7 +58,7 @@ def elements(dtype):
 
 
 def arrays(dtypes, min_side=1, max_side=5, max_dims=3):
-    shapes = hnp.array_shapes(min_dims=1, max_dims=max_dims, min_side=min_side, max_side=max_side)
+    shapes = fixed_shapes.shapes(min_dims=1, max_dims=max_dims, min_side=min_side, max_side=max_side)
     return st.sampled_from(dtypes).flatmap(lambda d: hnp.arrays(d, shapes, elements=elements(d)))
 
 

@@ -1,6 +1,7 @@
 """Indexing functions: take and take_along_axis against NumPy; negative indices, eager bounds
 checks, clamping under jit, errors, vmap and grad. Runs with JAX's 64-bit mode on or off."""
 
+import fixed_shapes
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -19,7 +20,7 @@ FLOAT = dt.default_float()
 
 
 def arrays(min_dims=1, min_side=1):
-    shapes = hnp.array_shapes(min_dims=min_dims, max_dims=3, min_side=min_side, max_side=5)
+    shapes = fixed_shapes.shapes(min_dims=min_dims, max_dims=3, min_side=min_side, max_side=5)
     return st.sampled_from(AVAILABLE).flatmap(lambda d: hnp.arrays(d, shapes))
 
 

@@ -5,6 +5,7 @@ Runs with JAX's 64-bit mode on or off."""
 import contextlib
 import math
 
+import fixed_shapes
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -63,14 +64,14 @@ def elements(dtype):
     return st.builds(complex, part, part)
 
 
-batch_shapes = hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3)
+batch_shapes = fixed_shapes.shapes(min_dims=0, max_dims=2, min_side=0, max_side=3)
 
 
 @st.composite
 def matrices(draw, dtypes=FLOATING, square=False, min_side=1, max_side=4):
     dtype = draw(st.sampled_from(dtypes))
-    m = draw(st.integers(min_side, max_side))
-    n = m if square else draw(st.integers(min_side, max_side))
+    m = draw(fixed_shapes.sides(min_side, max_side))
+    n = m if square else draw(fixed_shapes.sides(min_side, max_side))
     shape = (*draw(batch_shapes), m, n)
     return draw(hnp.arrays(dtype, shape, elements=elements(dtype)))
 
@@ -173,7 +174,7 @@ def generic_matrices(draw):
     """Random square matrices (Gaussian entries): distinct, well-conditioned eigenvalues almost
     surely. Hypothesis picks the dtype, the shape and the seed."""
     dtype = draw(st.sampled_from(FLOATING))
-    n = draw(st.integers(1, 5))
+    n = draw(fixed_shapes.sides(1, 5))
     shape = (*draw(batch_shapes), n, n)
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     a = rng.standard_normal(shape)
@@ -391,7 +392,7 @@ def test_inv(a):
 def test_solve_matrix_right_hand_side(a, data):
     a = well_conditioned(a)
     m = a.shape[-1]
-    batch = data.draw(hnp.broadcastable_shapes(a.shape[:-2], max_dims=3, max_side=3), label="x2 batch")
+    batch = data.draw(fixed_shapes.broadcastable_with(a.shape[:-2]), label="x2 batch")
     k = data.draw(st.integers(1, 3), label="k")
     dtype = data.draw(st.sampled_from(FLOATING), label="x2 dtype")
     rhs = data.draw(hnp.arrays(dtype, (*batch, m, k), elements=elements(dtype)), label="x2")
@@ -512,7 +513,7 @@ def test_matrix_norm_of_empty_matrices_is_zero():
 def vector_norm_arguments(draw):
     dtype = draw(st.sampled_from(FLOATING))
     x = draw(
-        hnp.arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=4), elements=elements(dtype))
+        hnp.arrays(dtype, fixed_shapes.shapes(min_dims=0, max_dims=3, min_side=1, max_side=4), elements=elements(dtype))
     )
     if x.ndim == 0:
         axis = None
@@ -558,7 +559,7 @@ def cross_arguments(draw):
     if promoted(d1, d2) is None:
         d1 = d2
     shape1, shape2 = draw(
-        hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, max_side=3)
+        fixed_shapes.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, max_side=3)
     ).input_shapes
     low = min(len(shape1), len(shape2))
     axis = draw(st.integers(-low, -1))
@@ -593,8 +594,8 @@ def test_cross_errors():
 
 
 @given(
-    x1=st.sampled_from(NUMERIC).flatmap(lambda d: hnp.arrays(d, st.integers(0, 4), elements=elements(d))),
-    x2=st.sampled_from(NUMERIC).flatmap(lambda d: hnp.arrays(d, st.integers(0, 4), elements=elements(d))),
+    x1=st.sampled_from(NUMERIC).flatmap(lambda d: hnp.arrays(d, fixed_shapes.sides(0, 4), elements=elements(d))),
+    x2=st.sampled_from(NUMERIC).flatmap(lambda d: hnp.arrays(d, fixed_shapes.sides(0, 4), elements=elements(d))),
 )
 def test_outer(x1, x2):
     if promoted(x1.dtype, x2.dtype) is None:

@@ -3,6 +3,7 @@ values against NumPy on generated arrays, the dtype and broadcasting rules, matr
 a view, behaviour under jit, vmap and grad, and the error messages. Runs with JAX's 64-bit mode
 on or off."""
 
+import fixed_shapes
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -71,8 +72,8 @@ def check(result, expected, dtype, size=1):
 @st.composite
 def matmul_arguments(draw):
     d1, d2 = draw(dtype_pairs())
-    m, k, n = draw(st.integers(0, 4)), draw(st.integers(0, 4)), draw(st.integers(0, 4))
-    batch1, batch2 = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=2, max_side=3)).input_shapes
+    m, k, n = (draw(fixed_shapes.sides(0, 4)) for _ in range(3))
+    batch1, batch2 = draw(fixed_shapes.mutually_broadcastable_shapes(num_shapes=2, max_dims=2, max_side=3)).input_shapes
     form = draw(st.sampled_from(["matrices", "vector @ matrix", "matrix @ vector", "vectors"]))
     shape1 = (k,) if form in ("vector @ matrix", "vectors") else (*batch1, m, k)
     shape2 = (k,) if form in ("matrix @ vector", "vectors") else (*batch2, k, n)
@@ -135,7 +136,9 @@ def test_matmul_dtype_errors():
 
 @given(
     x=st.sampled_from(AVAILABLE).flatmap(
-        lambda d: hnp.arrays(d, hnp.array_shapes(min_dims=2, max_dims=4, min_side=0, max_side=3), elements=elements(d))
+        lambda d: hnp.arrays(
+            d, fixed_shapes.shapes(min_dims=2, max_dims=4, min_side=0, max_side=3), elements=elements(d)
+        )
     )
 )
 def test_matrix_transpose_matches_numpy(x):
@@ -164,12 +167,12 @@ def test_matrix_transpose_errors():
 @st.composite
 def tensordot_arguments(draw):
     d1, d2 = draw(dtype_pairs())
-    shape1 = draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=3))
+    shape1 = draw(fixed_shapes.shapes(min_dims=0, max_dims=4, min_side=0, max_side=3))
     ndim2 = draw(st.integers(0, 4))
     if draw(st.booleans()):  # an int: the last `count` axes of x1 with the first of x2
         count = draw(st.integers(0, min(len(shape1), ndim2)))
         contracted = shape1[len(shape1) - count :]
-        rest = draw(hnp.array_shapes(min_dims=ndim2 - count, max_dims=ndim2 - count, min_side=0, max_side=3))
+        rest = draw(fixed_shapes.shapes(min_dims=ndim2 - count, max_dims=ndim2 - count, min_side=0, max_side=3))
         shape2 = contracted + rest
         axes = count
         np_axes = count
@@ -237,11 +240,11 @@ def test_tensordot_errors(axes, kind, pattern):
 def vecdot_arguments(draw):
     d1, d2 = draw(dtype_pairs())
     shape1, shape2 = draw(
-        hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, min_side=0, max_side=3)
+        fixed_shapes.mutually_broadcastable_shapes(num_shapes=2, min_dims=1, max_dims=3, min_side=0, max_side=3)
     ).input_shapes
     low = min(len(shape1), len(shape2))
     axis = draw(st.integers(-low, -1))
-    size = draw(st.integers(0, 4))
+    size = draw(fixed_shapes.sides(0, 4))
     shape1, shape2 = list(shape1), list(shape2)
     shape1[axis] = shape2[axis] = size
     x1 = draw(hnp.arrays(d1, tuple(shape1), elements=elements(d1)))

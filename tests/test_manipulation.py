@@ -8,10 +8,11 @@ and through the NumPy view of the same data must leave both bases (and both view
 import itertools
 import math
 
+import fixed_shapes
 import jax
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -24,7 +25,7 @@ NUMERIC = [d for d in DTYPES if d in dt.NUMERIC]
 
 
 def shapes(min_dims=0, max_dims=4, min_side=0, max_side=4):
-    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side)
+    return fixed_shapes.shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side)
 
 
 def elements(dtype):
@@ -322,9 +323,6 @@ def test_accepts_numpy_and_jax_arrays_and_scalars():
 
 # --- views ----------------------------------------------------------------------------------
 
-# each example compiles a few kernels for a new shape and dtype: half the profile's examples
-fewer_examples = settings(max_examples=max(10, settings.default.max_examples // 2))
-
 VIEW_FUNCTIONS = ["reshape", "permute_dims", "moveaxis", "expand_dims", "squeeze", "flip", "unstack", "T", "mT"]
 
 
@@ -368,7 +366,6 @@ def view_cases(draw, name):
 
 
 @pytest.mark.parametrize("name", VIEW_FUNCTIONS)
-@fewer_examples
 @given(data=st.data())
 def test_views_write_through_like_numpy(name, data):
     base, view_xp, view_np = data.draw(view_cases(name))
@@ -394,7 +391,6 @@ def test_views_write_through_like_numpy(name, data):
         check(x, nx)
 
 
-@fewer_examples
 @given(x=arrays(min_dims=2, max_dims=3, min_side=1, max_side=3), data=st.data())
 def test_chained_views_write_through(x, data):
     a, na = xp.asarray(x), x.copy()

@@ -1,5 +1,6 @@
 """Searching functions: argmax, argmin, count_nonzero, nonzero, searchsorted, where."""
 
+import fixed_shapes
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -27,7 +28,9 @@ def array_of(dtype, shape, **kw):
 
 def arrays(dtypes, shape=None, min_dims=0, min_side=0, **kw):
     shape = (
-        shape if shape is not None else hnp.array_shapes(min_dims=min_dims, max_dims=3, min_side=min_side, max_side=5)
+        shape
+        if shape is not None
+        else fixed_shapes.shapes(min_dims=min_dims, max_dims=3, min_side=min_side, max_side=5)
     )
     return st.sampled_from(dtypes).flatmap(lambda d: array_of(d, shape, **kw))
 
@@ -167,8 +170,8 @@ def test_nonzero_does_not_recompile_per_count():
     side=st.sampled_from(["left", "right"]),
 )
 def test_searchsorted_matches_numpy(data, dtype, side):
-    x1 = np.sort(data.draw(array_of(dtype, st.integers(0, 8)), label="x1"))
-    x2 = data.draw(array_of(dtype, hnp.array_shapes(min_dims=0, max_dims=2, max_side=4)), label="x2")
+    x1 = np.sort(data.draw(array_of(dtype, fixed_shapes.sides(0, 8)), label="x1"))
+    x2 = data.draw(array_of(dtype, fixed_shapes.shapes(min_dims=0, max_dims=2, max_side=4)), label="x2")
     result = xp.searchsorted(xp.asarray(x1), xp.asarray(x2), side=side)
     check(result, np.searchsorted(x1, x2, side=side), INDEX)
 
@@ -176,10 +179,12 @@ def test_searchsorted_matches_numpy(data, dtype, side):
 @given(data=st.data(), side=st.sampled_from(["left", "right"]))
 def test_searchsorted_with_sorter(data, side):
     x1 = data.draw(
-        array_of(np.float32, st.integers(1, 8), elements=st.floats(-5, 5, width=32, allow_subnormal=False)), label="x1"
+        array_of(np.float32, fixed_shapes.sides(1, 8), elements=st.floats(-5, 5, width=32, allow_subnormal=False)),
+        label="x1",
     )
     x2 = data.draw(
-        array_of(np.float32, st.integers(0, 5), elements=st.floats(-6, 6, width=32, allow_subnormal=False)), label="x2"
+        array_of(np.float32, fixed_shapes.sides(0, 5), elements=st.floats(-6, 6, width=32, allow_subnormal=False)),
+        label="x2",
     )
     sorter = np.argsort(x1, kind="stable").astype(INDEX)
     result = xp.searchsorted(xp.asarray(x1), xp.asarray(x2), side=side, sorter=xp.asarray(sorter))
@@ -244,7 +249,7 @@ def test_searchsorted_transforms():
 
 @given(
     data=st.data(),
-    shapes=hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=3),
+    shapes=fixed_shapes.mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=3),
     dtypes=st.tuples(st.sampled_from(ALL), st.sampled_from(ALL)).filter(
         lambda p: p in dt.STANDARD_PAIRS and dt.is_available(dt.PROMOTION_TABLE[p])
     ),

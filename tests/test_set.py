@@ -1,5 +1,6 @@
 """Set functions: isin and the unique_* family (NaNs distinct, signed zeros one value)."""
 
+import fixed_shapes
 import jax
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ def array_of(dtype, shape, **kw):
 
 
 def arrays(dtypes, max_side=6, **kw):
-    shape = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=max_side)
+    shape = fixed_shapes.shapes(min_dims=0, max_dims=3, min_side=0, max_side=max_side)
     return st.sampled_from(dtypes).flatmap(lambda d: array_of(d, shape, **kw))
 
 
@@ -33,8 +34,8 @@ def repeats(dtypes):
     """Arrays with many repeated values (drawn from a small pool, NaNs and signed zeros included)."""
 
     def build(dtype):
-        pool = array_of(dtype, st.integers(1, 4))
-        return pool.flatmap(lambda p: array_of(dtype, hnp.array_shapes(min_dims=0, max_dims=3, max_side=6),
+        pool = array_of(dtype, fixed_shapes.sides(1, 4))
+        return pool.flatmap(lambda p: array_of(dtype, fixed_shapes.shapes(min_dims=0, max_dims=3, max_side=6),
                                                  elements=st.sampled_from(list(p))))  # fmt: skip
 
     return st.sampled_from(dtypes).flatmap(build)
@@ -101,6 +102,8 @@ def test_unique_any_arrays(x):
     check_unique(x)
 
 
+# slow: test_unique_any_arrays and the examples below run the same checks in the dev loop
+@pytest.mark.slow
 @given(x=repeats(ALL))
 def test_unique_with_repeats(x):
     check_unique(x)
@@ -166,10 +169,10 @@ def test_unique_keeps_the_device():
 )
 def test_isin_matches_numpy(dtypes, data, invert):
     # values from a small pool, so that matches are common; the pool holds NaN and -0.0 for floats
-    pool = data.draw(array_of(dtypes[0], st.integers(1, 4)), label="pool")
-    x1 = data.draw(array_of(dtypes[0], hnp.array_shapes(min_dims=0, max_dims=2, max_side=5),
+    pool = data.draw(array_of(dtypes[0], fixed_shapes.sides(1, 4)), label="pool")
+    x1 = data.draw(array_of(dtypes[0], fixed_shapes.shapes(min_dims=0, max_dims=2, max_side=5),
                               elements=st.sampled_from(list(pool))), label="x1")  # fmt: skip
-    x2 = data.draw(array_of(dtypes[1], hnp.array_shapes(min_dims=0, max_dims=2, max_side=5)), label="x2")
+    x2 = data.draw(array_of(dtypes[1], fixed_shapes.shapes(min_dims=0, max_dims=2, max_side=5)), label="x2")
     if np.can_cast(dtypes[0], dtypes[1]):
         x2 = np.concatenate([x2.reshape(-1), pool.astype(dtypes[1])[:1]])  # one certain match
     result = xp.isin(xp.asarray(x1), xp.asarray(x2), invert=invert)

@@ -1,5 +1,6 @@
 """Sorting functions: sort and argsort (stability, descending order, NaNs, signed zeros)."""
 
+import fixed_shapes
 import jax
 import numpy as np
 import pytest
@@ -23,13 +24,13 @@ def array_of(dtype, shape, **kw):
 
 
 def arrays(dtypes, min_dims=1, **kw):
-    shape = hnp.array_shapes(min_dims=min_dims, max_dims=3, min_side=0, max_side=6)
+    shape = fixed_shapes.shapes(min_dims=min_dims, max_dims=3, min_side=0, max_side=6)
     return st.sampled_from(dtypes).flatmap(lambda d: array_of(d, shape, **kw))
 
 
 def small_ints(dtype=np.int8):
     # few distinct values, so that ties (and stability) matter
-    return array_of(dtype, hnp.array_shapes(min_dims=1, max_dims=2, max_side=8), elements=st.integers(0, 3))
+    return array_of(dtype, fixed_shapes.shapes(min_dims=1, max_dims=2, max_side=8), elements=st.integers(0, 3))
 
 
 def reference_argsort(x, axis, descending):

@@ -4,6 +4,7 @@ behaviour under jit, vmap and grad. Runs with JAX's 64-bit mode on or off."""
 import math
 import warnings
 
+import fixed_shapes
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -46,7 +47,7 @@ def elements(dtype, nan=False):
 
 
 def arrays(dtypes, min_dims=0, max_side=5, nan=False):
-    shapes = hnp.array_shapes(min_dims=min_dims, max_dims=3, min_side=0, max_side=max_side)
+    shapes = fixed_shapes.shapes(min_dims=min_dims, max_dims=3, min_side=0, max_side=max_side)
     return st.sampled_from(dtypes).flatmap(lambda d: hnp.arrays(d, shapes, elements=elements(d, nan)))
 
 

@@ -5,6 +5,7 @@ result."""
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from fixed_shapes import shapes
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from jax.experimental import sparse as jsparse
@@ -35,7 +36,7 @@ def dense_arrays(dtype, shape):
     return hnp.arrays(dtype, shape, elements=elements(dtype))
 
 
-SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)
+SHAPES = shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)
 LAYOUTS = ("plain", "padded", "duplicates", "batched", "dense_block", "bcsr")
 
 

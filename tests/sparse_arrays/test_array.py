@@ -8,7 +8,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from fixed_shapes import shapes
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from jax.experimental import sparse as jsparse
@@ -46,6 +47,7 @@ def test_attributes():
     assert A.__array_namespace__(api_version="2025.12") is xp
 
 
+@pytest.mark.x64
 def test_repr():
     assert repr(xs.fromdense(xp.asarray(X))) == "BCOO(float32[3, 4], nse=5)"
     assert repr(xs.fromdense(xp.asarray(X), format="bcsr")) == "BCSR(float32[3, 4], nse=5)"
@@ -148,12 +150,8 @@ def test_operators_reach_the_sparse_implementations():
 # --- transposes and devices -----------------------------------------------------------------
 
 
-@settings(max_examples=15)
-@given(
-    hnp.arrays(
-        np.float64, hnp.array_shapes(min_dims=2, max_dims=4, max_side=3), elements=st.sampled_from([0.0, 1.0, -2.5])
-    )
-)
+@pytest.mark.x64
+@given(hnp.arrays(np.float64, shapes(min_dims=2, max_dims=4, max_side=3), elements=st.sampled_from([0.0, 1.0, -2.5])))
 def test_transposes_match_dense(x):
     A = xs.fromdense(xp.asarray(x))
     mT = A.mT
@@ -238,12 +236,7 @@ def test_grad_through_fromdense_reaches_the_stored_elements_only():
     assert_same(grad, np.where(X != 0, 3.0, 0.0).astype(np.float32))
 
 
-@settings(max_examples=15)
-@given(
-    hnp.arrays(
-        np.float32, hnp.array_shapes(min_dims=2, max_dims=3, max_side=3), elements=st.sampled_from([0.0, 1.5, -1.0])
-    )
-)
+@given(hnp.arrays(np.float32, shapes(min_dims=2, max_dims=3, max_side=3), elements=st.sampled_from([0.0, 1.5, -1.0])))
 def test_vmap_over_a_batch_dimension(x):
     A = xs.fromdense(xp.asarray(x), n_batch=1)
     assert_same(jax.vmap(lambda a: a.todense())(A), x)

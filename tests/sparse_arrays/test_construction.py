@@ -13,7 +13,8 @@ import jax
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
+from fixed_shapes import shapes, sides
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -23,14 +24,13 @@ from xp.sparse import _buffers
 from xp.sparse import _creation as creation
 
 DTYPES = [np.float32, np.float64, np.int32, np.int8, np.uint16, np.bool_, np.complex64]
-SETTINGS = settings(max_examples=25)
 
 
 @st.composite
 def dense(draw, dtypes=DTYPES, min_dims=0, max_dims=3, max_side=4):
     """A NumPy array of mostly zeros (negative zeros and NaNs included for floats)."""
     dtype = np.dtype(draw(st.sampled_from(dtypes)))
-    shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=0, max_side=max_side))
+    shape = draw(shapes(min_dims=min_dims, max_dims=max_dims, min_side=0, max_side=max_side))
     if dtype.kind == "f":
         elements = st.sampled_from([1.5, -2.0, -0.0, np.nan, np.inf, 3.0])
     elif dtype.kind == "c":
@@ -72,7 +72,7 @@ def lexicographic(indices: np.ndarray) -> bool:
 # --- fromdense ------------------------------------------------------------------------------
 
 
-@SETTINGS
+@pytest.mark.x64
 @given(dense())
 def test_fromdense_round_trips_bit_for_bit(x):
     A = xs.fromdense(xp.asarray(x))
@@ -86,7 +86,7 @@ def test_fromdense_round_trips_bit_for_bit(x):
     assert_same(A.todense(), x)
 
 
-@SETTINGS
+@pytest.mark.x64
 @given(dense(min_dims=1), st.data())
 def test_fromdense_layouts(x, data):
     n_batch = data.draw(st.integers(0, x.ndim))
@@ -99,7 +99,7 @@ def test_fromdense_layouts(x, data):
     assert_same(jax.jit(lambda a: a.todense())(A), x)
 
 
-@SETTINGS
+@pytest.mark.x64
 @given(dense(min_dims=2, max_dims=3), st.data())
 def test_fromdense_bcsr(x, data):
     n_batch = x.ndim - 2
@@ -115,7 +115,7 @@ def test_fromdense_bcsr(x, data):
         np.testing.assert_array_equal(np.asarray(A.indptr), np.cumsum([0, *per_row]))
 
 
-@SETTINGS
+@pytest.mark.x64
 @given(dense(), st.integers(0, 3))
 def test_fromdense_with_a_larger_nse_pads_and_works_under_jit(x, extra):
     count = stored_count(x)
@@ -129,6 +129,7 @@ def test_fromdense_with_a_larger_nse_pads_and_works_under_jit(x, extra):
         assert A.sum_duplicates().nse == (min(nse, 1) if x.ndim == 0 else count)
 
 
+@pytest.mark.x64
 def test_fromdense_index_dtype_and_int64_dimensions():
     x = xp.asarray([[0, 1], [2, 0]])
     assert xs.fromdense(x, index_dtype=xp.int8).indices.dtype == xp.int8
@@ -184,6 +185,7 @@ def test_fromdense_under_a_trace_needs_nse():
     assert isinstance(info.value, xp._errors.DataDependentShapeError)
 
 
+@pytest.mark.x64
 def test_fromdense_gradient_and_vmap():
     x = xp.asarray([[0.0, 2.0], [3.0, 0.0]])
     grad = jax.grad(lambda v: xp.sum(xs.fromdense(v, nse=2).todense() ** 3).jax)(x)
@@ -195,11 +197,11 @@ def test_fromdense_gradient_and_vmap():
 # --- BCOO and BCSR constructors -------------------------------------------------------------
 
 
-@SETTINGS
+@pytest.mark.x64
 @given(st.data())
 def test_bcoo_constructor_matches_a_dense_scatter(data):
-    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
-    nse = data.draw(st.integers(0, 8))
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+    nse = data.draw(sides(0, 8))
     indices = np.asarray(
         [[data.draw(st.integers(0, n - 1)) for n in shape] for _ in range(nse)], dtype=np.int32
     ).reshape(nse, len(shape))
@@ -214,6 +216,7 @@ def test_bcoo_constructor_matches_a_dense_scatter(data):
     assert_same(traced, expected)
 
 
+@pytest.mark.x64
 def test_bcoo_constructor_batched_and_dense_dimensions():
     data = xp.asarray([[[1.0, 2.0]], [[3.0, 4.0]]])  # batch 2, nse 1, dense 2
     indices = xp.asarray([[[1]], [[0]]])  # batch 2, nse 1, n_sparse 1
@@ -231,7 +234,8 @@ BCOO_ERRORS = [
     (([1.0], [[0, 3]]), (2, 3), {}, IndexError,
      r"xp.sparse.BCOO: indices holds 3, out of bounds for sparse dimension 1 of size 3 \(indices must lie in \[0, size\); nothing is clamped\)"),
     (([1.0], [[-1, 0]]), (2, 3), {}, IndexError, r"xp.sparse.BCOO: indices holds -1, out of bounds for sparse dimension 0 of size 2 \(indices must lie in \[0, size\); nothing is clamped\)"),
-    (([1.0], [[0.0, 1.0]]), (2, 3), {}, TypeError, "xp.sparse.BCOO: indices must have an integer dtype, got float64"),
+    pytest.param(([1.0], [[0.0, 1.0]]), (2, 3), {}, TypeError, "xp.sparse.BCOO: indices must have an integer dtype, got float64",
+                 marks=pytest.mark.x64),
     (([1.0], [[True, False]]), (2, 3), {}, TypeError, "xp.sparse.BCOO: indices must have an integer dtype, got bool"),
     (([1.0, 2.0], [[0, 1]]), (2, 3), {}, ValueError,
      r"xp.sparse.BCOO: data must have shape \(1,\) for indices of shape \(1, 2\) and shape \(2, 3\), got \(2,\)"),
@@ -258,6 +262,7 @@ def test_bcoo_constructor_errors(args, shape, kwargs, kind, message):
         xs.BCOO((data, indices), shape=shape, **kwargs)
 
 
+@pytest.mark.x64
 def test_bcoo_constructor_argument_errors():
     with pytest.raises(
         TypeError,
@@ -282,6 +287,7 @@ def test_bcoo_constructor_detects_order_and_uniqueness():
     assert not unsorted.indices_sorted and unsorted.unique_indices
 
 
+@pytest.mark.x64
 def test_bcoo_constructor_under_a_trace_checks_shapes_only():
     indices = xp.asarray([[0, 1]])
 
@@ -300,6 +306,7 @@ def bcsr(data, indices, indptr, shape, **kwargs):
     return xs.BCSR((xp.asarray(data), xp.asarray(indices), xp.asarray(indptr)), shape=shape, **kwargs)
 
 
+@pytest.mark.x64
 def test_bcsr_constructor_matches_scipy():
     S = sp.csr_array(np.asarray([[0.0, 1.0, 2.0], [0.0, 0.0, 0.0], [3.0, 0.0, 4.0]]))
     A = bcsr(S.data, S.indices.astype(np.int32), S.indptr.astype(np.int32), S.shape)
@@ -320,7 +327,8 @@ BCSR_ERRORS = [
      "xp.sparse.BCSR: indptr must be non-decreasing from 0 to at most nse=2 in each batch"),
     (([1.0], [0], [1, 1, 1]), (2, 3), {}, ValueError, "xp.sparse.BCSR: indptr must be non-decreasing from 0 to at most nse=1"),
     (([1.0], [0], [0, 1, 2]), (2, 3), {}, ValueError, "xp.sparse.BCSR: indptr must be non-decreasing from 0 to at most nse=1"),
-    (([1.0], [0.0], [0, 1, 1]), (2, 3), {}, TypeError, "xp.sparse.BCSR: indices must have an integer dtype, got float64"),
+    pytest.param(([1.0], [0.0], [0, 1, 1]), (2, 3), {}, TypeError, "xp.sparse.BCSR: indices must have an integer dtype, got float64",
+                 marks=pytest.mark.x64),
     (([1.0, 2.0], [0], [0, 1, 1]), (2, 3), {}, ValueError,
      r"xp.sparse.BCSR: data must have shape \(1,\) for indices of shape \(1,\) and shape \(2, 3\), got \(2,\)"),
     (([1.0], [0], [0, 1, 1]), (3,), {}, ValueError, r"xp.sparse.BCSR: indices of shape \(1,\) \(shape \(\*batch, nse\)\) do not fit shape \(3,\)"),
@@ -337,6 +345,7 @@ def test_bcsr_constructor_errors(args, shape, kwargs, kind, message):
         bcsr(*args, shape, **kwargs)
 
 
+@pytest.mark.x64
 def test_bcsr_constructor_index_dtypes_must_agree():
     with pytest.raises(
         TypeError, match="^xp.sparse.BCSR: indices and indptr must have the same dtype, got int32 and int64$"
@@ -344,6 +353,7 @@ def test_bcsr_constructor_index_dtypes_must_agree():
         xs.BCSR((xp.asarray([1.0]), xp.asarray([0], dtype=xp.int32), xp.asarray([0, 1])), shape=(1, 2))
 
 
+@pytest.mark.x64
 def test_bcsr_entries_past_indptr_are_padding():
     A = bcsr([1.0, 9.0], [0, 7], [0, 1, 1], (2, 2))  # the second entry is padding: not checked, not read
     assert_same(A.todense(), [[1.0, 0.0], [0.0, 0.0]])
@@ -357,8 +367,8 @@ def coo_with_duplicates(draw, max_batch=2):
     """A BCOO with unsorted, repeated indices (and the dense array it stands for)."""
     n_batch = draw(st.integers(0, 1))
     batch = tuple(draw(st.integers(1, max_batch)) for _ in range(n_batch))
-    sparse_shape = draw(hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=4))
-    nse = draw(st.integers(0, 7))
+    sparse_shape = draw(shapes(min_dims=2, max_dims=2, min_side=1, max_side=4))
+    nse = draw(sides(0, 7))
     count = int(np.prod(batch, dtype=int)) * nse
     coords = np.asarray(
         [[draw(st.integers(0, n - 1)) for n in sparse_shape] for _ in range(count)], dtype=np.int32
@@ -371,7 +381,7 @@ def coo_with_duplicates(draw, max_batch=2):
     return xs.BCOO((xp.asarray(values), xp.asarray(coords)), shape=(*batch, *sparse_shape)), expected
 
 
-@SETTINGS
+@pytest.mark.x64
 @given(coo_with_duplicates())
 def test_bcoo_to_bcsr_and_back(case):
     A, expected = case
@@ -396,7 +406,7 @@ def test_to_bcsr_needs_two_sparse_dimensions():
         A.to_bcsr()
 
 
-@SETTINGS
+@pytest.mark.x64
 @given(coo_with_duplicates())
 def test_sum_duplicates(case):
     A, expected = case
@@ -415,7 +425,7 @@ def test_sum_duplicates(case):
     assert_same(csr.todense(), expected)
 
 
-@SETTINGS
+@pytest.mark.x64
 @given(coo_with_duplicates())
 def test_sort_indices(case):
     A, expected = case
@@ -438,7 +448,7 @@ def test_sum_duplicates_errors():
 # --- SciPy ----------------------------------------------------------------------------------
 
 
-@SETTINGS
+@pytest.mark.x64
 @given(
     dense(dtypes=[np.float64, np.float32, np.int32, np.complex128], min_dims=2, max_dims=2),
     st.sampled_from(["coo", "csr", "csc"]),
@@ -455,7 +465,7 @@ def test_from_scipy(x, scipy_format):
     assert_same(xs.asarray(S).todense(), S.toarray())
 
 
-@SETTINGS
+@pytest.mark.x64
 @given(coo_with_duplicates(), st.sampled_from([None, "coo", "csr", "csc"]))
 def test_to_scipy(case, scipy_format):
     A, expected = case
@@ -481,6 +491,7 @@ def _coordinates(A):
     return [(b, *r) for b in range(A.shape[0]) for r in indices[b]]
 
 
+@pytest.mark.x64
 def test_to_scipy_with_dense_dimensions_and_padding():
     x = np.asarray([[[0.0, 1.0], [0.0, 0.0]], [[2.0, 0.0], [3.0, 4.0]]])
     A = xs.fromdense(xp.asarray(x), n_batch=1, n_dense=1, nse=3)  # padded: JAX's out-of-bounds convention
@@ -489,6 +500,7 @@ def test_to_scipy_with_dense_dimensions_and_padding():
     assert S.nnz == 6  # the stored blocks, zeros within them included
 
 
+@pytest.mark.x64
 def test_scipy_errors():
     wide = sp.coo_array((np.ones(2, np.longdouble), ([0, 1], [0, 1])), shape=(2, 2))
     with pytest.raises(TypeError, match="^xp.sparse.from_scipy: s must be a scipy.sparse array or matrix, got ndarray"):
@@ -586,7 +598,9 @@ def assert_same_buffers(A, B):
         np.testing.assert_array_equal(a, b)
 
 
-@settings(max_examples=12)
+# slow: the jitted tests of fromdense run the same kernels in the dev loop
+@pytest.mark.slow
+@pytest.mark.x64
 @given(dense(min_dims=1, max_dims=3, max_side=3), st.data())
 def test_kernels_match_numpy_fromdense(x, data):
     n_batch = data.draw(st.integers(0, x.ndim))
@@ -613,7 +627,9 @@ def test_kernels_match_numpy_fromdense(x, data):
                     raise ValueError("is smaller than the")
 
 
-@settings(max_examples=12)
+# slow: the jitted tests of to_bcsr, sum_duplicates and sort_indices run the same kernels in the dev loop
+@pytest.mark.slow
+@pytest.mark.x64
 @given(coo_with_duplicates())
 def test_kernels_match_numpy_conversions(case):
     A, expected = case
@@ -637,14 +653,17 @@ def test_kernels_match_numpy_conversions(case):
         assert_same(B.todense(), expected)
 
 
+@pytest.mark.x64
 def test_kernels_check_construction():
     with kernels_only():
-        for args, shape, kwargs, kind, message in BCOO_ERRORS:
+        for case in BCOO_ERRORS:
+            args, shape, kwargs, kind, message = getattr(case, "values", case)  # a pytest.param or a tuple
             if kind is TypeError:
                 continue
             with pytest.raises(kind, match=f"^{message}$"):
                 xs.BCOO(tuple(xp.asarray(a) for a in args), shape=shape, **kwargs)
-        for args, shape, kwargs, kind, message in BCSR_ERRORS:
+        for case in BCSR_ERRORS:
+            args, shape, kwargs, kind, message = getattr(case, "values", case)  # a pytest.param or a tuple
             with pytest.raises(kind, match=f"^{message}"):
                 bcsr(*args, shape, **kwargs)
         A = bcsr([1.0, 9.0, 2.0], [1, 7, 0], [0, 1, 1], (2, 2))
@@ -652,13 +671,10 @@ def test_kernels_check_construction():
         assert_same(A.todense(), [[0.0, 1.0], [0.0, 0.0]])
 
 
-X64_OFF_SCRIPT = textwrap.dedent(
-    """
-    import jax, numpy as np, pytest, scipy.sparse as sp
-    import xp
-    import xp.sparse as xs
-
-    assert not jax.config.jax_enable_x64
+@pytest.mark.x64_off
+def test_with_64_bit_mode_off():
+    """32-bit values and indices; 64-bit data, dtypes and index dtypes are errors, not silent
+    truncations."""
     A = xs.asarray([[0.0, 1.5], [2.0, 0.0]])
     assert A.dtype == xp.float32 and A.indices.dtype == xp.int32 and A.nse == 2
     np.testing.assert_array_equal(np.asarray(A.todense()), [[0, 1.5], [2, 0]])
@@ -671,15 +687,3 @@ X64_OFF_SCRIPT = textwrap.dedent(
         xs.zeros((2**32,))
     with pytest.raises(TypeError, match="^xp.sparse.eye: dtype=float64: .*64-bit mode"):
         xs.eye(2, dtype=xp.float64)
-    print("ok")
-    """
-)
-
-
-def test_x64_off(tmp_path):
-    env = {**os.environ, "JAX_ENABLE_X64": "0"}
-    result = subprocess.run(
-        [sys.executable, "-c", X64_OFF_SCRIPT], capture_output=True, text=True, env=env, cwd=tmp_path
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.strip() == "ok"

@@ -46,6 +46,7 @@ M3 = random_dense(RNG, (2, 4, 5))
 # --- conversion -----------------------------------------------------------------------------
 
 
+@pytest.mark.x64
 @pytest.mark.parametrize(("fromdense", "todense", "kind"), [
     (xs.bcoo_fromdense, xs.bcoo_todense, xs.BCOO), (xs.bcsr_fromdense, xs.bcsr_todense, xs.BCSR)])  # fmt: skip
 def test_fromdense_todense(fromdense, todense, kind):
@@ -61,6 +62,7 @@ def test_fromdense_todense(fromdense, todense, kind):
     assert fromdense(M).nse == A.nse  # NumPy input
 
 
+@pytest.mark.x64
 def test_fromdense_errors():
     with pytest.raises(ValueError, match=r"^xp.sparse.bcoo_fromdense: nse=2 is smaller than the \d+ nonzero elements"):
         xs.bcoo_fromdense(xp.asarray(M), nse=2)
@@ -83,6 +85,7 @@ def test_fromdense_errors():
         xs.bcsr_todense(xp.asarray(M))
 
 
+@pytest.mark.x64
 def test_jax_sparse_arrays_are_accepted():
     A = jsparse.BCOO.fromdense(jnp.asarray(M))
     check(xs.bcoo_todense(A), M)
@@ -99,6 +102,7 @@ DOT_CASES = [
 ]
 
 
+@pytest.mark.x64
 @pytest.mark.parametrize(("s1", "s2", "contract", "batch"), DOT_CASES)
 @pytest.mark.parametrize("kinds", ["sd", "ds", "ss"])
 def test_bcoo_dot_general(s1, s2, contract, batch, kinds):
@@ -113,6 +117,7 @@ def test_bcoo_dot_general(s1, s2, contract, batch, kinds):
         check(out, expected, xs.BCOO if kinds == "ss" else xp.Array)
 
 
+@pytest.mark.x64
 def test_bcoo_dot_general_promotes_and_checks():
     A = xs.bcoo_fromdense(xp.asarray(M.astype(np.float32)))
     out = xs.bcoo_dot_general(A, xp.ones(5, dtype=xp.int16), dimension_numbers=(([1], [0]), ([], [])))
@@ -137,6 +142,7 @@ def test_bcoo_dot_general_promotes_and_checks():
         xs.bcoo_dot_general(A, xp.ones(5, dtype=xp.bool), dimension_numbers=numbers)
 
 
+@pytest.mark.x64
 @pytest.mark.parametrize("columns", [None, 3, 9])
 def test_bcsr_dot_general(columns):
     x = np.ones(5) if columns is None else np.arange(5.0 * columns).reshape(5, columns)
@@ -148,6 +154,7 @@ def test_bcsr_dot_general(columns):
         xs.bcsr_dot_general(A, A, dimension_numbers=numbers)
 
 
+@pytest.mark.x64
 def test_bcoo_dot_general_sampled():
     rng = np.random.default_rng(2)
     a, c = rng.standard_normal((4, 3)), rng.standard_normal((3, 5))
@@ -160,6 +167,7 @@ def test_bcoo_dot_general_sampled():
         check(out, full[rows, cols])
 
 
+@pytest.mark.x64
 def test_bcoo_multiply():
     A, B = xs.bcoo_fromdense(xp.asarray(M)), xs.bcoo_fromdense(xp.asarray(M * 2 + np.eye(4, 5)))
     for out in both(xs.bcoo_multiply_sparse, A, B):
@@ -175,6 +183,7 @@ def test_bcoo_multiply():
 # --- extraction, indexing, shape ------------------------------------------------------------
 
 
+@pytest.mark.x64
 def test_extract():
     pattern = xs.bcoo_fromdense(xp.asarray(M))
     values = np.arange(20.0).reshape(4, 5)
@@ -187,6 +196,7 @@ def test_extract():
         xs.bcoo_extract(pattern, xp.ones(3))
 
 
+@pytest.mark.x64
 def test_gather_and_slices():
     A = xs.bcoo_fromdense(xp.asarray(M))
     numbers = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
@@ -202,6 +212,7 @@ def test_gather_and_slices():
         xs.bcoo_dynamic_slice(A, [0, 0], [5, 1])
 
 
+@pytest.mark.x64
 def test_concatenate():
     A, B = xs.bcoo_fromdense(xp.asarray(M)), xs.bcoo_fromdense(xp.asarray(M[:2]))
     for out in both(lambda a, b: xs.bcoo_concatenate([a, b], dimension=0), A, B):
@@ -216,6 +227,7 @@ def test_concatenate():
         xs.bcoo_concatenate(A, dimension=0)
 
 
+@pytest.mark.x64
 def test_broadcast_reshape_transpose_squeeze_reduce():
     A = xs.bcoo_fromdense(xp.asarray(M))
     check(
@@ -247,6 +259,7 @@ def test_broadcast_reshape_transpose_squeeze_reduce():
 # --- duplicates, order, layout --------------------------------------------------------------
 
 
+@pytest.mark.x64
 def test_duplicates_zeros_order_layout():
     data = np.array([1.0, 2.0, 0.0, 3.0])
     indices = np.array([[1, 1], [0, 2], [3, 3], [1, 1]])
@@ -283,6 +296,7 @@ def test_duplicates_zeros_order_layout():
 # --- sparsify -------------------------------------------------------------------------------
 
 
+@pytest.mark.x64
 def test_sparsify_takes_and_returns_xp_arrays():
     def f(m, v):
         return {"product": m @ v, "scaled": 2 * m, "total": jnp.sum(m)}

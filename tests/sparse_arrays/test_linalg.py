@@ -16,7 +16,7 @@ def system(n=40, seed=0, dtype=np.float64):
 
 
 @pytest.mark.parametrize("format", ["bcsr", "bcoo"])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=pytest.mark.x64)])
 def test_spsolve_matches_dense_solve(format, dtype):
     a, rhs = system(dtype=dtype)
     A = xs.fromdense(xp.asarray(a), format=format)
@@ -27,6 +27,7 @@ def test_spsolve_matches_dense_solve(format, dtype):
         np.testing.assert_allclose(np.asarray(out), expected, rtol=tol, atol=tol)
 
 
+@pytest.mark.x64
 def test_spsolve_promotes_and_differentiates():
     a, rhs = system()
     A = xs.fromdense(xp.asarray(a.astype(np.float32)), format="bcsr")
@@ -43,6 +44,7 @@ def test_spsolve_promotes_and_differentiates():
     np.testing.assert_allclose(np.asarray(grad_A.data), dense[rows, cols], rtol=1e-7, atol=1e-12)
 
 
+@pytest.mark.x64
 def test_spsolve_errors():
     a, rhs = system(6)
     A = xs.fromdense(xp.asarray(a))
@@ -64,6 +66,7 @@ def symmetric(n=60, seed=1):
     return a + a.T + np.diag(np.arange(n, dtype=np.float64) / 4)
 
 
+@pytest.mark.x64
 @pytest.mark.parametrize("kind", ["bcoo", "bcsr", "dense", "callable"])
 def test_lobpcg_standard_finds_the_largest_eigenpairs(kind):
     a = symmetric()
@@ -83,6 +86,7 @@ def test_lobpcg_standard_finds_the_largest_eigenpairs(kind):
     assert np.max(np.abs(residual)) < 1e-4
 
 
+@pytest.mark.x64
 def test_lobpcg_standard_errors():
     A = xs.fromdense(xp.asarray(symmetric()))
     with pytest.raises(

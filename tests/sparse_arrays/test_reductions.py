@@ -6,7 +6,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from fixed_shapes import shapes
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from jax.experimental import sparse as jsparse
@@ -81,7 +82,6 @@ def reduction_cases(draw):
     return name, a, axis, draw(st.booleans()), draw(st.sampled_from(layouts_for(a)))
 
 
-@settings(max_examples=80)
 @given(reduction_cases())
 def test_reductions_match_dense(case):
     name, a, axis, keepdims, layout = case
@@ -118,6 +118,7 @@ def test_each_reduction_with_implicit_zeros(name):
                 assert_like_dense(fn(A, axis=axis, keepdims=keepdims), fn(xp.asarray(a), axis=axis, keepdims=keepdims))
 
 
+@pytest.mark.x64
 def test_max_of_negative_line_with_implicit_zero_is_zero():
     A = sparse_of(np.array([[-1.0, 0.0, -3.0], [-1.0, -2.0, -3.0]]))
     np.testing.assert_array_equal(to_numpy(xp.max(A, axis=1)), [0.0, -1.0])
@@ -125,6 +126,7 @@ def test_max_of_negative_line_with_implicit_zero_is_zero():
     assert float(xp.max(A)) == 0.0
 
 
+@pytest.mark.x64
 def test_prod_with_implicit_zero_propagates_nan_and_inf():
     A = sparse_of(np.array([[np.nan, 0.0], [np.inf, 0.0], [2.0, 3.0], [2.0, 0.0]]))
     np.testing.assert_array_equal(to_numpy(xp.prod(A, axis=1)), [np.nan, np.nan, 6.0, 0.0])
@@ -142,6 +144,7 @@ def test_sum_dtype_rules_are_the_dense_ones():
     assert str(sparse_error.value) == str(dense_error.value)
 
 
+@pytest.mark.x64
 def test_dense_results_are_computed_densely():
     A = sparse_of(np.zeros((3, 0)))
     for fn in (xp.prod, xp.mean, xp.all):
@@ -153,12 +156,11 @@ def test_dense_results_are_computed_densely():
 # --- argmax, argmin -------------------------------------------------------------------------
 
 
-@settings(max_examples=60)
+# slow: test_arg_extrema_ties_with_implicit_zeros covers both functions in the dev loop
+@pytest.mark.slow
 @given(st.sampled_from(["argmax", "argmin"]), st.sampled_from(REAL), st.data())
 def test_arg_extrema(name, dtype, data):
-    a = data.draw(
-        hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype, nan=True))
-    )
+    a = data.draw(hnp.arrays(dtype, shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype, nan=True)))
     axis = data.draw(st.none() | st.integers(-a.ndim, a.ndim - 1))
     keepdims = data.draw(st.booleans())
     A = sparse_of(a, data.draw(st.sampled_from(layouts_for(a))))
@@ -170,6 +172,7 @@ def test_arg_extrema(name, dtype, data):
     assert_like_dense(jax.jit(lambda A: fn(A, axis=axis, keepdims=keepdims))(A), want, exact=True)
 
 
+@pytest.mark.x64
 def test_arg_extrema_ties_with_implicit_zeros():
     a = np.array([[0.0, -1.0, 0.0], [-1.0, 0.0, 2.0], [-2.0, -1.0, -3.0], [0.0, 0.0, 0.0], [1.0, 0.0, 1.0]])
     for layout in ("plain", "duplicates"):
@@ -182,10 +185,9 @@ def test_arg_extrema_ties_with_implicit_zeros():
 # --- cumulative -----------------------------------------------------------------------------
 
 
-@settings(max_examples=30)
 @given(st.sampled_from([d for d in NUMERIC if d.kind != "c"]), st.data())
 def test_cumulative_prod(dtype, data):
-    a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)))
+    a = data.draw(hnp.arrays(dtype, shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)))
     axis = data.draw(st.integers(-a.ndim, a.ndim - 1)) if a.ndim > 1 else data.draw(st.sampled_from([None, 0]))
     A = sparse_of(a, data.draw(st.sampled_from(layouts_for(a))))
     out = xp.cumulative_prod(A, axis=axis)
@@ -197,6 +199,7 @@ def test_cumulative_prod(dtype, data):
 # --- transformations ------------------------------------------------------------------------
 
 
+@pytest.mark.x64
 def test_grad_of_reductions():
     a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
     A = sparse_of(a)
