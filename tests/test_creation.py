@@ -95,17 +95,17 @@ def test_asarray_dtype_like_forms():
         xp.asarray(1, dtype="float16")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="xp bug: b.scalar_array caches the array of a Python scalar made inside a trace (a tracer) and "
-    "returns it to later eager calls",
-)
 def test_python_scalars_converted_under_jit_do_not_leak_into_eager_calls():
-    # a scalar no other test converts, so the first conversion is the one under jit
+    # scalars no other test converts, so the first conversion is the one under jit
     value = 1234.5678
     traced = jax.jit(lambda v: xp.asarray(value, dtype=xp.float32).jax + v)(np.float32(1.0))
     assert float(traced) == float(np.float32(value) + np.float32(1.0))
     assert float(xp.asarray(value, dtype=xp.float32)) == float(np.float32(value))  # eager: a concrete array
+    # a scalar operand of an eager array closed over inside a trace (the element-wise scalar cache)
+    closed_over = xp.asarray([1.0, 2.0], dtype=xp.float32)
+    doubled = jax.jit(lambda v: (closed_over + 4321.125) * v)(xp.asarray(2.0, dtype=xp.float32))
+    np.testing.assert_array_equal(np.asarray(doubled), [8644.25, 8646.25])
+    np.testing.assert_array_equal(np.asarray(closed_over + 4321.125), [4322.125, 4323.125])
 
 
 def test_asarray_device():
