@@ -57,13 +57,6 @@ def _rows(reports: Sequence[NamespaceReport]) -> list[tuple[str, list[tuple[str,
     return rows
 
 
-def _group_failures(results: list[Result]) -> dict[str, list[Result]]:
-    grouped: dict[str, list[Result]] = {}
-    for r in results:
-        grouped.setdefault(r.function, []).append(r)
-    return grouped
-
-
 def header(meta: dict[str, Any]) -> str:
     parts = [f"standard {meta['spec_version']}", f"{meta['source']} checks"]
     if meta["source"] == "bundled":

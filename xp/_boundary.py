@@ -50,10 +50,6 @@ def operand(x: Any, param: str) -> Any:
     return _foreign_array(x, param, "an array or a Python scalar")
 
 
-def optional_array(x: Any, param: str) -> Any:
-    return None if x is None else array(x, param)
-
-
 def _foreign_array(x: Any, param: str, expected: str) -> Any:
     if isinstance(x, Array):
         return x._value

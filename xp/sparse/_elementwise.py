@@ -131,10 +131,6 @@ def _scalar_keeps_zero(name: str, dtype: np.dtype, scalar: Any, scalar_first: bo
     return known
 
 
-def _describe_image(name: str, args: str) -> str:
-    return f"{name}({args}) is not 0"
-
-
 # --- unary functions ------------------------------------------------------------------------
 
 
