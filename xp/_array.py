@@ -31,11 +31,12 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import jax
+import jax.export
 import jax.numpy as jnp
 import numpy as np
 
 from xp import _devices
-from xp._dtypes import PUBLIC, DType
+from xp._dtypes import DType
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
@@ -87,7 +88,7 @@ class Array:
 
     @property
     def dtype(self) -> DType:
-        return PUBLIC[self._value.dtype]
+        return self._value.dtype  # a NumPy dtype, as JAX (and NumPy's result_type) expect
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -108,6 +109,10 @@ class Array:
     @property
     def jax(self) -> jax.Array:
         """The wrapped ``jax.Array`` (a tracer under a transformation), without a copy."""
+        return self._value
+
+    def __jax_array__(self) -> jax.Array:
+        """JAX's protocol: ``jax.numpy``, ``jax.scipy``, ``jax.nn``, ``jax.random`` take xp arrays."""
         return self._value
 
     def block_until_ready(self) -> Array:
@@ -342,4 +347,11 @@ jax.tree_util.register_pytree_node(
     Array,
     lambda x: ((x._value,), None),
     lambda _, children: wrap(children[0]),
+)
+# So that a function exported with jax.export, whose inputs or outputs are xp arrays, serializes.
+jax.export.register_pytree_node_serialization(
+    Array,
+    serialized_name="xp.Array",
+    serialize_auxdata=lambda _: b"",
+    deserialize_auxdata=lambda _: None,
 )

@@ -7,6 +7,7 @@ cached jitted kernel; fill values are passed as data, so they never cause a reco
 
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 from collections.abc import Sequence
@@ -112,6 +113,9 @@ def _from_sequence(obj: Sequence[Any], dtype: np.dtype | None) -> Any:
         host = np.array(obj)
     except (ValueError, OverflowError) as e:
         fail(ValueError if isinstance(e, ValueError) else OverflowError, f"obj is not a regular nested sequence: {e}")
+    if host.dtype.kind in "fO" and dtype is not None and dtype.kind in "iu":
+        # NumPy turns Python ints beyond int64 into float64 (or objects); read them as integers
+        host = _integers(obj, host, dtype)
     if host.dtype == object:
         fail(TypeError, "obj must be a nested sequence of Python scalars with one shape (some element is "
                "not a scalar, or an int does not fit in 64 bits)")  # fmt: skip
@@ -128,6 +132,17 @@ def _from_sequence(obj: Sequence[Any], dtype: np.dtype | None) -> Any:
     if target.kind in "iu" and host.dtype.kind in "iu":
         _check_range(host, target)
     return jnp.asarray(host.astype(target))
+
+
+def _integers(obj: Sequence[Any], host: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``obj`` as exact integers of ``dtype`` if it holds only Python ints, else ``host``."""
+    exact = np.array(obj, dtype=object)
+    if exact.shape != host.shape or not all(type(e) is int or type(e) is builtins.bool for e in exact.flat):
+        return host
+    low, high = boundary.INTEGER_BOUNDS[dtype]
+    if any(e < low or e > high for e in exact.flat):
+        fail(OverflowError, f"obj holds integers out of bounds for {dtype}")
+    return exact.astype(dtype)
 
 
 def _check_range(host: np.ndarray, dtype: np.dtype) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import itertools
 from collections.abc import Iterable
+from typing import TypeAlias
 
 import jax
 import numpy as np
@@ -95,53 +96,11 @@ REAL_OF: dict[np.dtype, np.dtype] = {complex64: float32, complex128: float64, fl
 # --- the public dtype objects --------------------------------------------------------------
 
 
-class DType:
-    """A data type of the array API standard (``xp.float32``, ``x.dtype``)."""
+DType: TypeAlias = np.dtype
+"""The type of the public dtype objects: NumPy's (``xp.float32 is numpy.dtype("float32")``)."""
 
-    __slots__ = ("_np",)
-
-    def __init__(self, np_dtype: np.dtype) -> None:
-        self._np = np_dtype
-
-    @property
-    def name(self) -> str:
-        return self._np.name
-
-    @property
-    def dtype(self) -> np.dtype:
-        """The NumPy dtype this stands for (so ``numpy.dtype(xp.float32)`` works)."""
-        return self._np
-
-    @property
-    def kind(self) -> str:
-        return self._np.kind
-
-    @property
-    def itemsize(self) -> int:
-        return self._np.itemsize
-
-    def __repr__(self) -> str:
-        return f"xp.{self._np.name}"
-
-    def __str__(self) -> str:
-        return self._np.name
-
-    def __eq__(self, other: object) -> builtins.bool:
-        if isinstance(other, DType):
-            return self._np == other._np
-        if isinstance(other, np.dtype):
-            return self._np == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._np)
-
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        return (public_by_name, (self._np.name,))
-
-
-PUBLIC: dict[np.dtype, DType] = {d: DType(d) for d in ALL}
-"""The public dtype object of each dtype."""
+PUBLIC: dict[np.dtype, DType] = {d: d for d in ALL}
+"""The public dtype object of each dtype (itself; kept as the one place that says so)."""
 
 
 def public_by_name(name: str) -> DType:

@@ -185,7 +185,7 @@ def _binary_kernel(op: Op, x1: Any, x2: Any) -> Any:
         fail(TypeError, f"x1 and x2: {e}")
     dtype = _computation_dtype(op, dtype)
     try:
-        np.broadcast_shapes(x1.shape, x2.shape)
+        jnp.broadcast_shapes(x1.shape, x2.shape)
     except ValueError:
         fail(ValueError, f"x1 and x2 cannot be broadcast together: shapes {x1.shape} and {x2.shape}")
     return _result(op, op.compute(x1.astype(dtype), x2.astype(dtype)), dtype)
@@ -389,7 +389,7 @@ def clip(
 def _clip(x: Any, low: Any, high: Any) -> Any:
     shapes = [v.shape for v in (x, low, high) if v is not None]
     try:
-        shape = np.broadcast_shapes(*shapes)
+        shape = jnp.broadcast_shapes(*shapes)
     except ValueError:
         fail(ValueError, f"x, min and max cannot be broadcast together: shapes {shapes}")
     out = jnp.broadcast_to(x, shape)

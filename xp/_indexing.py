@@ -307,9 +307,23 @@ class AdvancedIndex:
         self._resolve()
         return _advanced_get(value, self.arrays, structure=self.structure)
 
+    def _write_nothing(self, value: Any) -> Any:
+        """``x[mask] = v`` with a 0-d ``mask`` and a ``v`` of no elements: right only if the mask is False."""
+        if isinstance(self.mask, Tracer):
+            raise _index_error(
+                "cannot write a value of no elements through a traced 0-d boolean mask (it fits only if the "
+                "mask is False, which a trace cannot check); use xp.where(mask, v, x) instead"
+            )
+        if bool(self.mask):
+            raise _index_error("cannot write a value of no elements through a True 0-d mask, which selects one")
+        return value
+
     def set(self, value: Any, update: Any) -> Any:
         if self.mask is not None and self.mask.ndim == 0 and update.ndim == value.ndim + 1:
-            update = update.reshape(update.shape[1:])  # x[True] has a leading axis of length 1
+            # x[True] selects a leading axis of length 1, x[False] one of length 0
+            if update.shape[0] == 0:
+                return self._write_nothing(value)
+            update = update.reshape(update.shape[1:])
         if self.mask is not None and (isinstance(self.mask, Tracer) or update.ndim == 0 or self.mask.ndim == 0):
             mask = self.mask
             if mask.ndim and 0 in mask.shape:

@@ -71,7 +71,7 @@ def _matmul(x1: Any, x2: Any) -> Any:
         fail(ValueError, f"the last axis of x1 ({inner1}) must have the size of the "
                f"{'second-to-last' if x2.ndim > 1 else 'only'} axis of x2 ({inner2}): {shapes_of(x1, x2)}")  # fmt: skip
     try:
-        np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+        jnp.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     except ValueError:
         fail(ValueError, f"the batch axes of x1 and x2 cannot be broadcast together: {shapes_of(x1, x2)}")
     return jnp.matmul(x1.astype(dtype), x2.astype(dtype), preferred_element_type=dtype)
@@ -175,7 +175,7 @@ def vector_axis(axis: int, x1: Any, x2: Any) -> int:
         fail(AxisError, f"axis={axis} is out of bounds: it must be in [-{low}, -1] for {shapes_of(x1, x2)} "
                f"(the vector axis is not broadcast)")  # fmt: skip
     try:
-        np.broadcast_shapes(_without(x1.shape, axis), _without(x2.shape, axis))
+        jnp.broadcast_shapes(_without(x1.shape, axis), _without(x2.shape, axis))
     except ValueError:
         fail(ValueError, f"x1 and x2 cannot be broadcast together (apart from axis {axis}): {shapes_of(x1, x2)}")
     return axis

@@ -232,7 +232,7 @@ def _where(condition: Any, x1: Any, x2: Any) -> Any:
     dtype = promote_pair(x1, x2)
     shapes = (condition.shape, x1.shape, x2.shape)
     try:
-        shape = np.broadcast_shapes(*shapes)
+        shape = jnp.broadcast_shapes(*shapes)
     except ValueError:
         fail(ValueError, f"condition, x1 and x2 cannot be broadcast together: shapes {shapes}")
     return lax.select(

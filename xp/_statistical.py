@@ -91,13 +91,18 @@ def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool
     return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
-def _divide(total: Any, count: float) -> Any:
+def _divide(total: Any, count: Any) -> Any:
     """``total / count``; a complex total has its two components divided separately."""
     if total.dtype.kind == "c":
         real, imag = lax.real(total), lax.imag(total)
-        n = np.asarray(count, real.dtype)
+        n = _as_value(count, real.dtype)
         return lax.complex(real / n, imag / n)
-    return total / np.asarray(count, total.dtype)
+    return total / _as_value(count, total.dtype)
+
+
+def _as_value(count: Any, dtype: np.dtype) -> Any:
+    """``count`` as an array of ``dtype``: a constant, or a value for a symbolic (exported) size."""
+    return np.asarray(count, dtype) if isinstance(count, int) else jnp.asarray(count, dtype)
 
 
 # --- boundary helpers -----------------------------------------------------------------------
@@ -327,9 +332,13 @@ def _var(x: Any, axes: tuple[int, ...], keepdims: bool, correction: float, root:
     dtype = floating_dtype(x.dtype, dt.REAL_FLOATING)
     x = x.astype(dtype)
     count = _count(x.shape, axes)
-    divisor = count - correction
-    if not divisor > 0:  # also NaN for a NaN correction
-        return jnp.full(_reduced_shape(x.shape, axes, keepdims), np.nan, dtype)
+    if isinstance(count, int):
+        divisor: Any = count - correction
+        if not divisor > 0:  # also NaN for a NaN correction
+            return jnp.full(_reduced_shape(x.shape, axes, keepdims), np.nan, dtype)
+    else:  # a symbolic size (jax.export): the same rule, decided at run time
+        divisor = _as_value(count, dtype) - correction
+        divisor = jnp.where(divisor > 0, divisor, np.nan)
     centered = x - _divide(jnp.sum(x, axis=axes, keepdims=True), count)
     out = _divide(jnp.sum(centered * centered, axis=axes, keepdims=keepdims), divisor)
     return jnp.sqrt(out) if root else out

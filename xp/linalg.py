@@ -327,7 +327,7 @@ def _solve(x1: Any, x2: Any) -> Any:
         fail(ValueError, f"x2 must have size {m} (the size of the matrices of x1) along {axis}: {shapes_of(x1, x2)}")
     if x2.ndim > 1:
         try:
-            np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+            jnp.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
         except ValueError:
             fail(ValueError, f"the batch axes of x1 and x2 cannot be broadcast together: {shapes_of(x1, x2)}")
     return jnp.linalg.solve(x1.astype(dtype), x2.astype(dtype))
@@ -407,7 +407,7 @@ def _tolerance(x: Any, rtol: Any) -> Any:
     if rtol.dtype not in dt.REAL_FLOATING:
         fail(TypeError, f"rtol must be a float or an array of a real floating-point dtype, got dtype {rtol.dtype}")
     try:
-        np.broadcast_shapes(rtol.shape, x.shape[:-2])
+        jnp.broadcast_shapes(rtol.shape, x.shape[:-2])
     except ValueError:
         fail(ValueError, f"rtol of shape {tuple(rtol.shape)} cannot be broadcast with the batch shape "
                f"{tuple(x.shape[:-2])} of x")  # fmt: skip

@@ -20,12 +20,15 @@ functions (``T``, ``mT``, indexing, operators) are installed from above by
 
 from __future__ import annotations
 
+import json
+
 import math
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import jax
+import jax.export
 import numpy as np
 from jax.experimental import sparse as jsparse
 
@@ -367,18 +370,43 @@ def wrap_sparse(value: Any) -> Any:
     return BCSR._wrap(value) if isinstance(value, jsparse.BCSR) else BCOO._wrap(value)
 
 
-def _flatten(x: SparseArray) -> tuple[tuple[Any], None]:
-    return (x._value,), None
+# The pytree of a sparse array is the one of its JAX sparse array (data, indices[, indptr]) with the
+# static facts as a hashable tuple, so that jax.export can serialize it (below) without xp
+# registering anything for JAX's own types.
+_INFO = ("shape", "indices_sorted", "unique_indices")
+
+
+def _flatten(x: SparseArray) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    children, info = x._value.tree_flatten()
+    return tuple(children), tuple(info[key] for key in _INFO)
 
 
 def _unflattener(cls: type[SparseArray]) -> Any:
-    def unflatten(aux: None, children: Any) -> Any:
-        return cls._wrap(children[0])
+    jax_type: Any = cls._jax_type
+
+    def unflatten(info: tuple[Any, ...], children: Any) -> Any:
+        return cls._wrap(jax_type.tree_unflatten(dict(zip(_INFO, info, strict=True)), children))
 
     return unflatten
 
 
+def _serialize_info(info: tuple[Any, ...]) -> bytes:
+    shape, indices_sorted, unique_indices = info
+    return json.dumps([list(shape), bool(indices_sorted), bool(unique_indices)]).encode()
+
+
+def _deserialize_info(data: bytes) -> tuple[Any, ...]:
+    shape, indices_sorted, unique_indices = json.loads(data)
+    return (tuple(shape), indices_sorted, unique_indices)
+
+
 for _cls in (BCOO, BCSR):
     jax.tree_util.register_pytree_node(_cls, _flatten, _unflattener(_cls))
+    jax.export.register_pytree_node_serialization(
+        _cls,
+        serialized_name=f"xp.sparse.{_cls.__name__}",
+        serialize_auxdata=_serialize_info,
+        deserialize_auxdata=_deserialize_info,
+    )
 
 routing.register_sparse_types(SparseArray)
