@@ -346,7 +346,9 @@ def _from_numpy(value: np.ndarray) -> Array:
 jax.tree_util.register_pytree_node(
     Array,
     lambda x: ((x._value,), None),
-    lambda _, children: wrap(children[0]),
+    # A child that is already an xp array (``jax.tree.map(xp.zeros_like, params)`` maps the
+    # leaves to xp arrays) is the array itself, not a wrapper around a wrapper.
+    lambda _, children: children[0] if type(children[0]) is Array else wrap(children[0]),
 )
 # So that a function exported with jax.export, whose inputs or outputs are xp arrays, serializes.
 jax.export.register_pytree_node_serialization(

@@ -1,11 +1,11 @@
 """The 13 data types of the standard, their categories, and type promotion.
 
-Inside xp, dtypes are NumPy dtype instances, what a ``jax.Array`` reports as its ``.dtype``.
-The public dtype objects (``xp.float32``, ``x.dtype``) are :class:`DType` instances standing for
-them: NumPy's dtypes compare equal to ``None`` and to strings (``numpy.dtype("float64") == None``
-is True), which the standard's equality semantics (and conformance suites) cannot have.
-A ``DType`` compares equal only to itself and to the NumPy dtype it stands for, and
-``numpy.dtype(xp.float32)`` (hence JAX) accepts it.
+xp's dtype objects are NumPy's dtype instances (``xp.float32 is numpy.dtype("float32")``), what
+a ``jax.Array`` reports as its ``.dtype``: JAX's own machinery (``lax.cond``, ``lax.switch``,
+``full_like`` in ``jax.grad``, NumPy's ``result_type``) reads ``x.dtype`` of the arrays it is
+given and accepts NumPy dtypes only, so this is what lets xp arrays go where jax arrays go.
+(A class of xp's own, compared equal only to dtypes, was the first design; it cost exactly
+that.) ``DType`` is the name of their type in xp's signatures.
 
 Promotion follows the standard's lattice exactly. Pairs the standard leaves unspecified
 (mixed kinds) follow JAX's lattice with strong types: ``bool`` promotes to any type, an integer

@@ -21,7 +21,6 @@ functions (``T``, ``mT``, indexing, operators) are installed from above by
 from __future__ import annotations
 
 import json
-
 import math
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
@@ -370,43 +369,47 @@ def wrap_sparse(value: Any) -> Any:
     return BCSR._wrap(value) if isinstance(value, jsparse.BCSR) else BCOO._wrap(value)
 
 
-# The pytree of a sparse array is the one of its JAX sparse array (data, indices[, indptr]) with the
-# static facts as a hashable tuple, so that jax.export can serialize it (below) without xp
-# registering anything for JAX's own types.
-_INFO = ("shape", "indices_sorted", "unique_indices")
-
-
-def _flatten(x: SparseArray) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    children, info = x._value.tree_flatten()
-    return tuple(children), tuple(info[key] for key in _INFO)
+def _flatten(x: SparseArray) -> tuple[tuple[Any], None]:
+    # The JAX sparse array stays one child: JAX registers BCOO and BCSR with vmap as units
+    # (batching.register_vmappable), which their leaves alone would not be.
+    return (x._value,), None
 
 
 def _unflattener(cls: type[SparseArray]) -> Any:
-    jax_type: Any = cls._jax_type
-
-    def unflatten(info: tuple[Any, ...], children: Any) -> Any:
-        return cls._wrap(jax_type.tree_unflatten(dict(zip(_INFO, info, strict=True)), children))
+    def unflatten(aux: None, children: Any) -> Any:
+        return cls._wrap(children[0])
 
     return unflatten
 
 
-def _serialize_info(info: tuple[Any, ...]) -> bytes:
-    shape, indices_sorted, unique_indices = info
-    return json.dumps([list(shape), bool(indices_sorted), bool(unique_indices)]).encode()
+def _serialize_info(info: dict[str, Any]) -> bytes:
+    return json.dumps({"shape": list(info["shape"]), **{k: bool(v) for k, v in info.items() if k != "shape"}}).encode()
 
 
-def _deserialize_info(data: bytes) -> tuple[Any, ...]:
-    shape, indices_sorted, unique_indices = json.loads(data)
-    return (tuple(shape), indices_sorted, unique_indices)
+def _deserialize_info(data: bytes) -> dict[str, Any]:
+    info = json.loads(data)
+    return {**info, "shape": tuple(info["shape"])}
 
 
 for _cls in (BCOO, BCSR):
     jax.tree_util.register_pytree_node(_cls, _flatten, _unflattener(_cls))
+    # So that jax.export serializes functions taking or returning xp sparse arrays: xp's types,
+    # and JAX's sparse types inside them, which JAX itself does not register for serialization
+    # (unless someone already did: then theirs is used).
     jax.export.register_pytree_node_serialization(
         _cls,
         serialized_name=f"xp.sparse.{_cls.__name__}",
-        serialize_auxdata=_serialize_info,
-        deserialize_auxdata=_deserialize_info,
+        serialize_auxdata=lambda _: b"",
+        deserialize_auxdata=lambda _: None,
     )
+    try:
+        jax.export.register_pytree_node_serialization(
+            _cls._jax_type,
+            serialized_name=f"jax.experimental.sparse.{_cls.__name__}",
+            serialize_auxdata=_serialize_info,
+            deserialize_auxdata=_deserialize_info,
+        )
+    except ValueError:  # registered already
+        pass
 
 routing.register_sparse_types(SparseArray)

@@ -1,0 +1,284 @@
+"""xp arrays as JAX values: transforms, control flow, JAX's own functions, export.
+
+Each test states what a user writes and checks the result against the same computation on
+plain ``jax.numpy`` (the reference), and that xp arrays come back where xp arrays went in.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import export, lax
+
+import xp
+import xp.sparse
+
+VALUES = np.array([0.5, -1.25, 2.0, 3.5], dtype=np.float32)
+
+
+@pytest.fixture
+def x() -> xp.Array:
+    return xp.asarray(VALUES)
+
+
+def same(result: object, reference: object, rtol: float = 1e-6) -> None:
+    """``result`` is an xp array holding ``reference``'s values, dtype and shape."""
+    assert isinstance(result, xp.Array), type(result)
+    ref = np.asarray(reference)
+    assert result.dtype == ref.dtype and result.shape == ref.shape
+    np.testing.assert_allclose(np.asarray(result), ref, rtol=rtol)
+
+
+def loss(a):  # generic: only the standard's functions
+    return xp.sum(a * a * a) / 3
+
+
+def jnp_loss(a):
+    return jnp.sum(a * a * a) / 3
+
+
+# --- 1. transforms ----------------------------------------------------------------------------
+
+
+def test_grad_of_a_function_returning_a_0d_xp_array(x):
+    same(xp.transforms.grad(loss)(x), jax.grad(jnp_loss)(VALUES))
+    same(jax.jit(xp.transforms.grad(loss))(x), jax.grad(jnp_loss)(VALUES))
+
+
+def test_value_and_grad_with_aux_keeps_xp_arrays(x):
+    (value, aux), gradient = xp.transforms.value_and_grad(lambda a: (loss(a), a * 2), has_aux=True)(x)
+    same(value, jnp_loss(VALUES))
+    same(aux, VALUES * 2)
+    same(gradient, jax.grad(jnp_loss)(VALUES))
+
+
+def test_value_and_grad_of_a_jax_function_returns_jax_values():
+    value, gradient = xp.transforms.value_and_grad(jnp_loss)(jnp.asarray(VALUES))
+    assert isinstance(value, jax.Array) and isinstance(gradient, jax.Array)
+
+
+def test_grad_with_argnums_over_a_parameter_tree(x):
+    params = {"w": xp.asarray(np.float32([1.0, 2.0, 3.0, 4.0])), "b": xp.asarray(np.float32(0.5))}
+
+    def model_loss(p, a):
+        return xp.sum((a * p["w"] + p["b"]) ** 2)
+
+    grads = xp.transforms.grad(model_loss)(params, x)
+    ref = jax.grad(lambda p, a: jnp.sum((a * p["w"] + p["b"]) ** 2))(
+        {"w": jnp.float32([1.0, 2.0, 3.0, 4.0]), "b": jnp.float32(0.5)}, VALUES
+    )
+    same(grads["w"], ref["w"])
+    same(grads["b"], ref["b"])
+
+
+def test_tree_map_with_xp_functions_gives_xp_arrays_not_nested_wrappers(x):
+    zeros = jax.tree.map(xp.zeros_like, {"w": x})
+    assert type(zeros["w"]) is xp.Array and isinstance(zeros["w"].jax, jax.Array)
+    same(zeros["w"], np.zeros_like(VALUES))
+
+
+def test_grad_rejects_a_non_scalar_output(x):
+    with pytest.raises(TypeError, match="scalar"):
+        xp.transforms.grad(lambda a: a * 2)(x)
+
+
+def test_grad_with_has_aux_needs_a_pair(x):
+    with pytest.raises(TypeError, match="pair"):
+        xp.transforms.grad(loss, has_aux=True)(x)
+
+
+def test_jacobians_hessian_jvp_vjp_linearize(x):
+    f, g = (lambda a: xp.sin(a) * a), (lambda a: jnp.sin(a) * a)
+    same(jax.jacfwd(f)(x), jax.jacfwd(g)(VALUES))
+    same(jax.jacrev(f)(x), jax.jacrev(g)(VALUES))
+    same(jax.hessian(loss)(x), jax.hessian(jnp_loss)(VALUES), rtol=1e-5)
+    primal, tangent = jax.jvp(f, (x,), (xp.ones_like(x),))
+    ref_primal, ref_tangent = jax.jvp(g, (VALUES,), (np.ones_like(VALUES),))
+    same(primal, ref_primal)
+    same(tangent, ref_tangent)
+    out, pullback = jax.vjp(f, x)
+    (cotangent,) = pullback(xp.ones_like(out))
+    same(cotangent, jax.vjp(g, VALUES)[1](np.ones_like(VALUES))[0])
+    out, linear = jax.linearize(f, x)
+    same(linear(xp.ones_like(x)), jax.linearize(g, VALUES)[1](np.ones_like(VALUES)))
+
+
+def test_checkpoint_custom_jvp_and_custom_vjp(x):
+    same(xp.transforms.grad(jax.checkpoint(loss))(x), jax.grad(jnp_loss)(VALUES))
+
+    @jax.custom_jvp
+    def softplus(a):
+        return xp.log1p(xp.exp(a))
+
+    @softplus.defjvp
+    def _softplus_jvp(primals, tangents):
+        (a,), (t,) = primals, tangents
+        return softplus(a), t / (1 + xp.exp(-a))
+
+    @jax.custom_vjp
+    def clip_gradient(a):
+        return a
+
+    clip_gradient.defvjp(lambda a: (a, None), lambda _, g: (xp.clip(g, -1.0, 1.0),))
+
+    same(xp.transforms.grad(lambda a: xp.sum(softplus(a)))(x), jax.nn.sigmoid(VALUES))
+    same(xp.transforms.grad(lambda a: xp.sum(clip_gradient(a) * 3))(x), np.ones(4, np.float32))
+
+
+def test_vmap_with_in_axes_trees(x):
+    matrix = xp.reshape(xp.arange(8, dtype=xp.float32), (2, 4))
+    same(jax.vmap(lambda row, v: xp.vecdot(row, v), in_axes=(0, None))(matrix, x), np.asarray(matrix) @ VALUES)
+    out = jax.vmap(lambda p: p["a"] * p["s"], in_axes=({"a": 0, "s": None},))(
+        {"a": matrix, "s": xp.asarray(np.float32(2))}
+    )
+    same(out, np.asarray(matrix) * 2)
+
+
+def test_gradient_with_respect_to_sparse_data():
+    dense = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]], np.float32)
+    A = xp.sparse.asarray(dense)
+    v = xp.asarray(np.float32([1.0, 2.0, 3.0]))
+    gradient = xp.transforms.grad(lambda M: xp.sum((M @ v) ** 2))(A)
+    assert isinstance(gradient, xp.sparse.BCOO)
+    np.testing.assert_array_equal(np.asarray(gradient.indices), np.asarray(A.indices))
+    ref = jax.grad(lambda M: jnp.sum((M @ v.jax) ** 2))(jnp.asarray(dense))
+    # the gradient lives on the stored entries; elsewhere it is structurally zero
+    np.testing.assert_allclose(np.asarray(gradient.todense()), np.where(dense != 0, ref, 0), rtol=1e-6)
+
+
+def test_vmap_over_a_batched_sparse_array():
+    dense = np.array([[[1.0, 0.0], [0.0, 2.0]], [[0.0, 3.0], [4.0, 0.0]]], np.float32)
+    A = xp.sparse.fromdense(dense, n_batch=1)
+    out = jax.vmap(lambda M: xp.sum(M, axis=0))(A)
+    assert isinstance(out, xp.Array | xp.sparse.BCOO)
+    dense_out = out if isinstance(out, xp.Array) else out.todense()
+    np.testing.assert_allclose(np.asarray(dense_out), dense.sum(axis=1))
+
+
+# --- 2. control flow --------------------------------------------------------------------------
+
+
+def test_cond_and_switch_take_xp_predicates_and_indices(x):
+    same(lax.cond(xp.sum(x) > 1, lambda a: a * 2, lambda a: -a, x), VALUES * 2)
+    same(lax.cond(xp.sum(x) > 100, lambda a: a * 2, lambda a: -a, x), -VALUES)
+    branches = [lambda a: a, lambda a: a * 10, lambda a: a - 1]
+    same(lax.switch(xp.asarray(1), branches, x), VALUES * 10)
+    same(jax.jit(lambda i, a: lax.switch(i, branches, a))(xp.asarray(2), x), VALUES - 1)
+
+
+def test_while_loop_with_an_xp_condition(x):
+    out = xp.transforms.while_loop(lambda c: xp.sum(c) < 100, lambda c: c * 2, x)
+    ref = lax.while_loop(lambda c: jnp.sum(c) < 100, lambda c: c * 2, VALUES)
+    same(out, ref)
+    same(jax.jit(lambda a: xp.transforms.while_loop(lambda c: xp.sum(c) < 100, lambda c: c * 2, a))(x), ref)
+
+
+def test_fori_loop_scan_and_map_carry_xp_arrays(x):
+    same(lax.fori_loop(0, 3, lambda i, c: c * 2 + i, x), lax.fori_loop(0, 3, lambda i, c: c * 2 + i, VALUES))
+    carry, ys = lax.scan(lambda c, a: (c + a, c * a), xp.asarray(np.float32(0)), x)
+    ref_carry, ref_ys = lax.scan(lambda c, a: (c + a, c * a), np.float32(0), VALUES)
+    same(carry, ref_carry)
+    same(ys, ref_ys)
+    same(lax.map(lambda a: xp.exp(a), x), np.exp(VALUES))
+
+
+# --- 3. JAX's functions take xp arrays --------------------------------------------------------
+
+
+def test_jax_numpy_scipy_nn_and_random_take_xp_arrays(x):
+    for result, reference in [
+        (jnp.sin(x), np.sin(VALUES)),
+        (jnp.add(x, x), VALUES * 2),
+        (jnp.linalg.norm(x), np.linalg.norm(VALUES)),
+        (jax.scipy.special.erf(x), jax.scipy.special.erf(VALUES)),
+        (jax.nn.relu(x), np.maximum(VALUES, 0)),
+        (jax.nn.softmax(x), jax.nn.softmax(VALUES)),
+    ]:
+        assert isinstance(result, jax.Array)  # JAX's functions return what they return today
+        np.testing.assert_allclose(np.asarray(result), np.asarray(reference), rtol=1e-6)
+    key = jax.random.key(0)
+    assert np.asarray(jax.random.choice(key, x)) in VALUES
+    assert jax.random.bernoulli(key, x / 4).shape == x.shape
+
+
+def test_jax_lax_functions_need_the_wrapped_array(x):
+    """What docs/jax.md says: ``jax.lax`` primitives (and the few ``jax`` functions that hand an
+    argument straight to one, e.g. ``jax.random.permutation``) do not convert ``__jax_array__``
+    objects since JAX 0.7; ``x.jax`` is the array they take."""
+    with pytest.raises(ValueError, match="__jax_array__"):
+        lax.sin(x)
+    np.testing.assert_allclose(np.asarray(lax.sin(x.jax)), np.sin(VALUES), rtol=1e-6)
+    with pytest.raises(ValueError, match="__jax_array__"):
+        jax.random.permutation(jax.random.key(0), x)
+
+
+def test_jax_numpy_inside_jit_on_xp_arrays(x):
+    same(jax.jit(lambda a: xp.asarray(jnp.cumsum(a)))(x), np.cumsum(VALUES))
+
+
+def test_jax_functions_do_not_silently_densify_sparse_arrays():
+    A = xp.sparse.asarray(np.eye(3, dtype=np.float32))
+    with pytest.raises(TypeError):
+        jnp.sin(A)
+
+
+def test_device_put_block_until_ready_and_tree_functions(x):
+    moved = jax.device_put(x, jax.devices()[0])
+    same(moved, VALUES)
+    assert jax.block_until_ready(x) is x
+    params = {"w": x, "b": xp.asarray(np.float32(1))}
+    doubled = jax.tree.map(lambda leaf: leaf * 2, params)
+    same(doubled["w"], VALUES * 2)
+    assert len(jax.tree.leaves(params)) == 2
+    assert all(isinstance(leaf, jax.Array) for leaf in jax.tree.leaves(params))
+
+
+def test_an_optax_style_update_over_a_parameter_tree(x):
+    """``jax.tree.map`` with several trees: SGD with momentum, written as optax writes it."""
+    params = {"w": xp.asarray(VALUES), "b": xp.asarray(np.float32(0))}
+    momentum = jax.tree.map(xp.zeros_like, params)
+    grads = xp.transforms.grad(lambda p: xp.sum((x * p["w"] + p["b"] - 1) ** 2))(params)
+    momentum = jax.tree.map(lambda m, g: 0.9 * m + g, momentum, grads)
+    params = jax.tree.map(lambda p, m: p - 0.1 * m, params, momentum)
+    assert all(
+        isinstance(leaf, xp.Array) for leaf in jax.tree.leaves(params, is_leaf=lambda n: isinstance(n, xp.Array))
+    )
+    ref_grad = 2 * (VALUES * VALUES - 1) * VALUES
+    same(params["w"], VALUES - 0.1 * ref_grad, rtol=1e-5)
+
+
+# --- 4. jax.export ----------------------------------------------------------------------------
+
+
+def test_export_serialize_and_call_dense():
+    def f(a, b):
+        return xp.sum(a * 2, axis=0) + b
+
+    a, b = xp.reshape(xp.arange(12, dtype=xp.float32), (3, 4)), xp.ones(4, dtype=xp.float32)
+    restored = export.deserialize(export.export(jax.jit(f))(a, b).serialize())
+    same(restored.call(a, b), np.asarray(f(a, b)))
+
+
+def test_export_with_a_symbolic_shape():
+    def f(v):
+        return xp.sum(v * v, axis=0) + xp.mean(xp.sin(v) @ xp.ones((3, 2), dtype=xp.float32)) + xp.std(v)
+
+    (n,) = export.symbolic_shape("n")
+    spec = jax.tree.map(lambda leaf: jax.ShapeDtypeStruct((n, 3), leaf.dtype), xp.ones((1, 3), dtype=xp.float32))
+    restored = export.deserialize(export.export(jax.jit(f))(spec).serialize())
+    for rows in (2, 5):
+        v = xp.reshape(xp.arange(rows * 3, dtype=xp.float32), (rows, 3))
+        same(restored.call(v), np.asarray(f(v)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("fmt", ["BCOO", "BCSR"])
+def test_export_serialize_and_call_sparse(fmt):
+    dense = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]], np.float32)
+    A = xp.sparse.fromdense(dense, format=fmt.lower())
+    assert type(A).__name__ == fmt
+    v = xp.asarray(np.float32([1.0, 2.0, 3.0]))
+    restored = export.deserialize(export.export(jax.jit(lambda M, w: (M * 2, M @ w)))(A, v).serialize())
+    scaled, product = restored.call(A, v)
+    assert type(scaled) is type(A)
+    np.testing.assert_allclose(np.asarray(scaled.todense()), dense * 2)
+    same(product, dense @ np.asarray(v))
