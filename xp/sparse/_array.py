@@ -20,6 +20,7 @@ functions (``T``, ``mT``, indexing, operators) are installed from above by
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Callable, Iterator, Sequence
@@ -402,14 +403,12 @@ for _cls in (BCOO, BCSR):
         serialize_auxdata=lambda _: b"",
         deserialize_auxdata=lambda _: None,
     )
-    try:
+    with contextlib.suppress(ValueError):  # ValueError: registered already
         jax.export.register_pytree_node_serialization(
             _cls._jax_type,
             serialized_name=f"jax.experimental.sparse.{_cls.__name__}",
             serialize_auxdata=_serialize_info,
             deserialize_auxdata=_deserialize_info,
         )
-    except ValueError:  # registered already
-        pass
 
 routing.register_sparse_types(SparseArray)
