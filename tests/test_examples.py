@@ -91,3 +91,52 @@ def test_script_runs():
         capture_output=True, text=True, timeout=600, check=True,
     )  # fmt: skip
     assert "largest difference from the NumPy fit" in done.stdout
+
+
+# --- examples/jax_transforms.py: a generic model trained with grad + jit + lax.scan ------------
+
+transforms_example = load("jax_transforms")
+
+
+@pytest.fixture(scope="module")
+def classification():
+    X, labels = transforms_example.make_data(n_samples=64, n_features=12, seed=2)
+    return X, labels
+
+
+def test_training_on_dense_and_sparse_features_gives_the_same_parameters(classification):
+    X, labels = classification
+    y = xp.asarray(labels, dtype=xp.int32)
+    dense_params, dense_history = transforms_example.train(floats(X), y, epochs=4, batch_size=16)
+    sparse_params, sparse_history = transforms_example.train(xp.sparse.fromdense(floats(X)), y, epochs=4, batch_size=16)
+    assert dense_history[-1] < dense_history[0]  # it learns
+    tol = 1e-9 if dense_params["W1"].dtype == xp.float64 else 1e-4
+    for name in dense_params:
+        assert isinstance(sparse_params[name], xp.Array)
+        np.testing.assert_allclose(np.asarray(sparse_params[name]), np.asarray(dense_params[name]), rtol=tol, atol=tol)
+    np.testing.assert_allclose(sparse_history, dense_history, rtol=tol)
+
+
+def test_an_epoch_on_xp_arrays_matches_the_same_epoch_on_jax_numpy_arrays(classification):
+    X, labels = classification
+    params = transforms_example.init(xp, X.shape[1], 8, int(labels.max()) + 1)
+    velocity = jax.tree.map(xp.zeros_like, params)
+    membership = floats(np.kron(np.eye(4), np.ones(16)))
+    epoch = jax.jit(transforms_example.make_epoch(xp.transforms))
+    (xp_params, _), xp_losses = epoch((params, velocity), membership, floats(X), xp.asarray(labels, dtype=xp.int32))
+    as_jnp = lambda tree: jax.tree.map(jnp.asarray, tree, is_leaf=lambda n: isinstance(n, xp.Array))  # noqa: E731
+    (jnp_params, _), jnp_losses = epoch(
+        (as_jnp(params), as_jnp(velocity)), membership.jax, floats(X).jax, jnp.asarray(labels, dtype=jnp.int32)
+    )
+    assert isinstance(xp_losses, xp.Array) and isinstance(jnp_losses, jax.Array)
+    tol = 1e-9 if membership.dtype == xp.float64 else 1e-5
+    np.testing.assert_allclose(np.asarray(xp_losses), np.asarray(jnp_losses), rtol=tol)
+    for name in xp_params:
+        np.testing.assert_allclose(np.asarray(xp_params[name]), np.asarray(jnp_params[name]), rtol=tol, atol=tol)
+
+
+def test_transforms_script_runs():
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "jax_transforms.py")], capture_output=True, text=True, timeout=600, check=True
+    )
+    assert "largest parameter difference, dense vs sparse" in done.stdout

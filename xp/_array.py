@@ -36,7 +36,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from xp import _devices
-from xp._dtypes import DType
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
@@ -87,8 +86,10 @@ class Array:
         return namespace(api_version, "xp.Array.__array_namespace__")
 
     @property
-    def dtype(self) -> DType:
-        return self._value.dtype  # a NumPy dtype, as JAX (and NumPy's result_type) expect
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype, equal to (and hashing as) the namespace's dtype object (``xp.float32``);
+        JAX's machinery reads ``x.dtype`` and takes NumPy dtypes only (see ``xp/_dtypes.py``)."""
+        return self._value.dtype
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -106,13 +107,13 @@ class Array:
     def device(self) -> Any:
         return _devices.device_of(self._value)
 
+    def __jax_array__(self) -> jax.Array:
+        """JAX's protocol: ``jax.numpy``, ``jax.scipy``, ``jax.nn``, ``jax.random`` take xp arrays."""
+        return self._value
+
     @property
     def jax(self) -> jax.Array:
         """The wrapped ``jax.Array`` (a tracer under a transformation), without a copy."""
-        return self._value
-
-    def __jax_array__(self) -> jax.Array:
-        """JAX's protocol: ``jax.numpy``, ``jax.scipy``, ``jax.nn``, ``jax.random`` take xp arrays."""
         return self._value
 
     def block_until_ready(self) -> Array:

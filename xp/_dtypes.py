@@ -1,11 +1,17 @@
 """The 13 data types of the standard, their categories, and type promotion.
 
-xp's dtype objects are NumPy's dtype instances (``xp.float32 is numpy.dtype("float32")``), what
-a ``jax.Array`` reports as its ``.dtype``: JAX's own machinery (``lax.cond``, ``lax.switch``,
-``full_like`` in ``jax.grad``, NumPy's ``result_type``) reads ``x.dtype`` of the arrays it is
-given and accepts NumPy dtypes only, so this is what lets xp arrays go where jax arrays go.
-(A class of xp's own, compared equal only to dtypes, was the first design; it cost exactly
-that.) ``DType`` is the name of their type in xp's signatures.
+Inside xp, dtypes are NumPy dtype instances, what a ``jax.Array`` reports as its ``.dtype``.
+The dtype objects of the namespace (``xp.float32``, what ``result_type`` and ``finfo`` return) are
+:class:`DType` instances standing for them: NumPy's dtypes compare equal to ``None`` and to
+strings (``numpy.dtype("float64") == None`` is True), which the standard's equality semantics
+(and conformance suites: ``table.get(key) == dtype``) cannot have. A ``DType`` compares equal
+only to itself and to the NumPy dtype it stands for, hashes like it, and ``numpy.dtype(xp.float32)``
+(hence JAX) accepts it.
+
+An array's ``x.dtype`` is the NumPy dtype itself, which equals (and hashes as) the ``DType``:
+JAX's own machinery (``lax.cond``, ``lax.switch``, ``full_like`` in ``jax.grad``, NumPy's
+``result_type``) reads ``x.dtype`` of the arrays it is given and takes NumPy dtypes only, so this
+is what lets xp arrays go where jax arrays go.
 
 Promotion follows the standard's lattice exactly. Pairs the standard leaves unspecified
 (mixed kinds) follow JAX's lattice with strong types: ``bool`` promotes to any type, an integer
@@ -22,7 +28,6 @@ from __future__ import annotations
 import builtins
 import itertools
 from collections.abc import Iterable
-from typing import TypeAlias
 
 import jax
 import numpy as np
@@ -96,11 +101,53 @@ REAL_OF: dict[np.dtype, np.dtype] = {complex64: float32, complex128: float64, fl
 # --- the public dtype objects --------------------------------------------------------------
 
 
-DType: TypeAlias = np.dtype
-"""The type of the public dtype objects: NumPy's (``xp.float32 is numpy.dtype("float32")``)."""
+class DType:
+    """A data type of the array API standard (``xp.float32``, ``x.dtype``)."""
 
-PUBLIC: dict[np.dtype, DType] = {d: d for d in ALL}
-"""The public dtype object of each dtype (itself; kept as the one place that says so)."""
+    __slots__ = ("_np",)
+
+    def __init__(self, np_dtype: np.dtype) -> None:
+        self._np = np_dtype
+
+    @property
+    def name(self) -> str:
+        return self._np.name
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype this stands for (so ``numpy.dtype(xp.float32)`` works)."""
+        return self._np
+
+    @property
+    def kind(self) -> str:
+        return self._np.kind
+
+    @property
+    def itemsize(self) -> int:
+        return self._np.itemsize
+
+    def __repr__(self) -> str:
+        return f"xp.{self._np.name}"
+
+    def __str__(self) -> str:
+        return self._np.name
+
+    def __eq__(self, other: object) -> builtins.bool:
+        if isinstance(other, DType):
+            return self._np == other._np
+        if isinstance(other, np.dtype):
+            return self._np == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._np)
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (public_by_name, (self._np.name,))
+
+
+PUBLIC: dict[np.dtype, DType] = {d: DType(d) for d in ALL}
+"""The public dtype object of each dtype."""
 
 
 def public_by_name(name: str) -> DType:

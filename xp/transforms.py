@@ -95,18 +95,18 @@ def value_and_grad(
 
     @functools.wraps(fun)
     def value_and_grad_of(*args: Any, **kwargs: Any) -> Any:
-        args = list(args)
+        arguments = list(args)
         rebuilders = {}
         for i in positions:
-            if not -len(args) <= i < len(args):
+            if not -len(arguments) <= i < len(arguments):
                 raise ValueError(
-                    f"xp.transforms: argnums {i} is out of range for a call with {len(args)} positional arguments"
+                    f"xp.transforms: argnums {i} is out of range for a call with {len(arguments)} positional arguments"
                 )
-            args[i], rebuilders[i] = _split(args[i])
+            arguments[i], rebuilders[i] = _split(arguments[i])
         returned_xp: list[bool] = []
 
         def with_leaf_output(*variables: Any) -> Any:
-            call = list(args)
+            call = list(arguments)
             for i, v in zip(positions, variables, strict=True):
                 call[i] = _join(v, rebuilders[i])
             out, aux = _check_output(fun(*call, **kwargs), has_aux, fun)
@@ -120,7 +120,7 @@ def value_and_grad(
             holomorphic=holomorphic,
             allow_int=allow_int,
         )
-        value, gradients = transformed(*(args[i] for i in positions))
+        value, gradients = transformed(*(arguments[i] for i in positions))
         gradients = tuple(_join(g, rebuilders[i]) for i, g in zip(positions, gradients, strict=True))
         gradient = gradients[0] if isinstance(argnums, int) else gradients
         rewrap = wrap if returned_xp and returned_xp[-1] else _unchanged

@@ -99,8 +99,8 @@ class SparseArray:
         return self._value
 
     @property
-    def dtype(self) -> dt.DType:
-        return dt.PUBLIC[self._value.dtype]
+    def dtype(self) -> np.dtype:
+        return self._value.dtype  # the NumPy dtype, as xp.Array's (see xp/_dtypes.py)
 
     @property
     def shape(self) -> tuple[int, ...]:
