@@ -126,7 +126,9 @@ def main() -> None:
         params, history = train(features, y)
         results[name] = params
         accuracy = float(xp.mean(xp.astype(xp.argmax(logits(params, X_dense), axis=-1) == y, dtype)))
-        print(f"{name:7} {time.perf_counter() - begin:5.2f} s  loss {history[0]:.4f} -> {history[-1]:.4f}  accuracy {accuracy:.3f}")
+        print(
+            f"{name:7} {time.perf_counter() - begin:5.2f} s  loss {history[0]:.4f} -> {history[-1]:.4f}  accuracy {accuracy:.3f}"
+        )
     spread = max(float(xp.max(xp.abs(results["dense"][k] - results["sparse"][k]))) for k in results["dense"])
     print(f"largest parameter difference, dense vs sparse: {spread:.2e}")
 

@@ -1,6 +1,7 @@
 """The array object: attributes, operators, indexing, mutation and views, conversions, JAX
 transformations."""
 
+import math
 import copy
 import operator
 import pickle
@@ -421,3 +422,26 @@ def test_mutation_under_jit():
 def test_mask_reads_under_jit_say_why_they_fail():
     with pytest.raises(TypeError, match="data-dependent shape.*xp.where"):
         jax.jit(lambda v: v[v > 0])(xp.asarray([1.0, -1.0]))
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 2)])
+@pytest.mark.parametrize("selected", [True, False])
+def test_writes_through_a_0d_mask_match_numpy(shape, selected):
+    """``x[m] = v[m]`` with a 0-d mask (array-api-extra's ``at``/``apply_where`` write it): the
+    selection has a leading axis of length 1 (True) or 0 (False)."""
+    base = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
+    source = base + 10
+    x, mask = xp.asarray(base), xp.asarray(selected)
+    x[mask] = xp.asarray(source)[mask]
+    expected = base.copy()
+    expected[np.bool_(selected)] = source[np.bool_(selected)]
+    np.testing.assert_array_equal(np.asarray(x), expected)
+
+
+def test_a_write_of_nothing_through_a_0d_mask_needs_a_false_mask():
+    x = xp.asarray(1.0)
+    with pytest.raises(IndexError, match="True 0-d mask"):
+        x[xp.asarray(True)] = xp.zeros((0,))
+    assert float(x) == 1.0
+    with pytest.raises(IndexError, match="traced 0-d boolean mask"):
+        jax.jit(lambda a, m: a.__setitem__(m, xp.zeros((0,))))(x, xp.asarray(False))

@@ -229,3 +229,17 @@ def test_creation_under_jit_honours_device():
         return xp.zeros(3, device=device) + xp.ones_like(v) + xp.arange(3)
 
     assert f(xp.asarray([1.0, 2.0, 3.0])).jax.tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.x64
+def test_asarray_reads_python_ints_beyond_int64_exactly():
+    """NumPy turns ``[0, 2**63]`` into float64; xp reads the ints for an integer dtype."""
+    for values in ([0, 2**63], [0, 2**64 - 1], [[1], [2**63 + 1]], [True, 2**63]):
+        out = xp.asarray(values, dtype=xp.uint64)
+        assert out.dtype == xp.uint64
+        np.testing.assert_array_equal(np.asarray(out), np.array(values, dtype=np.uint64))
+    for values in ([0, 2**64], [-1, 2**63]):
+        with pytest.raises(OverflowError, match="xp.asarray: obj holds integers out of bounds for uint64"):
+            xp.asarray(values, dtype=xp.uint64)
+    with pytest.raises(TypeError, match="float values"):
+        xp.asarray([1.5, 2**63], dtype=xp.uint64)  # a float is not an int, whatever NumPy made of it
