@@ -1,8 +1,8 @@
 """The array object: attributes, operators, indexing, mutation and views, conversions, JAX
 transformations."""
 
-import math
 import copy
+import math
 import operator
 import pickle
 
