@@ -39,11 +39,11 @@ def test_an_arrays_dtype_is_the_numpy_dtype_equal_to_the_dtype_object():
     for name, dtype in zip(NAMES, DTYPES, strict=True):
         if dtype in dt.X64_ONLY and not jax.config.jax_enable_x64:
             continue
-        got = xp.asarray(0, dtype=dtype).dtype
+        got = xp.zeros((), dtype=dtype).dtype
         assert type(got) is not xp.DType and got is np.dtype(name)
         assert got == dtype and dtype == got and hash(got) == hash(dtype)
         assert {dtype: name}[got] == name and got in {dtype}
-        assert xp.result_type(xp.asarray(0, dtype=dtype)) == got
+        assert xp.result_type(xp.zeros((), dtype=dtype)) == got
 
 
 def test_dtype_objects_work_with_numpy_and_jax():
