@@ -107,7 +107,12 @@ def test_operators_take_foreign_arrays_on_either_side():
     x = xp.asarray([1.0, 2.0])
     for other in (np.array([1.0, 1.0]), jnp.array([1.0, 1.0]), np.float64(1.0)):
         assert isinstance(x + other, xp.Array)
-        assert isinstance(other + x, xp.Array), type(other)
+    for other in (np.array([1.0, 1.0]), np.float64(1.0)):
+        assert isinstance(other + x, xp.Array), type(other)  # NumPy defers (__array_priority__)
+    # A jax.Array on the left computes in JAX, which converts x through __jax_array__ (docs/jax.md)
+    out = jnp.array([1.0, 1.0], dtype=x.dtype) + x
+    assert isinstance(out, jax.Array) and not isinstance(out, xp.Array)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x + 1.0))
 
 
 def test_unknown_operands_give_not_implemented():
