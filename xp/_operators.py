@@ -18,7 +18,7 @@ from xp import _elementwise, _linear_algebra
 from xp import _routing as routing
 from xp._array import Array
 
-BINARY = {
+BINARY: dict[str, Callable[[Any, Any], Array]] = {
     "add": _elementwise.add,
     "sub": _elementwise.subtract,
     "mul": _elementwise.multiply,
@@ -33,7 +33,7 @@ BINARY = {
     "lshift": _elementwise.bitwise_left_shift,
     "rshift": _elementwise.bitwise_right_shift,
 }
-COMPARISON = {
+COMPARISON: dict[str, Callable[[Any, Any], Array]] = {
     "lt": _elementwise.less,
     "le": _elementwise.less_equal,
     "gt": _elementwise.greater,
@@ -41,7 +41,7 @@ COMPARISON = {
     "eq": _elementwise.equal,
     "ne": _elementwise.not_equal,
 }
-UNARY = {
+UNARY: dict[str, Callable[[Any], Array]] = {
     "abs": _elementwise.abs,
     "neg": _elementwise.negative,
     "pos": _elementwise.positive,
@@ -119,5 +119,5 @@ def install(cls: type, *, in_place: bool = True) -> None:
             setattr(cls, f"__i{name}__", _in_place(name, fn))
     for name, fn in COMPARISON.items():
         setattr(cls, f"__{name}__", _forward(name, fn))
-    for name, fn in UNARY.items():
-        setattr(cls, f"__{name}__", _unary(name, fn))
+    for name, unary in UNARY.items():
+        setattr(cls, f"__{name}__", _unary(name, unary))
