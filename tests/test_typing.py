@@ -7,9 +7,10 @@
 
 The checkers run as subprocesses of this interpreter, on copies of the two modules in a
 temporary directory, with xp found on the search path from this checkout; mypy in strict mode,
-pyright in its standard mode (its strict mode also reports what JAX leaves unknown, such as
-``jax.Device``, which no stub of jaxlib declares). Both are in the ``dev`` extra; a missing one
-fails the test rather than skipping it.
+pyright in its standard mode (its strict mode also reports ``jax.numpy``'s functions as partially
+unknown: jaxlib declares no type for their ``device`` parameter, ``jax.Device``; it reports
+nothing of xp's). Both are in the ``test`` and ``dev`` extras; a missing one fails the test
+rather than skipping it.
 """
 
 from __future__ import annotations

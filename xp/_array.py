@@ -31,6 +31,7 @@ from types import EllipsisType, ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import jax
+import jax.core
 import jax.export
 import jax.numpy as jnp
 import numpy as np
@@ -315,9 +316,9 @@ def wrap(value: Any) -> Array:
 class Layout(Protocol):
     """How a view's value derives from the value of the array it views."""
 
-    def get(self, base_value: Any) -> Any: ...
+    def get(self, base_value: Any, /) -> Any: ...
 
-    def set(self, base_value: Any, update: Any) -> Any:
+    def set(self, base_value: Any, update: Any, /) -> Any:
         """``base_value`` with the view's whole new value ``update`` written in."""
         ...
 

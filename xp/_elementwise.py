@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 import jax
+import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax import lax

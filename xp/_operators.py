@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import jax.core
 import numpy as np
 
 from xp import _elementwise, _linear_algebra
@@ -48,6 +49,9 @@ UNARY: dict[str, Callable[[Any], Array]] = {
     "invert": _elementwise.bitwise_invert,
 }
 
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**"}
+_SYMBOLS |= {"matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
+
 _OPERAND_TYPES = (Array, jax.Array, jax.core.Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
 
@@ -82,6 +86,11 @@ def _in_place(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, An
         if not _takes(other):
             return NotImplemented
         result = fn(self, other)
+        if type(result) is not Array:  # a sparse operand gave a sparse result (x *= A)
+            raise TypeError(
+                f"xp.Array.__i{name}__: the result is a sparse {type(result).__name__}, which is not written "
+                f"into a dense array implicitly; rebind (x = x {_SYMBOLS[name]} A) or densify the operand first"
+            )
         if result.dtype != self.dtype:
             raise TypeError(
                 f"xp.Array.__i{name}__: the result has dtype {result.dtype}, but an in-place operation "

@@ -29,7 +29,7 @@ import jax
 import numpy as np
 
 from xp._array import Array
-from xp._devices import TracedDevice
+from xp._devices import JaxDevice, TracedDevice
 from xp._dtypes import DType
 
 ArrayLike: TypeAlias = Array | jax.Array | np.ndarray | np.bool_ | np.number | bool | int | float | complex
@@ -69,7 +69,7 @@ ScalarType: TypeAlias = (
     | type[np.complex128]
 )
 DTypeLike: TypeAlias = DType | ScalarType | DTypeName
-Device: TypeAlias = jax.Device | jax.sharding.Sharding | TracedDevice
+Device: TypeAlias = JaxDevice | jax.sharding.Sharding | TracedDevice
 Scalar: TypeAlias = bool | int | float | complex
 
 __all__ = ["Array", "ArrayLike", "DTypeLike", "DTypeName", "Device", "Scalar", "ScalarType"]

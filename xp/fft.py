@@ -125,10 +125,11 @@ def _transform(x: Any, kind: str, n: int | None, axis: int, norm: str) -> Any:
     x = _input(x, kind)
     if n is None:
         size = x.shape[axis]
-        n = 2 * (size - 1) if kind in _HALF_INPUT else size
-        if n < 1:
-            fail(ValueError, f"x has size {size} along axis {axis}, which gives the default length n={n}; "
+        default = 2 * (size - 1) if kind in _HALF_INPUT else size
+        if default < 1:
+            fail(ValueError, f"x has size {size} along axis {axis}, which gives the default length n={default}; "
                    f"pass a positive n")  # fmt: skip
+        n = default
     return getattr(jnp.fft, kind)(x, n=n, axis=axis, norm=norm)
 
 

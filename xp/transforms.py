@@ -40,6 +40,7 @@ def _leaf_output(fun: Callable[..., Any], has_aux: bool, returned_xp: list[bool]
     @functools.wraps(fun)
     def leaf_output(*args: Any, **kwargs: Any) -> Any:
         out = fun(*args, **kwargs)
+        aux = None
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
                 raise TypeError(

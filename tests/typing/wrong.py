@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import xp
 
-x = xp.asarray([1.0, 2.0])
+x: xp.Array = xp.asarray([1.0, 2.0])
 A = xp.sparse.eye(2)
 
 xp.sin("a")  # wrong: a string is not an array
@@ -29,3 +29,4 @@ xp.sparse.BCOO((x, [[0], [1]]), shape=(2,))  # wrong: lists are not arrays
 xp.sinn(x)  # wrong: no such function
 xp.sparse.no_such_function(A)  # wrong
 B: xp.sparse.BCOO = A * 2  # wrong: the product may be dense
+x *= A  # wrong: the product may be sparse (a TypeError at runtime)

@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeAlias, overload
 
 import jax
+import jax.core
 import jax.export
 import numpy as np
 from jax.experimental import sparse as jsparse

@@ -155,8 +155,10 @@ def lobpcg_standard(
         if matrix.dtype != start.dtype:
             fail(TypeError, f"A ({matrix.dtype}) and X ({start.dtype}) must have the same dtype")
 
-        def operator(v: Any) -> Any:
+        def sparse_product(v: Any) -> Any:
             return matrix_product(matrix, v)
+
+        operator = sparse_product
 
     elif isinstance(A, (Array, jax.Array)):
         operator = boundary.array(A, "A")
@@ -167,9 +169,11 @@ def lobpcg_standard(
     elif callable(A):
         function = A
 
-        def operator(v: Any) -> Any:
+        def function_product(v: Any) -> Any:
             out = function(wrap(v))
             return _kernels_result(out)
+
+        operator = function_product
 
     else:
         fail(TypeError, f"A must be a sparse array, a dense array or a function, got {describe(A)}")
