@@ -1,8 +1,9 @@
 """The code's shape, checked: no import circles, small modules, one explicit sparse routing.
 
 The import graph is read from the source (every ``import`` statement, module-level or inside a
-function, except those under ``if TYPE_CHECKING:``, and ``importlib.import_module`` of a
-constant name), so a circle hidden in a method-local import counts as one.
+function, except those only type checkers run (under ``if TYPE_CHECKING:``, or in the ``else``
+of ``if not TYPE_CHECKING:``), and ``importlib.import_module`` of a constant name), so a circle
+hidden in a method-local import counts as one.
 """
 
 from __future__ import annotations
@@ -45,8 +46,14 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _is_type_checking_block(node: ast.AST) -> bool:
-    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+def _runtime_branches(node: ast.If) -> list[ast.stmt] | None:
+    """The statements of an ``if TYPE_CHECKING:`` (or ``if not TYPE_CHECKING:``) that run at
+    runtime (its ``else``, or its body); None for another ``if``."""
+    test = ast.unparse(node.test)
+    negated = test.startswith("not ")
+    if test.removeprefix("not ").split(".")[-1] != "TYPE_CHECKING":  # TYPE_CHECKING, typing.TYPE_CHECKING
+        return None
+    return node.body if negated else node.orelse
 
 
 def _imports(name: str, path: Path) -> list[tuple[str, bool]]:
@@ -55,7 +62,10 @@ def _imports(name: str, path: Path) -> list[tuple[str, bool]]:
     found: list[tuple[str, bool]] = []
 
     def visit(node: ast.AST, in_function: bool) -> None:
-        if _is_type_checking_block(node):
+        runtime = _runtime_branches(node) if isinstance(node, ast.If) else None
+        if runtime is not None:
+            for statement in runtime:
+                visit(statement, in_function)
             return
         if isinstance(node, ast.Import):
             found.extend((a.name, in_function) for a in node.names if a.name in MODULES)
@@ -127,7 +137,8 @@ def test_the_circle_finder_finds_circles():
 def test_the_import_reader_sees_imports_of_every_kind():
     assert ("xp._array", False) in IMPORTS["xp._boundary"]  # from xp._array import Array
     assert ("conformance.checks", True) in IMPORTS["conformance.cli"]  # inside a function
-    assert ("xp.sparse", True) in IMPORTS["xp"]  # importlib.import_module("xp.sparse")
+    assert ("xp.sparse", True) in IMPORTS["xp"]  # importlib.import_module("xp.sparse"), in an else
+    assert ("xp.sparse", False) not in IMPORTS["xp"]  # from xp import sparse, for type checkers only
 
 
 @pytest.mark.parametrize("package", PACKAGES)

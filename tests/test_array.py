@@ -141,6 +141,16 @@ def test_in_place_operators_keep_dtype_and_shape():
     assert x.jax.tolist() == [1, 2]
 
 
+def test_in_place_operators_do_not_store_a_sparse_result_in_a_dense_array():
+    x = xp.ones((2, 2))
+    A = xp.sparse.eye(2)
+    with pytest.raises(TypeError, match=r"__imul__: the result is a sparse BCOO, .* \(x = x \* A\)"):
+        x *= A  # (type checkers flag this line too: x * A may be sparse)
+    assert type(x.jax) is type(xp.ones(2).jax) and x.jax.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    x *= A.todense()
+    assert x.jax.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
 # --- indexing -------------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib as _importlib
 import sys as _sys
+from typing import TYPE_CHECKING
 
 from xp import _array_methods as _array_methods
 from xp import _dtypes as _dtypes
@@ -182,8 +183,17 @@ __version__ = "0.1.0"  # the package version: pyproject.toml reads it from here
 _array_methods.install(_sys.modules[__name__])
 
 
-def __getattr__(name: str) -> object:
-    # ``xp.sparse`` is imported on first use: dense-only code does not pay for it
-    if name == "sparse":
-        return _importlib.import_module("xp.sparse")
-    raise AttributeError(f"module 'xp' has no attribute {name!r}")
+if TYPE_CHECKING:
+    # Type checkers see ``xp.sparse`` as the submodule it is, and no module ``__getattr__``
+    # (which would make a misspelt ``xp.name`` an ``object`` instead of an error).
+    from xp import sparse as sparse
+else:
+
+    def __getattr__(name: str) -> object:
+        # ``xp.sparse`` is imported on first use: dense-only code does not pay for it
+        if name == "sparse":
+            return _importlib.import_module("xp.sparse")
+        raise AttributeError(f"module 'xp' has no attribute {name!r}")
+
+
+del TYPE_CHECKING  # not one of xp's names

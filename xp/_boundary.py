@@ -19,6 +19,7 @@ import struct
 from typing import Any
 
 import jax
+import jax.core
 import jax.numpy as jnp
 import numpy as np
 
@@ -263,7 +264,7 @@ def optional_boolean(value: Any, param: str) -> bool | None:
 
 def real_scalar(value: Any, param: str) -> float:
     if type(value) in (int, float) or isinstance(value, (np.integer, np.floating)):
-        return value
+        return value  # pyright: ignore[reportReturnType]  # (a NumPy scalar, which computes as a float)
     fail(TypeError, f"{param} must be a real Python scalar, got {describe(value)}")
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import jax
+import jax.core
 import jax.numpy as jnp
 import numpy as np
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import jax
+import jax.core
 import numpy as np
 
 from xp import _boundary as boundary

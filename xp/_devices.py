@@ -11,10 +11,18 @@ computation runs". Passing it back as ``device=`` places nothing, so generic cod
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import jax
+import jax.core
 from jax.sharding import NamedSharding, Sharding, SingleDeviceSharding
+
+if TYPE_CHECKING:
+    # ``jax.Device`` in annotations: jaxlib ships no type for it (type checkers see a variable of
+    # unknown type, which they refuse in an annotation), so xp's annotations say ``JaxDevice``.
+    JaxDevice: TypeAlias = Any
+else:
+    JaxDevice = jax.Device
 
 
 class TracedDevice:
@@ -38,11 +46,11 @@ DEVICE_TYPES = (jax.Device, Sharding, TracedDevice)
 DEVICE_EXPECTED = "a jax.Device or a jax.sharding.Sharding (such as x.device or jax.devices()[0])"
 
 
-def default_device() -> jax.Device:
+def default_device() -> JaxDevice:
     return jax.devices()[0]
 
 
-def device_of(value: Any) -> jax.Device | Sharding | TracedDevice:
+def device_of(value: Any) -> JaxDevice | Sharding | TracedDevice:
     """``x.device`` of a jax array: its device, its sharding when it spans several devices."""
     if isinstance(value, jax.core.Tracer):
         return TRACED
@@ -54,7 +62,7 @@ def device_of(value: Any) -> jax.Device | Sharding | TracedDevice:
     return sharding
 
 
-def place(value: Any, device: jax.Device | Sharding | TracedDevice | None) -> Any:
+def place(value: Any, device: JaxDevice | Sharding | TracedDevice | None) -> Any:
     """``value`` put on ``device``; ``None`` and ``TRACED`` leave it where it is.
 
     Works eagerly and under ``jit`` (where JAX's own ``device=`` arguments are ignored).
@@ -66,7 +74,7 @@ def place(value: Any, device: jax.Device | Sharding | TracedDevice | None) -> An
     return jax.device_put(value, device)
 
 
-def same_placement(value: Any, device: jax.Device | Sharding | TracedDevice | None) -> bool:
+def same_placement(value: Any, device: JaxDevice | Sharding | TracedDevice | None) -> bool:
     """Whether ``value`` already lives on ``device`` (``None`` and ``TRACED`` match anything)."""
     if device is None or device is TRACED or isinstance(value, jax.core.Tracer):
         return True

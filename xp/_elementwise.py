@@ -22,9 +22,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 import jax
+import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -37,6 +38,9 @@ from xp._array import Array, wrap
 from xp._errors import ArgumentError, fail
 from xp._routing import api
 from xp._typing import ArrayLike
+
+if TYPE_CHECKING:
+    from xp.sparse._array import SparseArray
 
 Tracer = jax.core.Tracer
 
@@ -193,6 +197,33 @@ def _binary_kernel(op: Op, x1: Any, x2: Any) -> Any:
 
 # --- the public functions -------------------------------------------------------------------
 
+_Sparse = TypeVar("_Sparse", bound="SparseArray")
+
+
+class UnaryFunction(Protocol):
+    """The signature of a unary element-wise function, ``f(x, /)``, for type checkers.
+
+    A sparse ``x`` gives a sparse array of its format where ``f(0) == 0``, else a dense array."""
+
+    @overload
+    def __call__(self, x: ArrayLike, /) -> Array: ...
+    @overload
+    def __call__(self, x: _Sparse, /) -> _Sparse | Array: ...
+    def __call__(self, x: ArrayLike | SparseArray, /) -> Array | SparseArray: ...
+
+
+class BinaryFunction(Protocol):
+    """The signature of a binary element-wise function, ``f(x1, x2, /)``, for type checkers.
+
+    With a sparse operand the result is sparse where its zeros are structural (``multiply``
+    with a dense array, ``add`` of two sparse ones), else dense."""
+
+    @overload
+    def __call__(self, x1: ArrayLike, x2: ArrayLike, /) -> Array: ...
+    @overload
+    def __call__(self, x1: ArrayLike | SparseArray, x2: ArrayLike | SparseArray, /) -> Array | SparseArray: ...
+    def __call__(self, x1: ArrayLike | SparseArray, x2: ArrayLike | SparseArray, /) -> Array | SparseArray: ...
+
 
 def _unary(op: Op) -> Callable[[ArrayLike], Array]:
     kernel = jax.jit(functools.partial(_unary_kernel, op), inline=True)
@@ -287,73 +318,74 @@ def _build() -> dict[str, Callable[..., Array]]:
 FUNCTIONS = _build()
 OPS = {op.name: op for op in UNARY + BINARY}
 
-# The public names, bound explicitly so that readers and type checkers see them.
-abs = FUNCTIONS["abs"]
-acos = FUNCTIONS["acos"]
-acosh = FUNCTIONS["acosh"]
-asin = FUNCTIONS["asin"]
-asinh = FUNCTIONS["asinh"]
-atan = FUNCTIONS["atan"]
-atanh = FUNCTIONS["atanh"]
-bitwise_invert = FUNCTIONS["bitwise_invert"]
-ceil = FUNCTIONS["ceil"]
-conj = FUNCTIONS["conj"]
-cos = FUNCTIONS["cos"]
-cosh = FUNCTIONS["cosh"]
-exp = FUNCTIONS["exp"]
-expm1 = FUNCTIONS["expm1"]
-floor = FUNCTIONS["floor"]
-imag = FUNCTIONS["imag"]
-isfinite = FUNCTIONS["isfinite"]
-isinf = FUNCTIONS["isinf"]
-isnan = FUNCTIONS["isnan"]
-log = FUNCTIONS["log"]
-log1p = FUNCTIONS["log1p"]
-log2 = FUNCTIONS["log2"]
-log10 = FUNCTIONS["log10"]
-logical_not = FUNCTIONS["logical_not"]
-negative = FUNCTIONS["negative"]
-positive = FUNCTIONS["positive"]
-real = FUNCTIONS["real"]
-reciprocal = FUNCTIONS["reciprocal"]
-round = FUNCTIONS["round"]
-sign = FUNCTIONS["sign"]
-signbit = FUNCTIONS["signbit"]
-sin = FUNCTIONS["sin"]
-sinh = FUNCTIONS["sinh"]
-sqrt = FUNCTIONS["sqrt"]
-square = FUNCTIONS["square"]
-tan = FUNCTIONS["tan"]
-tanh = FUNCTIONS["tanh"]
-trunc = FUNCTIONS["trunc"]
-add = FUNCTIONS["add"]
-atan2 = FUNCTIONS["atan2"]
-bitwise_and = FUNCTIONS["bitwise_and"]
-bitwise_left_shift = FUNCTIONS["bitwise_left_shift"]
-bitwise_or = FUNCTIONS["bitwise_or"]
-bitwise_right_shift = FUNCTIONS["bitwise_right_shift"]
-bitwise_xor = FUNCTIONS["bitwise_xor"]
-copysign = FUNCTIONS["copysign"]
-divide = FUNCTIONS["divide"]
-equal = FUNCTIONS["equal"]
-floor_divide = FUNCTIONS["floor_divide"]
-greater = FUNCTIONS["greater"]
-greater_equal = FUNCTIONS["greater_equal"]
-hypot = FUNCTIONS["hypot"]
-less = FUNCTIONS["less"]
-less_equal = FUNCTIONS["less_equal"]
-logaddexp = FUNCTIONS["logaddexp"]
-logical_and = FUNCTIONS["logical_and"]
-logical_or = FUNCTIONS["logical_or"]
-logical_xor = FUNCTIONS["logical_xor"]
-maximum = FUNCTIONS["maximum"]
-minimum = FUNCTIONS["minimum"]
-multiply = FUNCTIONS["multiply"]
-nextafter = FUNCTIONS["nextafter"]
-not_equal = FUNCTIONS["not_equal"]
-pow = FUNCTIONS["pow"]
-remainder = FUNCTIONS["remainder"]
-subtract = FUNCTIONS["subtract"]
+# The public names, bound explicitly so that readers and type checkers see them, with their
+# signatures (tests/test_typing.py checks that these are the rows of UNARY and BINARY).
+abs: UnaryFunction = FUNCTIONS["abs"]
+acos: UnaryFunction = FUNCTIONS["acos"]
+acosh: UnaryFunction = FUNCTIONS["acosh"]
+asin: UnaryFunction = FUNCTIONS["asin"]
+asinh: UnaryFunction = FUNCTIONS["asinh"]
+atan: UnaryFunction = FUNCTIONS["atan"]
+atanh: UnaryFunction = FUNCTIONS["atanh"]
+bitwise_invert: UnaryFunction = FUNCTIONS["bitwise_invert"]
+ceil: UnaryFunction = FUNCTIONS["ceil"]
+conj: UnaryFunction = FUNCTIONS["conj"]
+cos: UnaryFunction = FUNCTIONS["cos"]
+cosh: UnaryFunction = FUNCTIONS["cosh"]
+exp: UnaryFunction = FUNCTIONS["exp"]
+expm1: UnaryFunction = FUNCTIONS["expm1"]
+floor: UnaryFunction = FUNCTIONS["floor"]
+imag: UnaryFunction = FUNCTIONS["imag"]
+isfinite: UnaryFunction = FUNCTIONS["isfinite"]
+isinf: UnaryFunction = FUNCTIONS["isinf"]
+isnan: UnaryFunction = FUNCTIONS["isnan"]
+log: UnaryFunction = FUNCTIONS["log"]
+log1p: UnaryFunction = FUNCTIONS["log1p"]
+log2: UnaryFunction = FUNCTIONS["log2"]
+log10: UnaryFunction = FUNCTIONS["log10"]
+logical_not: UnaryFunction = FUNCTIONS["logical_not"]
+negative: UnaryFunction = FUNCTIONS["negative"]
+positive: UnaryFunction = FUNCTIONS["positive"]
+real: UnaryFunction = FUNCTIONS["real"]
+reciprocal: UnaryFunction = FUNCTIONS["reciprocal"]
+round: UnaryFunction = FUNCTIONS["round"]
+sign: UnaryFunction = FUNCTIONS["sign"]
+signbit: UnaryFunction = FUNCTIONS["signbit"]
+sin: UnaryFunction = FUNCTIONS["sin"]
+sinh: UnaryFunction = FUNCTIONS["sinh"]
+sqrt: UnaryFunction = FUNCTIONS["sqrt"]
+square: UnaryFunction = FUNCTIONS["square"]
+tan: UnaryFunction = FUNCTIONS["tan"]
+tanh: UnaryFunction = FUNCTIONS["tanh"]
+trunc: UnaryFunction = FUNCTIONS["trunc"]
+add: BinaryFunction = FUNCTIONS["add"]
+atan2: BinaryFunction = FUNCTIONS["atan2"]
+bitwise_and: BinaryFunction = FUNCTIONS["bitwise_and"]
+bitwise_left_shift: BinaryFunction = FUNCTIONS["bitwise_left_shift"]
+bitwise_or: BinaryFunction = FUNCTIONS["bitwise_or"]
+bitwise_right_shift: BinaryFunction = FUNCTIONS["bitwise_right_shift"]
+bitwise_xor: BinaryFunction = FUNCTIONS["bitwise_xor"]
+copysign: BinaryFunction = FUNCTIONS["copysign"]
+divide: BinaryFunction = FUNCTIONS["divide"]
+equal: BinaryFunction = FUNCTIONS["equal"]
+floor_divide: BinaryFunction = FUNCTIONS["floor_divide"]
+greater: BinaryFunction = FUNCTIONS["greater"]
+greater_equal: BinaryFunction = FUNCTIONS["greater_equal"]
+hypot: BinaryFunction = FUNCTIONS["hypot"]
+less: BinaryFunction = FUNCTIONS["less"]
+less_equal: BinaryFunction = FUNCTIONS["less_equal"]
+logaddexp: BinaryFunction = FUNCTIONS["logaddexp"]
+logical_and: BinaryFunction = FUNCTIONS["logical_and"]
+logical_or: BinaryFunction = FUNCTIONS["logical_or"]
+logical_xor: BinaryFunction = FUNCTIONS["logical_xor"]
+maximum: BinaryFunction = FUNCTIONS["maximum"]
+minimum: BinaryFunction = FUNCTIONS["minimum"]
+multiply: BinaryFunction = FUNCTIONS["multiply"]
+nextafter: BinaryFunction = FUNCTIONS["nextafter"]
+not_equal: BinaryFunction = FUNCTIONS["not_equal"]
+pow: BinaryFunction = FUNCTIONS["pow"]
+remainder: BinaryFunction = FUNCTIONS["remainder"]
+subtract: BinaryFunction = FUNCTIONS["subtract"]
 
 
 @api

@@ -8,6 +8,7 @@ import jax
 
 from xp import _devices
 from xp import _dtypes as dt
+from xp._devices import JaxDevice
 from xp._errors import describe
 
 
@@ -33,10 +34,10 @@ class Info:
         eager = not _tracing()
         return {"boolean indexing": eager, "data-dependent shapes": eager, "max dimensions": 64}
 
-    def default_device(self) -> jax.Device:
+    def default_device(self) -> JaxDevice:
         return _devices.default_device()
 
-    def devices(self) -> tuple[jax.Device, ...]:
+    def devices(self) -> tuple[JaxDevice, ...]:
         return tuple(jax.devices())
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, dt.DType]:

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import jax.core
 import numpy as np
 
 from xp import _elementwise, _linear_algebra
 from xp import _routing as routing
 from xp._array import Array
 
-BINARY = {
+BINARY: dict[str, Callable[[Any, Any], Array]] = {
     "add": _elementwise.add,
     "sub": _elementwise.subtract,
     "mul": _elementwise.multiply,
@@ -33,7 +34,7 @@ BINARY = {
     "lshift": _elementwise.bitwise_left_shift,
     "rshift": _elementwise.bitwise_right_shift,
 }
-COMPARISON = {
+COMPARISON: dict[str, Callable[[Any, Any], Array]] = {
     "lt": _elementwise.less,
     "le": _elementwise.less_equal,
     "gt": _elementwise.greater,
@@ -41,12 +42,15 @@ COMPARISON = {
     "eq": _elementwise.equal,
     "ne": _elementwise.not_equal,
 }
-UNARY = {
+UNARY: dict[str, Callable[[Any], Array]] = {
     "abs": _elementwise.abs,
     "neg": _elementwise.negative,
     "pos": _elementwise.positive,
     "invert": _elementwise.bitwise_invert,
 }
+
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**"}
+_SYMBOLS |= {"matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
 
 _OPERAND_TYPES = (Array, jax.Array, jax.core.Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
@@ -82,6 +86,11 @@ def _in_place(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, An
         if not _takes(other):
             return NotImplemented
         result = fn(self, other)
+        if type(result) is not Array:  # a sparse operand gave a sparse result (x *= A)
+            raise TypeError(
+                f"xp.Array.__i{name}__: the result is a sparse {type(result).__name__}, which is not written "
+                f"into a dense array implicitly; rebind (x = x {_SYMBOLS[name]} A) or densify the operand first"
+            )
         if result.dtype != self.dtype:
             raise TypeError(
                 f"xp.Array.__i{name}__: the result has dtype {result.dtype}, but an in-place operation "
@@ -119,5 +128,5 @@ def install(cls: type, *, in_place: bool = True) -> None:
             setattr(cls, f"__i{name}__", _in_place(name, fn))
     for name, fn in COMPARISON.items():
         setattr(cls, f"__{name}__", _forward(name, fn))
-    for name, fn in UNARY.items():
-        setattr(cls, f"__{name}__", _unary(name, fn))
+    for name, unary in UNARY.items():
+        setattr(cls, f"__{name}__", _unary(name, unary))

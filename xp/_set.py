@@ -20,6 +20,7 @@ import functools
 from typing import Any, NamedTuple
 
 import jax
+import jax.core
 import jax.numpy as jnp
 from jax import lax
 

@@ -2,31 +2,74 @@
 
 - ``ArrayLike``: what converts to an array without ambiguity: xp arrays, JAX arrays and
   tracers, NumPy arrays and scalars, and Python ``bool``, ``int``, ``float``, ``complex``.
-  Lists and tuples are not arrays; only ``xp.asarray`` takes nested sequences.
+  Lists and tuples are not arrays; only ``xp.asarray`` takes nested sequences. Sparse arrays
+  are not ``ArrayLike`` (they never convert implicitly); the element-wise functions and the
+  operators declare them separately, with their results.
 - ``DTypeLike``: one of the 13 dtype objects (``xp.float32``), or what names one unambiguously:
-  a NumPy or JAX scalar type (``numpy.float32``, ``jax.numpy.float32``), its name
-  (``"float32"``), or a Python type (``float`` is the default floating dtype).
+  its name (``"float32"``, a ``DTypeName``: a misspelt name is a type error), a NumPy scalar
+  type (``numpy.float32``), a JAX one (``jax.numpy.float32``, typed ``Any`` by JAX), or a Python
+  type (``float`` is the default floating dtype).
 - ``Device``: a ``jax.Device`` or a ``jax.sharding.Sharding``.
 
-Each is checked at runtime by ``xp._boundary``, at the cost of a type check.
+Each is checked at runtime by ``xp._boundary``, at the cost of a type check. Where the two
+differ: a type checker cannot tell the 13 dtype objects from other NumPy dtypes (both are
+``numpy.dtype``; ``numpy.dtype("float16")`` is rejected at runtime only), nor ``numpy.float16``
+from ``numpy.float32`` (NumPy's stubs make narrower scalar types subtypes of wider ones); and at
+runtime ``xp._boundary.dtype`` also takes an object whose ``dtype`` attribute is one of the 13
+(an array, for instance), which the type does not name.
 Note that ``isinstance(tracer, jax.typing.ArrayLike)`` is False: the runtime checks test the
 union's members, tracers included, instead of the union.
 """
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 import jax
 import numpy as np
 
 from xp._array import Array
-from xp._devices import TracedDevice
+from xp._devices import JaxDevice, TracedDevice
 from xp._dtypes import DType
 
 ArrayLike: TypeAlias = Array | jax.Array | np.ndarray | np.bool_ | np.number | bool | int | float | complex
-DTypeLike: TypeAlias = DType | np.dtype | type | str
-Device: TypeAlias = jax.Device | jax.sharding.Sharding | TracedDevice
+# The names of the 13 dtypes, in the order of ``xp._dtypes.ALL`` (tests/test_typing.py checks it).
+DTypeName: TypeAlias = Literal[
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
+ScalarType: TypeAlias = (
+    type[bool]
+    | type[int]
+    | type[float]
+    | type[complex]
+    | type[np.bool_]
+    | type[np.int8]
+    | type[np.int16]
+    | type[np.int32]
+    | type[np.int64]
+    | type[np.uint8]
+    | type[np.uint16]
+    | type[np.uint32]
+    | type[np.uint64]
+    | type[np.float32]
+    | type[np.float64]
+    | type[np.complex64]
+    | type[np.complex128]
+)
+DTypeLike: TypeAlias = DType | ScalarType | DTypeName
+Device: TypeAlias = JaxDevice | jax.sharding.Sharding | TracedDevice
 Scalar: TypeAlias = bool | int | float | complex
 
-__all__ = ["Array", "ArrayLike", "DTypeLike", "Device", "Scalar"]
+__all__ = ["Array", "ArrayLike", "DTypeLike", "DTypeName", "Device", "Scalar", "ScalarType"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any, Literal, cast
+from typing import Any, Literal, Protocol, cast
 
 import jax
 import jax.numpy as jnp
@@ -125,14 +125,21 @@ def _transform(x: Any, kind: str, n: int | None, axis: int, norm: str) -> Any:
     x = _input(x, kind)
     if n is None:
         size = x.shape[axis]
-        n = 2 * (size - 1) if kind in _HALF_INPUT else size
-        if n < 1:
-            fail(ValueError, f"x has size {size} along axis {axis}, which gives the default length n={n}; "
+        default = 2 * (size - 1) if kind in _HALF_INPUT else size
+        if default < 1:
+            fail(ValueError, f"x has size {size} along axis {axis}, which gives the default length n={default}; "
                    f"pass a positive n")  # fmt: skip
+        n = default
     return getattr(jnp.fft, kind)(x, n=n, axis=axis, norm=norm)
 
 
-def _one_dimensional(kind: str, doc: str) -> Any:
+class OneDimensionalTransform(Protocol):
+    """The signature of ``fft``, ``ifft``, ``rfft``, ``irfft``, ``hfft``, ``ihfft`` (for type checkers)."""
+
+    def __call__(self, x: ArrayLike, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array: ...
+
+
+def _one_dimensional(kind: str, doc: str) -> OneDimensionalTransform:
     def transform(x: ArrayLike, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
         value = x._value if type(x) is Array else boundary.array(x, "x")
         return wrap(_transform(value, kind=kind, n=_length(n), axis=boundary.integer(axis, "axis"), norm=_norm(norm)))
@@ -203,7 +210,21 @@ def _transform_n(x: Any, kind: str, s: tuple[int, ...] | None, axes: tuple[int, 
     return getattr(jnp.fft, kind)(x, s=tuple(sizes), axes=normalized, norm=norm)
 
 
-def _n_dimensional(kind: str, doc: str) -> Any:
+class NDimensionalTransform(Protocol):
+    """The signature of ``fftn``, ``ifftn``, ``rfftn``, ``irfftn`` (for type checkers)."""
+
+    def __call__(
+        self,
+        x: ArrayLike,
+        /,
+        *,
+        s: Sequence[int] | None = None,
+        axes: Sequence[int] | None = None,
+        norm: Norm = "backward",
+    ) -> Array: ...
+
+
+def _n_dimensional(kind: str, doc: str) -> NDimensionalTransform:
     def transform(
         x: ArrayLike,
         /,

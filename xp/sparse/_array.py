@@ -23,11 +23,12 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeAlias, overload
 
 import jax
+import jax.core
 import jax.export
 import numpy as np
 from jax.experimental import sparse as jsparse
@@ -38,10 +39,20 @@ from xp import _dtypes as dt
 from xp import _routing as routing
 from xp._array import Array, namespace, wrap
 from xp._errors import ArgumentError, reported
+from xp._typing import ArrayLike, Device
 from xp.sparse import _build as build
 from xp.sparse import _dense_conversion as dense_conversion
 from xp.sparse import _formats as formats
 from xp.sparse import _interop as interop
+
+if TYPE_CHECKING:
+    from xp._array import IndexItem
+
+# What the operators take: anything an xp function does (ArrayLike or a sparse array), and what
+# indexing takes: what a dense array's indexing does, or sparse index arrays (read as values).
+_Operand: TypeAlias = "ArrayLike | SparseArray"
+_SparseIndexItem: TypeAlias = "IndexItem | SparseArray"
+_SparseIndex: TypeAlias = "_SparseIndexItem | tuple[_SparseIndexItem, ...]"
 
 
 class SparseArray:
@@ -54,18 +65,18 @@ class SparseArray:
 
     _value: Any  # the jax.experimental.sparse BCOO or BCSR
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
         return object.__new__(cls)
 
     @classmethod
-    def _wrap(cls, value: Any) -> Any:
+    def _wrap(cls, value: Any) -> Self:
         """Wrap a JAX sparse array, unchecked (internal)."""
         result = object.__new__(cls)
         result._value = value
         return result
 
     @classmethod
-    def from_jax(cls, value: Any) -> Any:
+    def from_jax(cls, value: jsparse.JAXSparse) -> Self:
         """Wrap a ``jax.experimental.sparse`` array of this format, without a copy.
 
         JAX's own conventions are kept as they are (padding entries with out-of-range indices
@@ -83,7 +94,7 @@ class SparseArray:
             )
         return cls._wrap(value)
 
-    def _replaced(self, value: Any) -> Any:
+    def _replaced(self, value: Any) -> Self:
         """This array if ``value`` is its own JAX array, else a new one of this format around
         ``value`` (internal)."""
         return self if value is self._value else type(self)._wrap(value)
@@ -94,7 +105,7 @@ class SparseArray:
         return namespace(api_version, f"xp.sparse.{type(self).__name__}.__array_namespace__")
 
     @property
-    def jax(self) -> Any:
+    def jax(self) -> jsparse.JAXSparse:
         """The wrapped ``jax.experimental.sparse`` array, without a copy."""
         return self._value
 
@@ -115,7 +126,7 @@ class SparseArray:
         return math.prod(self._value.shape)
 
     @property
-    def device(self) -> Any:
+    def device(self) -> Device:
         return _devices.device_of(self._value.data)
 
     @property
@@ -155,7 +166,7 @@ class SparseArray:
         """Whether the indices are known to hold no duplicates."""
         return bool(self._value.unique_indices)
 
-    def to_device(self, device: Any, /, *, stream: int | Any | None = None) -> Any:
+    def to_device(self, device: Device, /, *, stream: int | Any | None = None) -> Self:
         """The same array with its buffers on ``device``."""
         where = f"xp.sparse.{type(self).__name__}.to_device"
         if stream is not None:
@@ -165,7 +176,7 @@ class SparseArray:
         except ArgumentError as e:
             raise e.public(where) from None
 
-    def block_until_ready(self) -> Any:
+    def block_until_ready(self) -> Self:
         """Wait until the array's buffers are computed (JAX dispatches asynchronously)."""
         jax.block_until_ready(self._value)
         return self
@@ -202,7 +213,7 @@ class SparseArray:
         except ArgumentError as e:
             raise e.public(f"xp.sparse.{type(self).__name__}.to_scipy") from None
 
-    def sum_duplicates(self, nse: int | None = None) -> Any:
+    def sum_duplicates(self, nse: int | None = None) -> Self:
         """Entries with the same indices added together, indices sorted.
 
         ``nse``: how many entries to keep (per batch). By default, eagerly, the number of distinct
@@ -212,16 +223,16 @@ class SparseArray:
             count = build.nse_argument(nse)
         except ArgumentError as e:
             raise e.public(f"xp.sparse.{type(self).__name__}.sum_duplicates") from None
-        summed = BCOO._wrap(formats.sum_duplicates(formats.to_bcoo(self._value), count))
-        return summed if isinstance(self, BCOO) else summed.to_bcsr()
+        summed = formats.sum_duplicates(formats.to_bcoo(self._value), count)
+        return type(self)._wrap(formats.to_bcsr(summed) if isinstance(self, BCSR) else summed)
 
-    def sort_indices(self) -> Any:
+    def sort_indices(self) -> Self:
         """The same array with its entries in lexicographic order of their indices."""
         if self._value.indices_sorted:
             return self
         if isinstance(self, BCOO):
-            return BCOO._wrap(formats.sort_indices(self._value))
-        return BCOO._wrap(formats.to_bcoo(self._value).sort_indices()).to_bcsr()
+            return type(self)._wrap(formats.sort_indices(self._value))
+        return type(self)._wrap(formats.to_bcsr(formats.to_bcoo(self._value).sort_indices()))
 
     def __repr__(self) -> str:
         try:
@@ -240,15 +251,59 @@ class SparseArray:
         return f"{type(self).__name__}({traced}{self._value.dtype}{list(self.shape)}{extras})"
 
     # --- installed by xp.sparse._array_methods; declared here for type checkers -------------
+    # (Only type checkers see these definitions; at runtime ``install`` sets the attributes.)
+    # Results: an element-wise operator gives a sparse array where the result's zeros are
+    # structural (``A * x``, ``A * 2``, ``-A``), else a dense one (``A + x``, ``~A``); a product
+    # with a dense operand is dense, of two sparse ones sparse (dense when 0-d). Sparse arrays are
+    # immutable: ``A *= 2`` rebinds ``A`` to ``A * 2``.
 
     if TYPE_CHECKING:
-        __getitem__: Callable[[SparseArray, Any], Any]
 
+        def __getitem__(self, key: _SparseIndex, /) -> SparseArray | Array: ...
         @property
-        def T(self) -> Any: ...
-
+        def T(self) -> SparseArray: ...
         @property
-        def mT(self) -> Any: ...
+        def mT(self) -> SparseArray: ...
+        def __add__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __radd__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __sub__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rsub__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __mul__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rmul__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __truediv__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rtruediv__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __floordiv__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rfloordiv__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __mod__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rmod__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __pow__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rpow__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __and__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rand__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __or__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __ror__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __xor__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rxor__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __lshift__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rlshift__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rshift__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rrshift__(self, other: _Operand, /) -> SparseArray | Array: ...
+        @overload
+        def __matmul__(self, other: ArrayLike, /) -> Array: ...
+        @overload
+        def __matmul__(self, other: SparseArray, /) -> SparseArray | Array: ...
+        def __matmul__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __rmatmul__(self, other: ArrayLike, /) -> Array: ...
+        def __lt__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __le__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __gt__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __ge__(self, other: _Operand, /) -> SparseArray | Array: ...
+        def __eq__(self, other: _Operand, /) -> SparseArray | Array: ...  # type: ignore[override]
+        def __ne__(self, other: _Operand, /) -> SparseArray | Array: ...  # type: ignore[override]
+        def __abs__(self, /) -> Self: ...
+        def __neg__(self, /) -> Self: ...
+        def __pos__(self, /) -> Self: ...
+        def __invert__(self, /) -> Array: ...  # ~0 is not 0: dense
 
     # --- what a sparse array refuses ----------------------------------------------------------
 
@@ -300,16 +355,16 @@ class SparseArray:
             raise TypeError(f"xp.sparse.{type(self).__name__}: len() of a 0-d array")
         return int(self.shape[0])
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[SparseArray | Array]:
         if self.ndim == 0:
             raise TypeError(f"xp.sparse.{type(self).__name__}: iteration over a 0-d array")
         for i in range(self.shape[0]):
             yield self[i]
 
-    def __copy__(self) -> Any:
+    def __copy__(self) -> Self:
         return type(self)._wrap(self._value)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         return type(self)._wrap(self._value)  # immutable: sharing the buffers is safe
 
 
@@ -327,7 +382,7 @@ class BCOO(SparseArray):
     @reported("xp.sparse.BCOO")
     def __init__(
         self,
-        args: tuple[Any, Any],
+        args: tuple[ArrayLike, ArrayLike],
         /,
         *,
         shape: Sequence[int],
@@ -350,7 +405,7 @@ class BCSR(SparseArray):
     @reported("xp.sparse.BCSR")
     def __init__(
         self,
-        args: tuple[Any, Any, Any],
+        args: tuple[ArrayLike, ArrayLike, ArrayLike],
         /,
         *,
         shape: Sequence[int],

@@ -50,5 +50,5 @@ def install() -> None:
     SparseArray.T = property(_transpose)  # type: ignore[assignment]
     SparseArray.mT = property(_matrix_transpose)  # type: ignore[assignment]
     _getitem.__name__ = "__getitem__"
-    SparseArray.__getitem__ = _getitem
+    setattr(SparseArray, "__getitem__", _getitem)  # noqa: B010  # (declared as a method for type checkers)
     _operators.install(SparseArray, in_place=False)

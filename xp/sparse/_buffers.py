@@ -24,6 +24,7 @@ import math
 from typing import Any
 
 import jax
+import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse

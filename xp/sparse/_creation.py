@@ -54,7 +54,7 @@ def fromdense(
     n_dense: int = 0,
     index_dtype: DTypeLike | None = None,
     format: Literal["bcoo", "bcsr"] = "bcoo",
-) -> Any:
+) -> SparseArray:
     """The sparse array of the dense ``x``: its nonzero elements stored (negative zeros too, so
     that ``fromdense(x).todense()`` is ``x`` bit for bit).
 
@@ -82,7 +82,7 @@ def from_scipy(
     format: Literal["bcoo", "bcsr"] = "bcoo",
     dtype: DTypeLike | None = None,
     index_dtype: DTypeLike | None = None,
-) -> Any:
+) -> SparseArray:
     """A sparse array with the values of ``s``, a ``scipy.sparse`` array or matrix (any format).
 
     Duplicates are kept (they add up, as in SciPy); the indices are checked. ``dtype`` converts
@@ -99,7 +99,7 @@ def from_pydata(
     format: Literal["bcoo", "bcsr"] = "bcoo",
     dtype: DTypeLike | None = None,
     index_dtype: DTypeLike | None = None,
-) -> Any:
+) -> SparseArray:
     """A sparse array with the values of ``s``, a pydata ``sparse`` array (``COO``, ``GCXS``, ...)
     whose fill value is zero."""
     return wrap_sparse(interop.from_pydata_value(s, format, dtype, index_dtype))
@@ -181,7 +181,7 @@ def asarray(
     dtype: DTypeLike | None = None,
     device: Device | None = None,
     copy: bool | None = None,
-) -> Any:
+) -> SparseArray:
     """A sparse array of ``obj``: a sparse array (cast and moved as asked, else returned as it
     is), a SciPy or pydata sparse array, or anything ``xp.asarray`` takes (its nonzero elements
     stored; a copy always, so ``copy=False`` is an error for it)."""
@@ -220,7 +220,7 @@ def _is_scipy(obj: Any) -> bool:
 
 
 @api
-def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Any:
+def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> SparseArray:
     """The sparse array of a DLPack producer's values (``copy=False`` is an error: a sparse
     array is always a new buffer)."""
     if isinstance(x, SparseArray):  # already one of ours: as asarray takes it
@@ -235,19 +235,19 @@ def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = 
 
 
 @api
-def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> BCOO:
     """A sparse array of ``shape`` storing nothing (all its elements are structural zeros)."""
     return _nothing_stored(boundary.shape(shape), _default_dtype(dtype), ("bcoo", 0, 0), boundary.device(device))
 
 
 @api
-def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> BCOO:
     """Like ``zeros``: an empty sparse array stores nothing."""
     return _nothing_stored(boundary.shape(shape), _default_dtype(dtype), ("bcoo", 0, 0), boundary.device(device))
 
 
 @api
-def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> BCOO:
     """A sparse array of ``shape`` storing a one in every element."""
     value = dense.ones.__wrapped__(shape, dtype=dtype, device=device)._value  # type: ignore[attr-defined]
     return _sparse_of(value, every_when_traced=True)
@@ -260,7 +260,7 @@ def full(
     *,
     dtype: DTypeLike | None = None,
     device: Device | None = None,
-) -> Any:
+) -> BCOO:
     """A sparse array of ``shape`` storing ``fill_value`` in every element (nothing if it is 0)."""
     value = dense.full.__wrapped__(shape, fill_value, dtype=dtype, device=device)._value  # type: ignore[attr-defined]
     return _sparse_of(value, every_when_traced=True)
@@ -282,7 +282,9 @@ def _like_device(source_device: Any, device: Device | None) -> Any:
 
 
 @api
-def zeros_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+def zeros_like(
+    x: ArrayLike | SparseArray, /, *, dtype: DTypeLike | None = None, device: Device | None = None
+) -> SparseArray:
     """A sparse array storing nothing, with the shape (and by default the dtype and device) of
     ``x``; for a sparse ``x`` also its format and batch and dense dimensions."""
     shape, source_dtype, source_device = _like_source(x)
@@ -291,7 +293,9 @@ def zeros_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Devic
 
 
 @api
-def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+def empty_like(
+    x: ArrayLike | SparseArray, /, *, dtype: DTypeLike | None = None, device: Device | None = None
+) -> SparseArray:
     """Like ``zeros_like``."""
     shape, source_dtype, source_device = _like_source(x)
     want = source_dtype if dtype is None else boundary.dtype(dtype)
@@ -299,7 +303,9 @@ def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Devic
 
 
 @api
-def ones_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device | None = None) -> Any:
+def ones_like(
+    x: ArrayLike | SparseArray, /, *, dtype: DTypeLike | None = None, device: Device | None = None
+) -> SparseArray:
     """A sparse array storing a one in every element, with the shape (and by default the dtype,
     device, and for a sparse ``x`` the format and layout) of ``x``."""
     shape, source_dtype, source_device = _like_source(x)
@@ -310,13 +316,13 @@ def ones_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: Device
 
 @api
 def full_like(
-    x: ArrayLike,
+    x: ArrayLike | SparseArray,
     /,
     fill_value: bool | int | float | complex,
     *,
     dtype: DTypeLike | None = None,
     device: Device | None = None,
-) -> Any:
+) -> SparseArray:
     """A sparse array storing ``fill_value`` in every element (nothing if it is 0), with the
     shape (and by default the dtype, device, and for a sparse ``x`` the format and layout) of
     ``x``."""
@@ -343,7 +349,7 @@ def arange(
     *,
     dtype: DTypeLike | None = None,
     device: Device | None = None,
-) -> Any:
+) -> BCOO:
     """The values of ``xp.arange`` as a sparse array (its zero, if any, not stored)."""
     value = dense.arange.__wrapped__(start, stop, step, dtype=dtype, device=device)._value  # type: ignore[attr-defined]
     return _sparse_of(value, every_when_traced=True)
@@ -359,7 +365,7 @@ def linspace(
     dtype: DTypeLike | None = None,
     device: Device | None = None,
     endpoint: bool = True,
-) -> Any:
+) -> BCOO:
     """The values of ``xp.linspace`` as a sparse array (zeros not stored)."""
     value = dense.linspace.__wrapped__(  # type: ignore[attr-defined]
         start, stop, num, dtype=dtype, device=device, endpoint=endpoint
@@ -385,7 +391,7 @@ def eye(
     k: int = 0,
     dtype: DTypeLike | None = None,
     device: Device | None = None,
-) -> Any:
+) -> BCOO:
     """A sparse 2-d array storing the ones of its ``k``-th diagonal."""
     rows = boundary.non_negative(n_rows, "n_rows")
     cols = rows if n_cols is None else boundary.non_negative(n_cols, "n_cols")
@@ -422,7 +428,7 @@ def _grid_of(data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> Any:
 
 
 @api
-def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[Any, ...]:
+def meshgrid(*arrays: ArrayLike | SparseArray, indexing: Literal["xy", "ij"] = "xy") -> tuple[BCOO, ...]:
     """The coordinate arrays of ``xp.meshgrid`` as sparse arrays; a sparse input's stored
     elements are repeated (not densified), a dense input's nonzero elements stored."""
     indexing = boundary.choice(indexing, ("xy", "ij"), "indexing")
@@ -522,7 +528,7 @@ def _sparse_triangle(x: SparseArray, k: Any, lower: bool) -> Any:
 
 
 @api
-def tril(x: ArrayLike, /, *, k: int = 0) -> Any:
+def tril(x: ArrayLike | SparseArray, /, *, k: int = 0) -> SparseArray:
     """``x`` without its elements above the ``k``-th diagonal (of the last two axes). For a
     sparse ``x`` the pattern is kept, the values outside the triangle set to zero."""
     if isinstance(x, SparseArray):
@@ -531,7 +537,7 @@ def tril(x: ArrayLike, /, *, k: int = 0) -> Any:
 
 
 @api
-def triu(x: ArrayLike, /, *, k: int = 0) -> Any:
+def triu(x: ArrayLike | SparseArray, /, *, k: int = 0) -> SparseArray:
     """``x`` without its elements below the ``k``-th diagonal (of the last two axes). For a
     sparse ``x`` the pattern is kept, the values outside the triangle set to zero."""
     if isinstance(x, SparseArray):

@@ -95,7 +95,7 @@ def _stored_host(x: np.ndarray, n_dense: int) -> np.ndarray:
     elif x.dtype.kind == "f":
         mask = (x != 0) | np.signbit(x)
     elif x.dtype.kind == "c":
-        mask = (x != 0) | np.signbit(x.real) | np.signbit(x.imag)
+        mask = (x != 0) | np.signbit(np.real(x)) | np.signbit(np.imag(x))
     else:
         mask = x != 0
     return np.asarray(mask.any(axis=tuple(range(x.ndim - n_dense, x.ndim))) if n_dense else mask)

@@ -40,6 +40,7 @@ import struct
 from typing import Any
 
 import jax
+import jax.core
 import jax.numpy as jnp
 import numpy as np
 

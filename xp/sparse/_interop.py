@@ -84,7 +84,7 @@ def from_pydata_value(s: Any, format: Any, dtype: Any, index_dtype: Any) -> Any:
         fail(TypeError, f"s must be a pydata sparse array (sparse.COO, sparse.GCXS, ...), got {describe(s)}")
     fmt = build.format_argument(format)
     fill = np.asarray(s.fill_value)
-    if fill.item() != 0 or (fill.dtype.kind in "fc" and np.any(np.signbit(fill.real))):
+    if fill.item() != 0 or (fill.dtype.kind in "fc" and np.any(np.signbit(np.real(fill)))):
         fail(ValueError, f"s has fill_value {fill.item()!r}; only arrays whose unstored elements are zero "
                f"convert (xp's unstored elements are structural zeros)")  # fmt: skip
     coo = s if type(s).__name__ == "COO" else s.asformat("coo")
@@ -143,6 +143,7 @@ def to_scipy(v: Any, format: Any) -> Any:
     result.sum_duplicates()
     if wanted != "coo":
         result = result.asformat(wanted)
-        if hasattr(result, "sort_indices"):
-            result.sort_indices()
+        sort_indices = getattr(result, "sort_indices", None)  # the compressed formats have it
+        if sort_indices is not None:
+            sort_indices()
     return result

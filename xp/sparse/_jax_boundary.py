@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
+import jax.core
 import numpy as np
 from jax.experimental import sparse as jsparse
 
@@ -163,7 +164,8 @@ def astype(value: Any, dtype: np.dtype) -> Any:
     if value.dtype == dtype:
         return value
     if isinstance(value, jsparse.JAXSparse):
-        children, aux = value.tree_flatten()
+        flat: Any = value.tree_flatten()  # (JAX declares no result for it)
+        children, aux = flat
         return type(value).tree_unflatten(aux, (children[0].astype(dtype), *children[1:]))
     return value.astype(dtype)
 

@@ -13,6 +13,7 @@ import functools
 from typing import Any
 
 import jax
+import jax.core
 import jax.numpy as jnp
 from jax.experimental import sparse as jsparse
 from jax.experimental.sparse import bcoo as _jbcoo

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import jax.core
 from jax.experimental import sparse as jsparse
 
 from xp._array import Array

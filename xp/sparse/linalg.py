@@ -33,6 +33,7 @@ from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import describe, fail, reported
 from xp._routing import api
+from xp._typing import ArrayLike
 from xp.linalg import cholesky as cholesky
 from xp.linalg import cross as cross
 from xp.linalg import det as det
@@ -72,7 +73,7 @@ _SOLVE_DTYPES = frozenset(dt.FLOATING)
 
 
 @api
-def spsolve(A: SparseArray, b_: Any, /, *, tol: float = 1e-6, reorder: int = 1) -> Array:  # noqa: N803
+def spsolve(A: SparseArray, b_: ArrayLike, /, *, tol: float = 1e-6, reorder: int = 1) -> Array:  # noqa: N803
     """The solution ``x`` of ``A @ x = b`` for a square sparse ``A`` (BCOO or BCSR, 2-d, no batch or
     dense dimensions) and a 1-d ``b``.
 
@@ -122,7 +123,7 @@ def _spsolve(matrix: Any, rhs: Any, dtype: Any, tol: float, reorder: int) -> Any
 @reported("xp.sparse.linalg.lobpcg_standard")
 def lobpcg_standard(
     A: SparseArray | Array | Callable[[Array], Array],  # noqa: N803
-    X: Any,  # noqa: N803
+    X: ArrayLike,  # noqa: N803
     m: int = 100,
     tol: float | None = None,
 ) -> tuple[Array, Array, Array]:
@@ -154,8 +155,10 @@ def lobpcg_standard(
         if matrix.dtype != start.dtype:
             fail(TypeError, f"A ({matrix.dtype}) and X ({start.dtype}) must have the same dtype")
 
-        def operator(v: Any) -> Any:
+        def sparse_product(v: Any) -> Any:
             return matrix_product(matrix, v)
+
+        operator = sparse_product
 
     elif isinstance(A, (Array, jax.Array)):
         operator = boundary.array(A, "A")
@@ -166,9 +169,11 @@ def lobpcg_standard(
     elif callable(A):
         function = A
 
-        def operator(v: Any) -> Any:
+        def function_product(v: Any) -> Any:
             out = function(wrap(v))
             return _kernels_result(out)
+
+        operator = function_product
 
     else:
         fail(TypeError, f"A must be a sparse array, a dense array or a function, got {describe(A)}")
