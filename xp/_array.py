@@ -90,7 +90,7 @@ class Array:
         return namespace(api_version, "xp.Array.__array_namespace__")
 
     @property
-    def dtype(self) -> np.dtype:
+    def dtype(self) -> np.dtype[Any]:
         """The NumPy dtype, equal to (and hashing as) the namespace's dtype object (``xp.float32``);
         JAX's machinery reads ``x.dtype`` and takes NumPy dtypes only (see ``xp/_dtypes.py``)."""
         return self._value.dtype

@@ -5,15 +5,16 @@
   Lists and tuples are not arrays; only ``xp.asarray`` takes nested sequences. Sparse arrays
   are not ``ArrayLike`` (they never convert implicitly); the element-wise functions and the
   operators declare them separately, with their results.
-- ``DTypeLike``: one of the 13 dtype objects (``xp.float32``), or what names one unambiguously:
+- ``DTypeLike``: one of the 13 dtype objects (``xp.float32``, or ``x.dtype``: the NumPy dtype
+  it stands for), or what names one unambiguously:
   its name (``"float32"``, a ``DTypeName``: a misspelt name is a type error), a NumPy scalar
   type (``numpy.float32``), a JAX one (``jax.numpy.float32``, typed ``Any`` by JAX), or a Python
   type (``float`` is the default floating dtype).
 - ``Device``: a ``jax.Device`` or a ``jax.sharding.Sharding``.
 
 Each is checked at runtime by ``xp._boundary``, at the cost of a type check. Where the two
-differ: a type checker cannot tell the 13 dtype objects from other NumPy dtypes (both are
-``numpy.dtype``; ``numpy.dtype("float16")`` is rejected at runtime only), nor ``numpy.float16``
+differ: a type checker cannot tell the 13 NumPy dtypes from the others
+(``numpy.dtype("float16")`` is rejected at runtime only), nor ``numpy.float16``
 from ``numpy.float32`` (NumPy's stubs make narrower scalar types subtypes of wider ones); and at
 runtime ``xp._boundary.dtype`` also takes an object whose ``dtype`` attribute is one of the 13
 (an array, for instance), which the type does not name.
@@ -68,7 +69,8 @@ ScalarType: TypeAlias = (
     | type[np.complex64]
     | type[np.complex128]
 )
-DTypeLike: TypeAlias = DType | ScalarType | DTypeName
+# ``np.dtype``: an array's ``x.dtype`` is the NumPy dtype the ``DType`` stands for (xp/_dtypes.py)
+DTypeLike: TypeAlias = DType | np.dtype | ScalarType | DTypeName
 Device: TypeAlias = JaxDevice | jax.sharding.Sharding | TracedDevice
 Scalar: TypeAlias = bool | int | float | complex
 

@@ -23,7 +23,18 @@ CREATION = [
     *("meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"),
 ]
 # The 2025.12 namespace: what xp exports other than its own extras.
-XP_EXTRAS = {"Array", "ArrayLike", "Device", "DTypeLike", "DType", "fft", "linalg", "sparse", "transforms", "__version__"}
+XP_EXTRAS = {
+    "Array",
+    "ArrayLike",
+    "Device",
+    "DTypeLike",
+    "DType",
+    "fft",
+    "linalg",
+    "sparse",
+    "transforms",
+    "__version__",
+}
 STANDARD = [
     *sorted(n for n in vars(xp) if not n.startswith("_") and n not in XP_EXTRAS),
     "__array_api_version__",

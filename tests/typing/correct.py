@@ -6,7 +6,7 @@ It also runs: the test executes it, so every line here is correct at runtime too
 
 from __future__ import annotations
 
-from typing import assert_type
+from typing import Any, assert_type
 
 import jax.numpy as jnp
 import numpy as np
@@ -56,7 +56,7 @@ assert_type(x.T, xp.Array)
 assert_type(x.mT, xp.Array)
 assert_type(x.to_device(x.device), xp.Array)
 assert_type(x.shape, tuple[int, ...])
-assert_type(x.dtype, xp.DType)
+assert_type(x.dtype, np.dtype[Any])
 assert_type(float(x[0, 0]), float)
 assert_type(x.jax, jnp.ndarray)
 

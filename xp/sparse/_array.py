@@ -110,7 +110,7 @@ class SparseArray:
         return self._value
 
     @property
-    def dtype(self) -> np.dtype:
+    def dtype(self) -> np.dtype[Any]:
         return self._value.dtype  # the NumPy dtype, as xp.Array's (see xp/_dtypes.py)
 
     @property
