@@ -24,6 +24,7 @@ CREATION = [
 ]
 # The 2025.12 namespace: what xp exports other than its own extras.
 XP_EXTRAS = {"Array", "ArrayLike", "Device", "DTypeLike", "DType", "fft", "linalg", "sparse", "__version__"}
+XP_EXTRAS |= {"narrow_64bit", "NarrowingWarning"}  # the opt-in to narrowing 64-bit requests (README)
 STANDARD = [
     *sorted(n for n in vars(xp) if not n.startswith("_") and n not in XP_EXTRAS),
     "__array_api_version__",

@@ -21,7 +21,6 @@ functions (``T``, ``mT``, indexing, operators) are installed from above by
 from __future__ import annotations
 
 import json
-
 import math
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
