@@ -125,6 +125,7 @@ from xp._elementwise import subtract as subtract
 from xp._elementwise import tan as tan
 from xp._elementwise import tanh as tanh
 from xp._elementwise import trunc as trunc
+from xp._errors import NarrowingWarning as NarrowingWarning
 from xp._indexing_functions import take as take
 from xp._indexing_functions import take_along_axis as take_along_axis
 from xp._info import __array_namespace_info__ as __array_namespace_info__
@@ -147,6 +148,7 @@ from xp._manipulation import squeeze as squeeze
 from xp._manipulation import stack as stack
 from xp._manipulation import tile as tile
 from xp._manipulation import unstack as unstack
+from xp._narrowing import narrow_64bit as narrow_64bit
 from xp._searching import argmax as argmax
 from xp._searching import argmin as argmin
 from xp._searching import count_nonzero as count_nonzero

@@ -30,6 +30,7 @@ def _getitem(self: Array, key: Any, /) -> Array:
 
 
 def _setitem(self: Array, key: Any, value: Any, /) -> None:
+    where = "xp.Array.__setitem__"  # the public name, also for warnings (xp._narrowing reads it)
     try:
         index = _indexing.parse(key, self._value.shape)
         update = boundary.update_value(value, self._value.dtype, "value")
@@ -40,7 +41,7 @@ def _setitem(self: Array, key: Any, value: Any, /) -> None:
             )
         new_value = index.set(self._value, update)
     except ArgumentError as e:
-        raise e.public("xp.Array.__setitem__") from None
+        raise e.public(where) from None
     self._assign(new_value)
 
 

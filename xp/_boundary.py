@@ -9,6 +9,9 @@ check and an attribute read (well under a microsecond), so they can sit on every
 
 A helper that meets a sparse array raises ``xp._routing.SparseArgument``: the call is routed
 (see ``xp._routing``), and no dense code runs on a sparse array.
+
+A 64-bit dtype or 64-bit NumPy data while JAX's 64-bit mode is off is an error, or, where the
+user opted in, narrowed to 32 bits (``xp._narrowing``); the opt-in is consulted only there.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import jax.core
 import jax.numpy as jnp
 import numpy as np
 
-from xp import _devices, _routing
+from xp import _devices, _narrowing, _routing
 from xp import _dtypes as dt
 from xp._array import Array
 from xp._errors import ArgumentError, AxisError, describe, fail
@@ -88,7 +91,10 @@ def from_numpy(x: np.ndarray | np.generic, dtype: np.dtype | None, param: str) -
     """A NumPy array or scalar on the default device, with ``dtype`` if given.
 
     Without ``dtype``, the array must have an xp dtype that is available now: with JAX's
-    64-bit mode off, a float64 or int64 array is an error rather than a silent conversion.
+    64-bit mode off, a float64 or int64 array is an error rather than a silent conversion, or,
+    under ``xp.narrow_64bit()``, converted to 32 bits with a warning (``xp._narrowing``). With
+    JAX's 64-bit mode off, converting 64-bit data to a narrower ``dtype`` checks that the
+    integers fit (and, under narrowing, that finite floats stay finite).
     """
     source = x.dtype
     if dtype is None:
@@ -96,11 +102,21 @@ def from_numpy(x: np.ndarray | np.generic, dtype: np.dtype | None, param: str) -
             fail(TypeError, f"{param} has dtype {source}, which is not an array API dtype; "
                  f"pass dtype= to convert it")  # fmt: skip
         if not dt.is_available(source):
-            fail(TypeError, f"{param} has dtype {source}: {dt.unavailable_message(source)}, "
-                 f"or pass dtype= to convert explicitly")  # fmt: skip
+            narrow = _narrowing.host_data(x, param)
+            if narrow is None:
+                fail(TypeError, f"{param} has dtype {source}: {dt.unavailable_message(source)} "
+                     f"(asarray's dtype=, or NumPy's astype)")  # fmt: skip
+            return jnp.asarray(narrow)
         dtype = source
     elif source.kind == "c" and dtype.kind != "c":
         fail(TypeError, f"cannot convert complex {param} to {dtype} (take xp.real or xp.imag first)")
+    elif (
+        source in dt.X64_ONLY
+        and dtype.itemsize < source.itemsize
+        and not dt.x64_enabled()
+        and ((source.kind in "iu" and dtype.kind in "iu") or _narrowing.source() is not None)
+    ):
+        return jnp.asarray(_narrowing.checked_cast(x, dtype, param))
     return jnp.asarray(np.asarray(x, dtype=dtype))
 
 
@@ -200,14 +216,26 @@ _PY_TYPE_DEFAULTS = {bool: dt.bool, int: dt.default_int, float: dt.default_float
 
 
 def dtype(value: Any, param: str = "dtype") -> np.dtype:
-    """A DTypeLike as one of the 13 dtype objects, available under the current 64-bit mode."""
+    """A DTypeLike as one of the 13 dtype objects, available under the current 64-bit mode (a
+    64-bit one with the mode off is an error, or its 32-bit counterpart under narrowing)."""
     try:
         result = _DTYPE_LIKE[value]
     except (KeyError, TypeError):
         result = _dtype_slow(value, param)
     if result in dt.X64_ONLY and not dt.x64_enabled():
-        fail(TypeError, f"{param}={result}: {dt.unavailable_message(result)}")
+        narrow = _narrowing.narrowed(result, f"{param} is {result}")
+        if narrow is None:
+            fail(TypeError, f"{param}={result}: {dt.unavailable_message(result)}")
+        return narrow
     return result
+
+
+def any_dtype(value: Any, param: str = "dtype") -> np.dtype:
+    """A DTypeLike as one of the 13 dtype objects, whatever JAX's 64-bit mode (for queries)."""
+    try:
+        return _DTYPE_LIKE[value]
+    except (KeyError, TypeError):
+        return _dtype_slow(value, param)
 
 
 def optional_dtype(value: Any, param: str = "dtype") -> np.dtype | None:

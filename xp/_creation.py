@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from xp import _boundary as boundary
-from xp import _devices
+from xp import _devices, _narrowing
 from xp import _dtypes as dt
 from xp import _routing as routing
 from xp._array import Array, wrap
@@ -54,7 +54,7 @@ def asarray(
     changes); ``copy=True`` always gives an independent array; ``copy=False`` raises
     ValueError when a copy would be needed. A Python scalar or sequence takes the default
     dtype of its kind; 64-bit input with JAX's 64-bit mode off is an error unless ``dtype``
-    asks for a 32-bit type explicitly.
+    asks for a 32-bit type explicitly, or narrowing is on (``xp.narrow_64bit()``).
     """
     want = boundary.optional_dtype(dtype)
     target = boundary.device(device)
@@ -75,6 +75,8 @@ def asarray(
     if isinstance(obj, (list, tuple)):
         return _finish(_from_sequence(obj, want), target)
     if hasattr(obj, "__dlpack__"):
+        if _holds_64_bits(obj):
+            return _finish(_from_64_bit_dlpack(obj, want, "obj", copy), target)
         return _from_array(wrap(_import_dlpack(obj, None, None)), want, target, None)
     if hasattr(obj, "__array__") or isinstance(obj, (bytes, bytearray, memoryview)) or hasattr(obj, "__buffer__"):
         try:
@@ -153,6 +155,30 @@ def _check_range(host: np.ndarray, dtype: np.dtype) -> None:
             fail(OverflowError, f"obj holds integers out of bounds for {dtype}")
 
 
+def _holds_64_bits(x: Any) -> bool:
+    """Whether ``x`` (with ``__dlpack__``) says it holds a 64-bit dtype that JAX's 64-bit mode (off)
+    does not have: JAX would import it truncated to 32 bits without a word."""
+    source = getattr(x, "dtype", None)
+    return isinstance(source, np.dtype) and source in dt.X64_ONLY and not dt.x64_enabled()
+
+
+def _from_64_bit_dlpack(x: Any, dtype: np.dtype | None, param: str, copy: bool | None) -> Any:
+    """64-bit DLPack data with JAX's 64-bit mode off, read on the host and converted as NumPy data
+    is: to ``dtype`` if given (checked), narrowed under ``xp.narrow_64bit()``, else an error."""
+    source = x.dtype
+    if dtype is None and _narrowing.source() is None:
+        fail(TypeError, f"{param} has dtype {source}: {dt.unavailable_message(source)}")
+    if copy is False:
+        fail(ValueError, f"copy=False, but {param} has dtype {source}, which must be converted (a copy) "
+               f"because JAX's 64-bit mode is off")  # fmt: skip
+    try:
+        host = np.from_dlpack(x)
+    except (TypeError, BufferError, RuntimeError, ValueError) as e:
+        fail(TypeError, f"{param} has dtype {source}, which JAX (its 64-bit mode off) cannot import, and NumPy "
+               f"could not read it to convert it: {e}")  # fmt: skip
+    return boundary.from_numpy(host, dtype, param)
+
+
 def _import_dlpack(obj: Any, device: Any, copy: bool | None) -> Any:
     try:
         value = jax.dlpack.from_dlpack(obj, device=device, copy=copy)
@@ -170,9 +196,8 @@ def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = 
         x = x._value
     if not hasattr(x, "__dlpack__"):
         fail(TypeError, f"x must support the DLPack protocol (__dlpack__), got {describe(x)}")
-    source_dtype = getattr(x, "dtype", None)
-    if isinstance(source_dtype, np.dtype) and source_dtype in dt.X64_ONLY and not dt.x64_enabled():
-        fail(TypeError, f"x has dtype {source_dtype}: {dt.unavailable_message(source_dtype)}")
+    if _holds_64_bits(x):  # an error, or narrowed under xp.narrow_64bit()
+        return _finish(_from_64_bit_dlpack(x, None, "x", copy), target)
     if isinstance(target, _devices.TracedDevice):
         target = None
     return wrap(_import_dlpack(x, target, copy))

@@ -11,11 +11,11 @@ import jax.core
 import numpy as np
 
 from xp import _boundary as boundary
-from xp import _devices
+from xp import _devices, _narrowing
 from xp import _dtypes as dt
 from xp import _routing as routing
 from xp._array import Array, wrap
-from xp._errors import ArgumentError, fail
+from xp._errors import fail
 from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
 
@@ -25,10 +25,14 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True, device: Devi
     """``x`` converted to ``dtype``, whatever the promotion rules say.
 
     A complex array does not convert to a real dtype (take ``real`` or ``imag`` first). With
-    ``copy=False`` and nothing to change, ``x`` itself is returned.
+    ``copy=False`` and nothing to change, ``x`` itself is returned. Under ``xp.narrow_64bit()``
+    with JAX's 64-bit mode off, a 64-bit ``dtype`` is narrowed to 32 bits (uint32 values that
+    int32 cannot hold then raise OverflowError, where int64 would have held them).
     """
     value = boundary.array(x, "x")
     want = boundary.dtype(dtype)
+    if want is dt.int32 and value.dtype == dt.uint32 and boundary.any_dtype(dtype) is dt.int64:
+        _check_fits_int32(value)
     copy = boundary.boolean(copy, "copy")
     target = boundary.device(device)
     if value.dtype.kind == "c" and want.kind != "c":
@@ -38,6 +42,17 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True, device: Devi
             return x
         return wrap(value)
     return wrap(_devices.place(_astype(value, dtype=want), target))
+
+
+def _check_fits_int32(value: Any) -> None:
+    """uint32 to int64 narrowed to int32: every value must fit (int64 would have held them all)."""
+    if isinstance(value, jax.core.Tracer):
+        fail(TypeError, "dtype is int64, narrowed to int32, which does not hold every uint32 value of x, and x "
+               "is traced, so its values cannot be checked; cast to int32 explicitly (values above 2**31-1 "
+               "wrap), or enable JAX's 64-bit mode")  # fmt: skip
+    if value.size and int(jax.numpy.max(value)) > np.iinfo(np.int32).max:
+        fail(OverflowError, f"x holds the uint32 value {int(jax.numpy.max(value))}, out of bounds for int32, "
+               f"what dtype=int64 is narrowed to (enable JAX's 64-bit mode to keep it)")  # fmt: skip
 
 
 @functools.partial(jax.jit, inline=True, static_argnames="dtype")
@@ -56,12 +71,18 @@ def _dtype_of(value: Any, param: str) -> np.dtype:
 
 def _any_dtype(value: Any, param: str) -> np.dtype:
     """A dtype argument of a query function: any of the 13, whatever JAX's 64-bit mode."""
-    try:
-        return boundary.dtype(value, param)
-    except ArgumentError:
-        if value in dt.X64_ONLY:  # an xp or NumPy dtype object, or a name
-            return dt.BY_NAME[value if isinstance(value, str) else value.name]
-        raise
+    return boundary.any_dtype(value, param)
+
+
+def _narrowed(dtype: np.dtype, param: str) -> np.dtype:
+    """A dtype argument of ``result_type``, ``finfo`` or ``iinfo``: a 64-bit one with JAX's 64-bit
+    mode off is its 32-bit counterpart under ``xp.narrow_64bit()`` (with a warning), so that the
+    answer describes the arrays a request for it gives; else itself."""
+    if dtype in dt.X64_ONLY and not dt.x64_enabled():
+        narrow = _narrowing.narrowed(dtype, f"{param} is {dtype}")
+        if narrow is not None:
+            return narrow
+    return dtype
 
 
 @api
@@ -103,8 +124,9 @@ class iinfo_object:  # noqa: N801 - the standard's name
 
 @api
 def finfo(type: DTypeLike | ArrayLike, /) -> finfo_object:
-    """Limits of a floating-point dtype, as Python floats."""
-    source = _dtype_of(type, "type")
+    """Limits of a floating-point dtype, as Python floats (of float32 for float64 under
+    ``xp.narrow_64bit()`` with JAX's 64-bit mode off: what ``dtype=xp.float64`` then gives)."""
+    source = _narrowed(_dtype_of(type, "type"), "type")
     if source not in dt.FLOATING:
         fail(TypeError, f"type must be a floating-point dtype, got {source}")
     real = dt.REAL_OF[source]
@@ -121,8 +143,9 @@ def finfo(type: DTypeLike | ArrayLike, /) -> finfo_object:
 
 @api
 def iinfo(type: DTypeLike | ArrayLike, /) -> iinfo_object:
-    """Limits of an integer dtype, as Python ints."""
-    source = _dtype_of(type, "type")
+    """Limits of an integer dtype, as Python ints (of int32 for int64 under ``xp.narrow_64bit()``
+    with JAX's 64-bit mode off, and so on)."""
+    source = _narrowed(_dtype_of(type, "type"), "type")
     if source not in dt.INTEGER:
         fail(TypeError, f"type must be an integer dtype, got {source}")
     info = np.iinfo(source)
@@ -151,7 +174,8 @@ def result_type(*arrays_and_dtypes: ArrayLike | DTypeLike) -> dt.DType:
     """The dtype of an operation on the arguments (arrays, dtypes and Python scalars).
 
     Python scalars take part by the scalar rules, after arrays and dtypes are promoted; at
-    least one argument must be an array or a dtype.
+    least one argument must be an array or a dtype. Under ``xp.narrow_64bit()`` with JAX's 64-bit
+    mode off, 64-bit dtype arguments are narrowed first, as the arrays they describe would be.
     """
     dtypes: list[np.dtype] = []
     scalars: list[Any] = []
@@ -159,7 +183,8 @@ def result_type(*arrays_and_dtypes: ArrayLike | DTypeLike) -> dt.DType:
         if type(arg) in boundary.PY_SCALARS:
             scalars.append(arg)
         else:
-            dtypes.append(_dtype_of(arg, f"arrays_and_dtypes[{i}]"))
+            param = f"arrays_and_dtypes[{i}]"
+            dtypes.append(_narrowed(_dtype_of(arg, param), param))
     if not dtypes:
         fail(ValueError, "at least one argument must be an array or a dtype")
     try:

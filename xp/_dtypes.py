@@ -20,7 +20,16 @@ to any floating type, a real type to any complex type of at least its precision.
 
 Which dtypes can be used depends on JAX's 64-bit mode, read at call time (xp never changes
 JAX's configuration): with ``jax_enable_x64`` off, the four 64-bit types are unavailable, and
-asking for one is an error rather than a silent truncation to 32 bits.
+asking for one (``dtype=xp.float64``, NumPy float64 or int64 data, a promotion such as
+``int32 + uint32``) is an error rather than a silent truncation to 32 bits. The error names the
+two ways out: turn the 64-bit mode on, or opt in to narrowing. Under ``xp.narrow_64bit()`` (or
+with ``XP_NARROW_64BIT=1``), while the mode is off, requested 64-bit dtypes and incoming 64-bit
+NumPy data become their 32-bit counterparts (float64 -> float32, complex128 -> complex64,
+int64 -> int32, uint64 -> uint32), each with a ``NarrowingWarning`` naming the function and the
+parameter, and integers that do not fit raise OverflowError (``xp._narrowing``). Promotions are
+not narrowed: once the arguments are 32-bit, the only promotion that needs 64 bits is a signed
+integer with uint32, and int32 would not hold every uint32 value. The dtypes reported as
+available (``__array_namespace_info__().dtypes()``, ``default_dtypes()``) stay the 32-bit ones.
 """
 
 from __future__ import annotations
@@ -232,7 +241,11 @@ def promote(a: np.dtype, b: np.dtype) -> np.dtype:
             f"{a} and {b} have no common dtype (no integer dtype holds both; cast one explicitly)"
         ) from None
     if result in X64_ONLY and result is not a and result is not b and not x64_enabled():
-        raise PromotionError(f"{a} and {b} promote to {result}: {unavailable_message(result)}")
+        raise PromotionError(
+            f"{a} and {b} promote to {result}: {unavailable_message(result, narrowable=False)}, or cast one "
+            f"of them to a 32-bit dtype (narrowing does not apply to promotions: {NARROWED[result]} "
+            f"would not hold every value of both)"
+        )
     return result
 
 
@@ -285,10 +298,24 @@ def is_available(dtype: np.dtype) -> builtins.bool:
     return dtype not in X64_ONLY or x64_enabled()
 
 
-def unavailable_message(dtype: np.dtype) -> str:
-    return (
+NARROWED: dict[np.dtype, np.dtype] = {float64: float32, complex128: complex64, int64: int32, uint64: uint32}
+"""The 32-bit counterpart of each 64-bit dtype, what narrowing (``xp._narrowing``) gives."""
+
+NARROWING_OPT_IN = "with xp.narrow_64bit(): ..., or XP_NARROW_64BIT=1"
+
+
+def unavailable_message(dtype: np.dtype, *, narrowable: builtins.bool = True) -> str:
+    """Why ``dtype`` cannot be used now, and the ways out: the 64-bit mode, and (where the
+    request could be narrowed) the opt-in to narrowing."""
+    enable = (
         f"{dtype} needs JAX's 64-bit mode, which is off; enable it with JAX_ENABLE_X64=1 or "
-        f"jax.config.update('jax_enable_x64', True) before creating arrays, or use a 32-bit dtype"
+        f"jax.config.update('jax_enable_x64', True) before creating arrays"
+    )
+    if not narrowable:
+        return enable
+    return (
+        f"{enable}, or opt in to narrowing 64-bit requests to 32 bits ({NARROWED[dtype]} here: "
+        f"{NARROWING_OPT_IN}), or use a 32-bit dtype"
     )
 
 

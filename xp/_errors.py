@@ -86,3 +86,13 @@ class SparseEfficiencyWarning(UserWarning):
     Make it an error to forbid densifying: ``warnings.simplefilter("error", SparseEfficiencyWarning)``.
     The name is SciPy's, for the same situation.
     """
+
+
+class NarrowingWarning(UserWarning):
+    """A 64-bit dtype request or 64-bit data was narrowed to 32 bits, because JAX's 64-bit mode is
+    off and narrowing is on (``xp.narrow_64bit()`` or ``XP_NARROW_64BIT=1``).
+
+    The message names the function and the parameter: ``xp.asarray: obj has dtype float64;
+    narrowed to float32 (xp.narrow_64bit is on)``. Make it an error to find every place that
+    narrows: ``warnings.simplefilter("error", NarrowingWarning)``.
+    """

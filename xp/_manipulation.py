@@ -61,7 +61,7 @@ def _promoted(values: tuple[Any, ...]) -> np.dtype:
     except dt.PromotionError as e:
         fail(TypeError, f"arrays cannot be joined: {e}")
     if not dt.is_available(dtype):
-        fail(TypeError, f"arrays promote to {dtype}: {dt.unavailable_message(dtype)}")
+        fail(TypeError, f"arrays promote to {dtype}: {dt.unavailable_message(dtype, narrowable=False)}")
     return dtype
 
 

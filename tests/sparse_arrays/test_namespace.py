@@ -35,6 +35,7 @@ XP_EXTRAS = {
     "transforms",
     "__version__",
 }
+XP_EXTRAS |= {"narrow_64bit", "NarrowingWarning"}  # the opt-in to narrowing 64-bit requests (README)
 STANDARD = [
     *sorted(n for n in vars(xp) if not n.startswith("_") and n not in XP_EXTRAS),
     "__array_api_version__",

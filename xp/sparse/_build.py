@@ -59,7 +59,8 @@ def index_dtype_argument(value: Any, sizes: Sequence[int], param: str = "index_d
             want = dt.int64
             if not dt.x64_enabled():
                 fail(
-                    ValueError, f"a dimension of size {max(sizes)} needs int64 indices: {dt.unavailable_message(want)}"
+                    ValueError,
+                    f"a dimension of size {max(sizes)} needs int64 indices: {dt.unavailable_message(want, narrowable=False)}",
                 )
         return want
     want = boundary.dtype(value, param)

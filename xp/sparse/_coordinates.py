@@ -63,7 +63,10 @@ def index_dtype(shape: tuple[int, ...]) -> np.dtype:
     if not shape or max(shape) < _INT32_MAX:
         return dt.int32
     if not dt.x64_enabled():
-        fail(ValueError, f"a sparse array of shape {shape} needs 64-bit indices: {dt.unavailable_message(dt.int64)}")
+        fail(
+            ValueError,
+            f"a sparse array of shape {shape} needs 64-bit indices: {dt.unavailable_message(dt.int64, narrowable=False)}",
+        )
     return dt.int64
 
 
@@ -400,7 +403,7 @@ def _linear_dtype(size: int) -> np.dtype:
         return dt.int32
     if not dt.x64_enabled():
         fail(ValueError, f"reshaping a sparse array of {size} elements needs 64-bit indices: "
-               f"{dt.unavailable_message(dt.int64)}")  # fmt: skip
+               f"{dt.unavailable_message(dt.int64, narrowable=False)}")  # fmt: skip
     return dt.int64
 
 

@@ -17,6 +17,7 @@ from jax.experimental import sparse as jsparse
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
+from xp import _narrowing as narrowing
 from xp._errors import describe, fail
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
@@ -29,8 +30,11 @@ def _host_dtype(source: np.dtype, dtype: Any, what: str) -> np.dtype:
         if source not in dt.ANY:
             fail(TypeError, f"{what} has dtype {source}, which is not an array API dtype; pass dtype= to convert it")
         if not dt.is_available(source):
-            fail(TypeError, f"{what} has dtype {source}: {dt.unavailable_message(source)}, or pass dtype= "
-                   f"to convert explicitly")  # fmt: skip
+            narrow = narrowing.narrowed(source, f"{what} has dtype {source}")  # xp.narrow_64bit
+            if narrow is None:
+                fail(TypeError, f"{what} has dtype {source}: {dt.unavailable_message(source)}, or pass dtype= "
+                       f"to convert explicitly")  # fmt: skip
+            return narrow
         return source
     if source.kind == "c" and want.kind != "c":
         fail(TypeError, f"cannot convert complex {what} to {want} (take the real or imaginary part first)")
@@ -50,7 +54,7 @@ def _from_host_coo(
             if low[axis] < 0 or high[axis] >= size:
                 fail(IndexError, f"{what} holds index {int(high[axis]) if high[axis] >= size else int(low[axis])}, "
                        f"out of bounds for dimension {axis} of size {size}")  # fmt: skip
-    values = jnp.asarray(np.asarray(data, dtype=dtype))
+    values = boundary.from_numpy(np.asarray(data), dtype, what)  # 64-bit data narrowed with checks
     indices = jnp.asarray(np.asarray(coords, dtype=want_index).reshape(len(data), n_sparse))
     value = buffers.make_bcoo(values, indices, shape, sorted_ or len(data) <= 1, unique or len(data) <= 1)
     if format == "bcsr":
