@@ -262,9 +262,16 @@ def test_setitem_value_dtype_rules():
     x = xp.zeros(3, dtype=xp.float32)
     x[0] = 1  # a Python int fits a float array
     x[1] = xp.asarray(2, dtype=xp.int16)  # int16 promotes to float32 (JAX's lattice)
-    with pytest.raises(TypeError, match="value has dtype float64, which does not promote to the array's dtype float32"):
-        x[2] = xp.asarray(3.0, dtype=xp.float64)
+    x[2] = xp.asarray(1 / 3, dtype=xp.float64)  # a wider float is rounded to the array's precision
+    assert x.dtype == xp.float32 and float(x[2]) == float(np.float32(1 / 3))
+    x[2] = 0.0
+    with pytest.raises(
+        TypeError, match="value has dtype complex64, which does not promote to the array's dtype float32"
+    ):
+        x[2] = xp.asarray(1j, dtype=xp.complex64)
     i = xp.zeros(2, dtype=xp.int8)
+    with pytest.raises(TypeError, match="value has dtype int64, which does not promote to the array's dtype int8"):
+        i[0] = xp.asarray(3, dtype=xp.int64)  # integers are never narrowed: a cast could wrap
     with pytest.raises(TypeError, match="value is a Python float, which int8 cannot hold"):
         i[0] = 1.5
     with pytest.raises(OverflowError, match="out of bounds for int8"):

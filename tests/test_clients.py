@@ -32,11 +32,6 @@ PROBE = Path(__file__).resolve().with_name("clients_probe.py")
 # "xp bug: ..." (they stay listed until fixed, so the list shows them).
 
 # (a) Calls that fail on xp eagerly.
-_XP_SETITEM = (
-    "xp bug: xp.Array.__setitem__ rejects a float64 value for a float32 array (TypeError from "
-    "xp/_boundary.py update_value), where NumPy and JAX cast it: xpx.at(x)[idx].min(0.0) writes "
-    "minimum(x[idx], xp.asarray(0.0)), a float64 array"
-)
 XP_EAGER_KNOWN = {
     # SciPy converts the input with np.asarray and hands it to compiled code that needs a
     # writeable buffer; a NumPy view of a JAX buffer is read-only (jax.numpy fails the same way).
@@ -46,11 +41,6 @@ XP_EAGER_KNOWN = {
     # jax.Array copies NumPy's method, xp arrays have the standard's methods only.
     "scipy.interpolate.RBFInterpolator": "client calls a NumPy method: `d.view(float)` is not in the array "
     "API standard (jax.Array has it, xp.Array does not)",
-    # xpx's at(x)[idx].min(y) converts y with xp.asarray (float64 for a Python float) and writes
-    # minimum(x[idx], y), a float64 array, into the float32 x. xp.Array.__setitem__ rejects a value
-    # whose dtype does not promote to the array's (xp/_boundary.py, update_value); the standard
-    # leaves that cast implementation-defined, and NumPy and JAX (x.at[idx].min) cast.
-    "xpx.at.min[float32]": _XP_SETITEM,
 }
 
 # (b) Calls that fail on xp under jax.jit although they pass on jax.numpy under jax.jit, for a
@@ -64,7 +54,6 @@ XP_JIT_KNOWN = {
     "scipy.signal.detrend": _DELEGATES.format("signal.detrend", "computes on NumPy"),
     "scipy.ndimage.map_coordinates": _DELEGATES.format("ndimage.map_coordinates", "computes on NumPy"),
     "scipy.interpolate.RBFInterpolator": XP_EAGER_KNOWN["scipy.interpolate.RBFInterpolator"],
-    "xpx.at.min[float32]": _XP_SETITEM,
 }
 
 # (b) SciPy computes a special function with jax.scipy.special for jax.numpy, with

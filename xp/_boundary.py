@@ -190,13 +190,20 @@ def update_value(value: Any, dtype: np.dtype, param: str) -> Any:
     """A value to write into an array of ``dtype`` (2025.12 ``__setitem__`` rules).
 
     A Python scalar must be one ``dtype`` can hold; an array's dtype must promote to
-    ``dtype``, so a write never changes the array's dtype or silently narrows the value. The
-    result may still have another dtype; the writing kernel casts it.
+    ``dtype`` or be a wider floating dtype of the same kind (float64 into float32, complex128
+    into complex64: the value is rounded to the array's precision, as NumPy and JAX store it;
+    the standard leaves the cast to the implementation). So a write never changes the array's
+    dtype, and never wraps an integer or drops an imaginary part. The result may still have
+    another dtype; the writing kernel casts it.
     """
     if type(value) in PY_SCALARS:
         return scalar_array(value, dtype, param)
     result = array(value, param)
-    if result.dtype != dtype and dt.PROMOTION_TABLE.get((result.dtype, dtype)) != dtype:
+    if (
+        result.dtype != dtype
+        and dt.PROMOTION_TABLE.get((result.dtype, dtype)) != dtype
+        and not (result.dtype.kind == dtype.kind and dtype.kind in "fc")
+    ):
         fail(TypeError, f"{param} has dtype {result.dtype}, which does not promote to the array's dtype {dtype} "
              f"(cast it with astype first)")  # fmt: skip
     return result
