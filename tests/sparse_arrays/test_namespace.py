@@ -23,7 +23,7 @@ CREATION = [
     *("meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"),
 ]
 # The 2025.12 namespace: what xp exports other than its own extras.
-XP_EXTRAS = {"Array", "ArrayLike", "Device", "DTypeLike", "DType", "fft", "linalg", "sparse", "__version__"}
+XP_EXTRAS = {"Array", "ArrayLike", "Device", "DTypeLike", "DType", "fft", "linalg", "sparse", "special", "__version__"}
 STANDARD = [
     *sorted(n for n in vars(xp) if not n.startswith("_") and n not in XP_EXTRAS),
     "__array_api_version__",
@@ -68,6 +68,7 @@ def test_extensions():
 
     assert xs.linalg is xp.sparse.linalg and xs.linalg is not xp.linalg
     assert xs.fft is xp.fft  # its functions route sparse arguments (the transform is dense)
+    assert xs.special is xp.special  # likewise (SciPy looks up special functions in a namespace)
     with pytest.warns(xp.sparse.SparseEfficiencyWarning, match=r"^xp.fft.fft has no sparse implementation: computed"):
         out = xs.fft.fft(xs.asarray([1.0, 0.0]))
     assert isinstance(out, xp.Array)
