@@ -15,6 +15,7 @@ from xp import _array_methods as _array_methods
 from xp import _dtypes as _dtypes
 from xp import fft as fft
 from xp import linalg as linalg
+from xp import special as special
 from xp import transforms as transforms
 from xp._array import Array as Array
 from xp._constants import bool as bool

@@ -32,6 +32,7 @@ XP_EXTRAS = {
     "fft",
     "linalg",
     "sparse",
+    "special",
     "transforms",
     "__version__",
 }
@@ -80,6 +81,7 @@ def test_extensions():
 
     assert xs.linalg is xp.sparse.linalg and xs.linalg is not xp.linalg
     assert xs.fft is xp.fft  # its functions route sparse arguments (the transform is dense)
+    assert xs.special is xp.special  # likewise (SciPy looks up special functions in a namespace)
     with pytest.warns(xp.sparse.SparseEfficiencyWarning, match=r"^xp.fft.fft has no sparse implementation: computed"):
         out = xs.fft.fft(xs.asarray([1.0, 0.0]))
     assert isinstance(out, xp.Array)

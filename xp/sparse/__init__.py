@@ -6,7 +6,8 @@
   silently. See docs/sparse.md for the policy.
 - ``xp.sparse`` is itself a complete array API namespace whose creation functions (``asarray``,
   ``zeros``, ``eye``, ...) make sparse arrays; its other functions, dtypes and constants are
-  xp's, and so is its ``fft`` extension (the transform of a sparse array is dense). Its
+  xp's, and so are its ``fft`` extension (the transform of a sparse array is dense) and
+  ``special`` (SciPy's special functions, computed on dense copies). Its
   ``linalg`` is the standard's extension (xp's functions) plus the sparse solvers.
 - ``fromdense``, ``from_scipy``, ``from_pydata`` and the methods ``todense``, ``to_scipy``,
   ``to_bcoo``, ``to_bcsr`` convert.
@@ -17,6 +18,7 @@
 from __future__ import annotations
 
 from xp import fft as fft
+from xp import special as special
 from xp._constants import bool as bool
 from xp._constants import complex64 as complex64
 from xp._constants import complex128 as complex128

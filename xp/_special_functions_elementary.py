@@ -1,0 +1,207 @@
+"""``xp.special``: elementary functions SciPy lists among its special functions (powers, trig
+in degrees, ``exprel``, ``sinc``, Box-Cox, Huber losses) and the entropy family.
+
+Each is a short ``jax.numpy`` computation of its definition, arranged so that no precision is
+lost where the naive formula would lose it (said at each function).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+import jax.scipy.special as jss
+import numpy as np
+
+from xp._special_functions import Kernel, const, safe
+
+# --- powers, exponentials, trigonometry -----------------------------------------------------
+
+
+def _exp2(x: Any) -> Any:
+    # XLA's pow is within 1 ulp of SciPy here; jnp.exp2 (exp(x log 2)) is off by up to 8e-14 at
+    # |x| ~ 1000
+    return jnp.power(const(x, 2.0), x)
+
+
+def _exp10(x: Any) -> Any:
+    return jnp.power(const(x, 10.0), x)
+
+
+def _exprel(x: Any) -> Any:
+    # (exp(x) - 1) / x, with the limits 1 at 0 and inf at inf
+    value = jnp.expm1(x) / safe(x != 0, x, 1.0)
+    value = jnp.where(x == 0, const(x, 1.0), value)
+    return jnp.where(x == np.inf, const(x, np.inf), value)
+
+
+def _cosm1(x: Any) -> Any:
+    # cos(x) - 1 = -2 sin(x/2)**2, without the cancellation near 0
+    s = jnp.sin(x / 2)
+    return -2 * s * s
+
+
+def _reduce_degrees(x: Any) -> tuple[Any, Any]:
+    """(d, q) with x = d + 90 q (mod 360), |d| <= 45 and q in 0..3. The reduction is exact:
+    fmod(x, 360) is exact in floating point, and so is subtracting the nearest multiple of 90;
+    so multiples of 90 give exact zeros and ones."""
+    r = jnp.fmod(x, const(x, 360.0))
+    quadrant = jnp.round(r / 90)
+    return r - 90 * quadrant, jnp.mod(quadrant, 4)
+
+
+def _sin_cos_degrees(d: Any) -> tuple[Any, Any]:
+    # sin 30 = 1/2 exactly (as in SciPy); pi/6 rounded would give 0.49999999999999994
+    radians = d * const(d, np.pi / 180)
+    s = jnp.where(jnp.abs(d) == 30, jnp.copysign(const(d, 0.5), d), jnp.sin(radians))
+    return s, jnp.cos(radians)
+
+
+def _sindg(x: Any) -> Any:
+    d, q = _reduce_degrees(x)
+    s, c = _sin_cos_degrees(d)
+    return jnp.select([q == 0, q == 1, q == 2], [s, c, -s], -c)
+
+
+def _cosdg(x: Any) -> Any:
+    d, q = _reduce_degrees(x)
+    s, c = _sin_cos_degrees(d)
+    return jnp.select([q == 0, q == 1, q == 2], [c, -s, -c], s)
+
+
+def _tan_degrees(x: Any) -> tuple[Any, Any]:
+    # (tan d, whether tan x = -1 / tan d); tan 45 = 1 exactly (as in SciPy)
+    d, q = _reduce_degrees(x)
+    t = jnp.where(jnp.abs(d) == 45, jnp.copysign(const(x, 1.0), d), jnp.tan(d * const(x, np.pi / 180)))
+    return t, (q == 1) | (q == 3)
+
+
+def _tandg(x: Any) -> Any:
+    # SciPy's value at the poles (odd multiples of 90) is +inf, whichever side
+    t, odd = _tan_degrees(x)
+    return jnp.where(odd, jnp.where(t == 0, const(x, np.inf), -1 / t), t)
+
+
+def _cotdg(x: Any) -> Any:
+    t, odd = _tan_degrees(x)
+    return jnp.where(odd, -t, jnp.where(t == 0, const(x, np.inf), 1 / t))
+
+
+def _radian(d: Any, m: Any, s: Any) -> Any:
+    # degrees, arc minutes and arc seconds to radians, summed smallest first as SciPy does
+    return ((s / 60 + m) / 60 + d) * const(d, np.pi / 180)
+
+
+CBRT = Kernel("cbrt", ("x",), jnp.cbrt)
+EXP2 = Kernel("exp2", ("x",), _exp2)
+EXP10 = Kernel("exp10", ("x",), _exp10)
+EXPREL = Kernel("exprel", ("x",), _exprel)
+COSM1 = Kernel("cosm1", ("x",), _cosm1)
+SINDG = Kernel("sindg", ("x",), _sindg)
+COSDG = Kernel("cosdg", ("x",), _cosdg)
+TANDG = Kernel("tandg", ("x",), _tandg)
+COTDG = Kernel("cotdg", ("x",), _cotdg)
+RADIAN = Kernel("radian", ("d", "m", "s"), _radian)
+SINC = Kernel("sinc", ("x",), jnp.sinc, complex=True)
+
+
+# --- Box-Cox and Huber ----------------------------------------------------------------------
+
+
+def _boxcox_of_log(log_x: Any, lmbda: Any) -> Any:
+    """(x**lmbda - 1) / lmbda = expm1(lmbda log x) / lmbda, which tends to log x as lmbda -> 0:
+    below sqrt(eps) the series log x (1 + lmbda log x / 2) is used, exact to rounding there
+    (JAX's boxcox1p gives 0 where lmbda log1p(x) underflows: 0 at x = 1e-138, lmbda = 1e-256)."""
+    t = lmbda * log_x
+    small = jnp.abs(t) < np.sqrt(np.finfo(log_x.dtype).eps)
+    value = jnp.where(small, log_x * (1 + t / 2), jnp.expm1(t) / safe(~small, lmbda, 1.0))
+    return jnp.where(lmbda == 0, log_x, value)
+
+
+def _boxcox(x: Any, lmbda: Any) -> Any:
+    return _boxcox_of_log(jnp.log(x), lmbda)
+
+
+def _boxcox1p(x: Any, lmbda: Any) -> Any:
+    return _boxcox_of_log(jnp.log1p(x), lmbda)
+
+
+def _inverse_boxcox_exponent(y: Any, lmbda: Any) -> Any:
+    """log1p(lmbda y) / lmbda, which tends to y as lmbda -> 0: below sqrt(eps) the series
+    y (1 - lmbda y / 2) is used, exact to rounding there (also where lmbda y underflows)."""
+    lx = lmbda * y
+    small = jnp.abs(lx) < np.sqrt(np.finfo(y.dtype).eps)
+    series = y * (1 - lx / 2)
+    return jnp.where(small, series, jnp.log1p(lx) / safe(~small, lmbda, 1.0))
+
+
+def _inv_boxcox(y: Any, lmbda: Any) -> Any:
+    return jnp.exp(_inverse_boxcox_exponent(y, lmbda))
+
+
+def _inv_boxcox1p(y: Any, lmbda: Any) -> Any:
+    return jnp.expm1(_inverse_boxcox_exponent(y, lmbda))
+
+
+def _huber(delta: Any, r: Any) -> Any:
+    quadratic = jnp.abs(r) <= delta
+    value = jnp.where(quadratic, r * r / 2, delta * (jnp.abs(r) - delta / 2))
+    return jnp.where(delta < 0, const(r, np.inf), value)
+
+
+def _pseudo_huber(delta: Any, r: Any) -> Any:
+    # delta**2 (sqrt(1 + (r/delta)**2) - 1) = r**2 / (sqrt(1 + (r/delta)**2) + 1): no
+    # cancellation for small r/delta; hypot keeps (r/delta)**2 from overflowing
+    nonzero = (delta != 0) & (r != 0)
+    d = safe(nonzero, delta, 1.0)
+    ar = jnp.abs(r)
+    value = ar * (ar / (jnp.hypot(const(r, 1.0), r / d) + 1))
+    value = jnp.where(nonzero, value, const(r, 0.0))
+    value = jnp.where(delta == np.inf, const(r, np.nan), value)  # SciPy: inf * 0
+    return jnp.where(delta < 0, const(r, np.inf), value)
+
+
+BOXCOX = Kernel("boxcox", ("x", "lmbda"), _boxcox)
+BOXCOX1P = Kernel("boxcox1p", ("x", "lmbda"), _boxcox1p)
+INV_BOXCOX = Kernel("inv_boxcox", ("y", "lmbda"), _inv_boxcox)
+INV_BOXCOX1P = Kernel("inv_boxcox1p", ("y", "lmbda"), _inv_boxcox1p)
+HUBER = Kernel("huber", ("delta", "r"), _huber)
+PSEUDO_HUBER = Kernel("pseudo_huber", ("delta", "r"), _pseudo_huber)
+
+
+# --- entropy ----------------------------------------------------------------------------------
+
+
+def _relative_entropy(x: Any, y: Any, at_zero: Any) -> Any:
+    """x log(x / y) for x, y > 0; ``at_zero`` for x = 0 <= y; inf elsewhere; NaN for NaN.
+    (JAX gives inf for a NaN y, and NaN for x = inf.)"""
+    positive = (x > 0) & (y > 0)
+    xs, ys = safe(positive, x, 1.0), safe(positive, y, 1.0)
+    ratio = xs / ys
+    # near x = y, log1p of the exact difference (x - y is exact there) keeps the small log's
+    # precision; where x / y overflows, or is subnormal (XLA flushes it to 0): log x - log y
+    near = jnp.abs(xs - ys) <= ys / 2
+    normal = (ratio >= np.finfo(x.dtype).tiny) & (ratio < np.inf)
+    log_ratio = jnp.where(normal, jnp.log(ratio), jnp.log(xs) - jnp.log(ys))
+    log_ratio = jnp.where(near, jnp.log1p((xs - ys) / ys), log_ratio)
+    value = jnp.where(positive, xs * log_ratio, const(x, np.inf))
+    value = jnp.where((x == 0) & (y >= 0), at_zero, value)
+    return jnp.where(jnp.isnan(x) | jnp.isnan(y), const(x, np.nan), value)
+
+
+def _rel_entr(x: Any, y: Any) -> Any:
+    return _relative_entropy(x, y, jnp.zeros_like(x))
+
+
+def _kl_div(x: Any, y: Any) -> Any:
+    # x log(x/y) - x + y
+    value = _relative_entropy(x, y, y)
+    positive = (x > 0) & (y > 0)
+    return jnp.where(positive, value - x + y, value)
+
+
+ENTR = Kernel("entr", ("x",), jss.entr)
+REL_ENTR = Kernel("rel_entr", ("x", "y"), _rel_entr)
+KL_DIV = Kernel("kl_div", ("x", "y"), _kl_div)
+XLOGY = Kernel("xlogy", ("x", "y"), jss.xlogy, complex=True)
+XLOG1PY = Kernel("xlog1py", ("x", "y"), jss.xlog1py, complex=True)

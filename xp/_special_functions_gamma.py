@@ -1,0 +1,191 @@
+"""``xp.special``: the gamma function and its relatives (beta, digamma, zeta, binomials).
+
+Computed with ``jax.scipy.special`` where it agrees with SciPy; the rest, and the values JAX
+gets wrong, are computed from the identities named in each function. Outside the domain in
+which a function is computed (docs/special.md), the result is SciPy's limit where that is
+cheap to state (``psi(0) = -inf``) and NaN otherwise, never another number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+import jax.scipy.special as jss
+import numpy as np
+
+from xp._special_functions import Kernel, const, is_nonpositive_integer, safe
+
+# --- gamma ----------------------------------------------------------------------------------
+
+
+def _gammaln(x: Any) -> Any:
+    # SciPy's value at -inf is -inf (JAX: +inf)
+    return jnp.where(x == -np.inf, const(x, -np.inf), jss.gammaln(x))
+
+
+def _loggamma(x: Any) -> Any:
+    if x.dtype.kind == "c":
+        return jss.loggamma(x)
+    # JAX gives NaN at 0; SciPy gives the limit +inf (the real loggamma is NaN for x < 0)
+    return jnp.where(x == 0, const(x, np.inf), jss.loggamma(x))
+
+
+def _rgamma(x: Any) -> Any:
+    # 1/gamma(x), which is 0 at the poles of gamma (where JAX's gamma is NaN)
+    pole = is_nonpositive_integer(x)
+    return jnp.where(pole, const(x, 0.0), 1 / jss.gamma(safe(~pole, x, 0.5)))
+
+
+def _psi(x: Any) -> Any:
+    # JAX gives NaN at +-0; SciPy gives the one-sided limits: psi(+0) = -inf, psi(-0) = +inf
+    return jnp.where(x == 0, jnp.copysign(const(x, np.inf), -x), jss.digamma(x))
+
+
+def _polygamma(n: Any, x: Any) -> Any:
+    # SciPy takes an integer-valued n of any dtype (NaN for others); JAX needs an integer dtype.
+    # for n >= 1 JAX's values at x <= 0 (from its Hurwitz zeta) are inaccurate: NaN there
+    valid = (n >= 0) & (n == jnp.floor(n)) & (n < 2**30) & ((n == 0) | (x > 0))
+    order = safe(valid, n, 0.0).astype(np.int32)
+    return jnp.where(valid, jss.polygamma(order, x), const(x, np.nan))
+
+
+def _multigammaln(a: Any, d: int) -> Any:
+    # SciPy raises for a <= (d - 1) / 2, where the function is undefined; JAX gives inf. xp
+    # cannot raise on values under jax.jit, so it gives NaN there.
+    valid = a > (d - 1) / 2
+    return jnp.where(valid, jss.multigammaln(safe(valid, a, float(d)), d), const(a, np.nan))
+
+
+GAMMA = Kernel("gamma", ("z",), jss.gamma, complex=True)
+GAMMALN = Kernel("gammaln", ("x",), _gammaln, real_only_reason="SciPy's gammaln is real-valued; use loggamma")
+LOGGAMMA = Kernel("loggamma", ("z",), _loggamma, complex=True)
+GAMMASGN = Kernel("gammasgn", ("x",), jss.gammasgn)
+RGAMMA = Kernel("rgamma", ("z",), _rgamma, real_only_reason="JAX has no complex reciprocal gamma with its poles")
+PSI = Kernel("psi", ("z",), _psi, real_only_reason="JAX's digamma is real-valued")
+DIGAMMA = Kernel("digamma", ("z",), _psi, real_only_reason="JAX's digamma is real-valued")
+POLYGAMMA = Kernel("polygamma", ("n", "x"), _polygamma)
+MULTIGAMMALN = Kernel("multigammaln", ("a",), _multigammaln)
+
+
+# --- beta -----------------------------------------------------------------------------------
+
+_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156)
+
+
+def _stirling_correction(x: Any) -> Any:
+    """delta(x) = lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2), by its asymptotic series
+    (the terms in 1/x, 1/x**3, ... 1/x**13): within 1e-15 of it for x >= 8."""
+    w = 1 / (x * x)
+    total = jnp.zeros_like(x)
+    for c in reversed(_STIRLING):
+        total = total * w + const(x, c)
+    return total / x
+
+
+def log_beta(a: Any, b: Any) -> Any:
+    """log|B(a, b)|. JAX's betaln is wrong by about 1e-7 (relative) once max(a, b) >= 8 (its
+    series uses the wrong ratio), so it is computed here: for positive arguments with
+    ``small = min(a, b)`` and ``big = max(a, b)``,
+
+    - big < 8: gammaln(a) + gammaln(b) - gammaln(a + b) (no large terms cancel);
+    - small < 8 <= big: gammaln(small) + [gammaln(big) - gammaln(small + big)], the bracket
+      by Stirling's series: -(small + big - 1/2) log1p(small/big) + small (1 - log big)
+      + delta(big) - delta(small + big), which keeps its precision where the two gammaln
+      values are huge and nearly equal;
+    - small >= 8: Stirling's series for all three, in the form
+      log(2 pi)/2 - log(a + b)/2 + (a - 1/2) log(a/(a+b)) + (b - 1/2) log(b/(a+b)) + deltas,
+      whose terms have one sign.
+
+    Zero or negative arguments take the plain gammaln sum (log|B|, as SciPy); a pole of
+    gamma in a or b gives inf, as in SciPy.
+    """
+    small, big = jnp.minimum(a, b), jnp.maximum(a, b)
+    total = small + big
+    plain = jss.gammaln(a) + jss.gammaln(b) - jss.gammaln(total)
+    positive = small > 0
+    s1 = safe(positive, small, 1.0)
+    b1 = safe(big >= 8, big, 8.0)
+    bracket = (
+        -(s1 + b1 - 0.5) * jnp.log1p(s1 / b1)
+        + s1 * (1 - jnp.log(b1))
+        + _stirling_correction(b1)
+        - _stirling_correction(s1 + b1)
+    )
+    mixed = jss.gammaln(s1) + bracket
+    s8 = safe(small >= 8, small, 8.0)
+    b8 = safe(small >= 8, big, 8.0)
+    t8 = s8 + b8
+    both = (
+        const(a, 0.5 * np.log(2 * np.pi))
+        - 0.5 * jnp.log(t8)
+        + (s8 - 0.5) * jnp.log(s8 / t8)
+        + (b8 - 0.5) * -jnp.log1p(s8 / b8)
+        + _stirling_correction(s8)
+        + _stirling_correction(b8)
+        - _stirling_correction(t8)
+    )
+    out = jnp.where(small >= 8, both, jnp.where(positive & (big >= 8), mixed, plain))
+    # a pole of gamma in a or b over a finite gamma(a + b) is a pole of B; where a + b is a pole
+    # too the plain sum is NaN (inf - inf), and SciPy's finite ratio is not computed
+    pole = (is_nonpositive_integer(a) | is_nonpositive_integer(b)) & ~is_nonpositive_integer(total)
+    out = jnp.where(pole, const(a, np.inf), out)
+    # log B(a, inf) = -inf for a > 0; the gamma sum gives NaN (inf - inf)
+    return jnp.where((big == np.inf) & (small > 0) & (small < np.inf), const(a, -np.inf), out)
+
+
+def _binom(n: Any, k: Any) -> Any:
+    """n choose k = 1 / ((n + 1) B(n - k + 1, k + 1)), for 0 <= k <= n, and 0 for integers
+    k > n >= 0; NaN elsewhere (SciPy continues it to other arguments, with signs)."""
+    integers = (k == jnp.floor(k)) & (n == jnp.floor(n)) & jnp.isfinite(k)
+    zero = integers & (k > n)
+    valid = (n >= 0) & (k >= 0) & ((k <= n) | zero) & jnp.isfinite(n)
+    n1 = safe(valid & ~zero, n, 1.0)
+    k1 = safe(valid & ~zero, k, 1.0)
+    value = jnp.exp(-jnp.log1p(n1) - log_beta(n1 - k1 + 1, k1 + 1))
+    # integer arguments give integers: round off the last bits where the result is exact
+    value = jnp.where(integers & (value < 2 ** (np.finfo(n.dtype).nmant)), jnp.round(value), value)
+    return jnp.where(valid, jnp.where(zero, const(n, 0.0), value), const(n, np.nan))
+
+
+def _poch(z: Any, m: Any) -> Any:
+    # gamma(z + m) / gamma(z), computed by JAX for z > 0 and z + m > 0; NaN elsewhere (JAX is
+    # NaN for z < 0 and inaccurate near the poles of gamma(z + m), which SciPy avoids with
+    # reflection formulas)
+    valid = (z > 0) & (z + m > 0) & jnp.isfinite(z) & jnp.isfinite(m)
+    value = jss.poch(safe(valid, z, 1.0), safe(valid, m, 0.0))
+    return jnp.where(valid, value, const(z, np.nan))
+
+
+BETALN = Kernel("betaln", ("a", "b"), log_beta)
+BINOM = Kernel("binom", ("x", "y"), _binom)
+POCH = Kernel("poch", ("z", "m"), _poch)
+
+
+# --- zeta -----------------------------------------------------------------------------------
+
+
+def _hurwitz(x: Any, q: Any) -> Any:
+    # JAX computes Hurwitz's zeta for x > 1 (x = 1 is the pole: inf); for x < 1 it gives inf
+    # or values of no continuation, so those are NaN here (SciPy continues Riemann's zeta)
+    valid = x >= 1
+    value = jss.zeta(safe(valid, x, 2.0), q)
+    value = jnp.where(x == 1, const(x, np.inf), value)
+    # zeta(x, inf) = 0 for x > 1 (each term vanishes); JAX gives NaN
+    value = jnp.where((x > 1) & (q == np.inf), const(x, 0.0), value)
+    return jnp.where(valid, value, const(x, np.nan))
+
+
+def _riemann(x: Any) -> Any:
+    # zeta(x) = zeta(x, 1); zeta(inf) = 1
+    return jnp.where(x == np.inf, const(x, 1.0), _hurwitz(x, jnp.ones_like(x)))
+
+
+def _zetac(x: Any) -> Any:
+    # zeta(x) - 1 = zeta(x, 2), without the cancellation of subtracting 1 (zetac(50) ~ 1e-15)
+    return jnp.where(x == np.inf, const(x, 0.0), _hurwitz(x, jnp.full_like(x, 2.0)))
+
+
+ZETA = Kernel("zeta", ("x", "q"), _hurwitz)
+RIEMANN_ZETA = Kernel("zeta", ("x",), _riemann)
+ZETAC = Kernel("zetac", ("x",), _zetac)

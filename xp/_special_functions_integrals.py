@@ -1,0 +1,169 @@
+"""``xp.special``: exponential integrals, the complete elliptic integral of the first kind,
+Spence's dilogarithm, modified Bessel functions and Kummer's confluent hypergeometric function.
+
+JAX's exponential integrals (``exp1``, ``expi``, ``expn``) evaluate both of their iterations
+(a power series for x <= 1, a continued fraction for x > 1) on every element of an array; the
+continued fraction converges slowly for small x, so an array holding 1e-8 runs for minutes.
+Here each element gets only the branch for its own range: the power series below (x <= 1) is
+computed in a fixed number of terms, and JAX's function sees only x > 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jss
+import numpy as np
+from jax import lax
+
+from xp._special_functions import Kernel, const, safe
+
+# Terms of the power series for x <= 1: the first left out is below 1/(26 * 26!) ~ 1e-28.
+_SERIES_TERMS = 25
+
+
+def _expn_series(n: Any, x: Any) -> Any:
+    """E_n(x) for 0 < x <= 1 and integer n >= 1 (Abramowitz and Stegun 5.1.12):
+    (-x)**(n-1) / (n-1)! * (psi(n) - log x) - sum over k != n-1 of (-x)**k / ((k - n + 1) k!)."""
+    total = jnp.zeros_like(x)
+    power = jnp.ones_like(x)  # (-x)**k / k!
+    for k in range(_SERIES_TERMS + 1):
+        if k:
+            power = power * (-x) / k
+        denominator = k - n + 1
+        total = total + jnp.where(denominator == 0, const(x, 0.0), power / safe(denominator != 0, denominator, 1.0))
+    sign = jnp.where(jnp.mod(n - 1, 2) == 0, const(x, 1.0), const(x, -1.0))
+    leading = sign * jnp.exp((n - 1) * jnp.log(x) - jss.gammaln(n)) * (jss.digamma(n) - jnp.log(x))
+    return leading - total
+
+
+@jax.custom_jvp
+def _expn(n: Any, x: Any) -> Any:
+    # n must be a non-negative integer (SciPy truncates others, with a warning: xp gives NaN)
+    valid = (n >= 0) & (n == jnp.floor(n)) & (n < np.inf) & (x >= 0)
+    small = valid & (x > 0) & (x <= 1) & (n >= 1)
+    large = valid & (x > 1)
+    ns = safe(valid, n, 1.0)
+    series = _expn_series(safe(small, ns, 1.0), safe(small, x, 0.5))
+    fraction = jss.expn(safe(large, ns, 1.0), safe(large, x, 2.0))
+    zero = jnp.where(ns >= 2, 1 / safe(ns >= 2, ns - 1, 1.0), const(x, np.inf))  # E_n(0)
+    xs = safe(x > 0, x, 1.0)
+    order0 = jnp.exp(-xs) / xs  # E_0(x) = exp(-x) / x
+    value = jnp.where(x == 0, zero, jnp.where(ns == 0, order0, jnp.where(x <= 1, series, fraction)))
+    value = jnp.where(x == np.inf, const(x, 0.0), value)
+    return jnp.where(valid, value, const(x, np.nan))
+
+
+@_expn.defjvp
+def _expn_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    # d/dx E_n(x) = -E_{n-1}(x), and d/dx E_0(x) = d/dx exp(-x)/x = -E_0(x) (x + 1) / x; n is an
+    # integer (no derivative). Defined here because JAX's expn takes n as a non-differentiable
+    # argument, which cannot be a traced array (grad fails with "No constant handler").
+    n, x = primals
+    value = _expn(n, x)
+    lower = _expn(jnp.maximum(n - 1, 0), x)
+    slope = jnp.where(n >= 1, -lower, -value * (x + 1) / safe(x != 0, x, 1.0))
+    return value, slope * tangents[1]
+
+
+def _exp1(x: Any) -> Any:
+    return _expn(jnp.ones_like(x), x)
+
+
+def _expi(x: Any) -> Any:
+    # Ei(x) = -E1(-x) for x < 0; JAX's expi for x >= 0 is a piecewise rational function
+    negative = x < 0
+    value = jnp.where(negative, -_exp1(safe(negative, -x, 1.0)), jss.expi(safe(~negative, x, 1.0)))
+    return jnp.where(x == 0, const(x, -np.inf), value)
+
+
+EXP1 = Kernel("exp1", ("z",), _exp1, real_only_reason="JAX's exponential integrals are real-valued")
+EXPI = Kernel("expi", ("x",), _expi, real_only_reason="JAX's exponential integrals are real-valued")
+EXPN = Kernel("expn", ("n", "x"), _expn)
+
+
+# --- the complete elliptic integral of the first kind ------------------------------------------
+
+# The arithmetic-geometric mean converges quadratically once its two terms are close; starting
+# from b/a = 1e-154 (the most extreme ratio here) that takes under 15 steps.
+_AGM_STEPS = 20
+
+
+def _agm_reciprocal_k(b: Any) -> Any:
+    """pi / (2 AGM(1, b)), which is K(m) for b = sqrt(1 - m)."""
+
+    def step(_: int, ab: tuple[Any, Any]) -> tuple[Any, Any]:
+        a, b = ab
+        return (a + b) / 2, jnp.sqrt(a * b)
+
+    a, _ = lax.fori_loop(0, _AGM_STEPS, step, (jnp.ones_like(b), b))
+    return const(b, np.pi / 2) / a
+
+
+def _ellipkm1(p: Any) -> Any:
+    # K(1 - p) = pi / (2 AGM(1, sqrt(p))): accurate for small p, where K(m) is near its pole
+    valid = p >= 0
+    value = _agm_reciprocal_k(jnp.sqrt(safe(valid & (p > 0), p, 1.0)))
+    value = jnp.where(p == 0, const(p, np.inf), jnp.where(p == np.inf, const(p, 0.0), value))
+    return jnp.where(valid, value, const(p, np.nan))
+
+
+def _ellipk(m: Any) -> Any:
+    return _ellipkm1(1 - m)
+
+
+ELLIPK = Kernel("ellipk", ("m",), _ellipk)
+ELLIPKM1 = Kernel("ellipkm1", ("p",), _ellipkm1)
+
+
+# --- Spence, Bessel, Kummer -------------------------------------------------------------------
+
+
+# JAX's own cap on the terms of its series; enough for x < 100 (the 250th term is below 1e-30
+# of the largest)
+_HYP1F1_TERMS = 250
+
+
+def _hyp1f1_series(a: Any, b: Any, x: Any) -> Any:
+    """The Taylor series of 1F1(a; b; x) for 0 <= x < 100, summed over a fixed number of terms.
+
+    JAX's series stops at the first term below eps relative to the sum, which for small a comes
+    before the terms grow: JAX gives 1.0 for 1F1(3e-10; 0.125; 11) = 1.00011 in float32."""
+
+    def add_term(k: Any, state: tuple[Any, Any]) -> tuple[Any, Any]:
+        total, term = state
+        term = term * (a + k) / (b + k) * x / (k + 1)
+        return total + term, term
+
+    ones = jnp.ones_like(x)
+    total, _ = lax.fori_loop(0, _HYP1F1_TERMS, add_term, (ones, ones))
+    return total
+
+
+def _hyp1f1(a: Any, b: Any, x: Any) -> Any:
+    """1F1(a; b; x) for finite a >= 0, b > 0, x >= 0 (where SciPy tests JAX's): the series for
+    x < 100, JAX's asymptotic expansion beyond. Negative x goes through Kummer's transformation
+    1F1(a; b; x) = exp(x) 1F1(b - a; b; -x), where b - a >= 0. NaN elsewhere."""
+    finite = jnp.isfinite(a) & jnp.isfinite(b) & jnp.isfinite(x) & (b > 0)
+    direct = finite & (a >= 0) & (x >= 0)
+    kummer = finite & (b - a >= 0) & (x < 0)
+    valid = direct | kummer
+    upper = safe(valid, jnp.where(kummer, b - a, a), 1.0)
+    lower = safe(valid, b, 1.0)
+    z = jnp.abs(x)
+    near = z < 100
+    series = _hyp1f1_series(upper, lower, safe(valid & near, z, 0.0))
+    asymptotic = jss.hyp1f1(upper, lower, safe(valid & ~near, z, 100.0))
+    value = jnp.where(near, series, asymptotic)
+    value = jnp.where(kummer, jnp.exp(x) * value, value)
+    return jnp.where(valid, value, const(x, np.nan))
+
+
+SPENCE = Kernel("spence", ("z",), jss.spence, real_only_reason="JAX's spence is real-valued")
+I0 = Kernel("i0", ("x",), jss.i0)
+I0E = Kernel("i0e", ("x",), jss.i0e)
+I1 = Kernel("i1", ("x",), jss.i1)
+I1E = Kernel("i1e", ("x",), jss.i1e)
+HYP1F1 = Kernel("hyp1f1", ("a", "b", "x"), _hyp1f1, real_only_reason="JAX's hyp1f1 is real-valued")
