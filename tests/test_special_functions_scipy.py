@@ -55,12 +55,9 @@ NOT_UNDER_JIT = {
     "special.stdtrit": "SciPy's root finder (scipy.optimize.elementwise) branches on array values in Python",
 }
 
-# Eager calls that fail for a reason outside xp.special, and the reason.
-KNOWN_FAILURES = {
-    # pearsonr writes x[mask] = values with a 0-d False mask into a 0-d array (values of shape
-    # (0,)); xp's __setitem__ expects the leading axis of length 1 that a True mask gives
-    "stats.pearsonr": "xp: x[False] = empty on a 0-d x raises 'cannot reshape array of shape (0,)'",
-}
+# Eager calls that fail for a reason outside xp.special, and the reason. (stats.pearsonr was one:
+# it writes through a 0-d False mask; fixed in xp/_indexing.py, tests/test_array.py.)
+KNOWN_FAILURES: dict[str, str] = {}
 
 SCRIPT = r"""
 import json, os, sys, warnings
