@@ -26,7 +26,7 @@ from jax import lax
 
 from xp import _dtypes as dt
 from xp._array import Array
-from xp._errors import ArgumentError, DataDependentShapeError, describe
+from xp._errors import ArgumentError, DataDependentShapeError, describe, fail
 
 Tracer = jax.core.Tracer
 kernel = functools.partial(jax.jit, inline=True)
@@ -309,14 +309,14 @@ class AdvancedIndex:
         return _advanced_get(value, self.arrays, structure=self.structure)
 
     def _write_nothing(self, value: Any) -> Any:
-        """``x[mask] = v`` with a 0-d ``mask`` and a ``v`` of no elements: right only if the mask is False."""
+        """``x[mask] = v`` with a ``v`` of no elements: right only if the mask selects nothing."""
         if isinstance(self.mask, Tracer):
             raise _index_error(
-                "cannot write a value of no elements through a traced 0-d boolean mask (it fits only if the "
-                "mask is False, which a trace cannot check); use xp.where(mask, v, x) instead"
+                "cannot write a value of no elements through a traced boolean mask (it fits only if the "
+                "mask selects nothing, which a trace cannot check); use xp.where(mask, v, x) instead"
             )
-        if bool(self.mask):
-            raise _index_error("cannot write a value of no elements through a True 0-d mask, which selects one")
+        if np.any(np.asarray(self.mask)):
+            raise _index_error("cannot write a value of no elements through a boolean mask that selects elements")
         return value
 
     def set(self, value: Any, update: Any) -> Any:
@@ -329,6 +329,8 @@ class AdvancedIndex:
             mask = self.mask
             if mask.ndim and 0 in mask.shape:
                 return value
+            if mask.ndim and update.ndim > value.ndim - mask.ndim and update.shape[0] == 0:
+                return self._write_nothing(value)  # no values, one per selected element
             return _mask_set(value, mask, update)
         self._resolve()
         try:
@@ -380,8 +382,28 @@ def _advanced_set(value: Any, arrays: tuple[Any, ...], update: Any, structure: t
 
 @kernel
 def _mask_set(value: Any, mask: Any, update: Any) -> Any:
-    mask = mask.reshape(mask.shape + (1,) * (value.ndim - mask.ndim))
-    return jnp.where(mask, update.astype(value.dtype), value)
+    """``value`` with ``update`` written where ``mask`` (over its leading axes) is True.
+
+    ``update`` is either broadcast to every selected element, or (a leading axis of length
+    other than 1, NumPy's ``x[mask] = values``) holds one entry per True element in row-major
+    order: entry ``k`` goes to the ``k``-th True element, found by a running count of the mask,
+    so the shapes stay static under a trace.
+    """
+    tail = value.shape[mask.ndim :]
+    update = update.astype(value.dtype)
+    if update.ndim > len(tail):
+        if update.shape[0] == 1:
+            update = update[0]
+        else:
+            if update.shape[0] > mask.size:
+                fail(IndexError, f"{update.shape[0]} values cannot go to the at most {mask.size} elements a "
+                     f"boolean mask of shape {tuple(mask.shape)} selects")  # fmt: skip
+            flat = mask.reshape(-1)
+            rank = jnp.clip(jnp.cumsum(flat) - 1, 0, update.shape[0] - 1)  # k for the k-th True element
+            rows = jnp.broadcast_to(jnp.take(update, rank, axis=0), (flat.shape[0], *tail))
+            update = rows.reshape(*mask.shape, *tail)
+    mask = mask.reshape(mask.shape + (1,) * len(tail))
+    return jnp.where(mask, update, value)
 
 
 def _select_all(value: Any, keep: bool) -> Any:
