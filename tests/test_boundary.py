@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import xp
+import xp.sparse
 from xp import _boundary, _routing, _typing
 
 
@@ -103,3 +104,38 @@ def test_sparse_routing_without_an_implementation_computes_densely_and_says_so(m
     np.testing.assert_array_equal(np.asarray(out), np.asarray(xp.sin(xp.asarray([0.5, 0.0]))))
     with pytest.raises(TypeError, match="^xp.sin: x must be"):  # argument errors stay errors
         xp.sin("a")
+
+
+# --- issue #10: bad input that leaked an internal exception or a bare message --------------------
+
+
+def test_writing_a_sparse_value_into_a_dense_array_is_a_named_type_error():
+    A = xp.sparse.fromdense(xp.eye(3, dtype=xp.float32))
+    z = xp.zeros((3, 3), dtype=xp.float32)
+    view = z[0]
+    for key, value in [(Ellipsis, A), (0, A[0])]:
+        with pytest.raises(TypeError, match=r"^xp.Array.__setitem__: value is a sparse array.*todense\(\)"):
+            z[key] = value
+    assert not np.asarray(z).any() and not np.asarray(view).any()  # nothing written, the view unchanged
+
+
+@pytest.mark.parametrize("bad", [{}, [], {"float32"}])
+def test_an_unhashable_dtype_is_a_named_type_error(bad):
+    with pytest.raises(TypeError, match=r"^xp.zeros: dtype must be one of the array API dtypes"):
+        xp.zeros(2, dtype=bad)
+    with pytest.raises(TypeError, match=r"^xp.astype: dtype must be one of the array API dtypes"):
+        xp.astype(xp.zeros(2), bad)
+
+
+def test_isdtype_checks_every_kind_of_a_tuple():
+    with pytest.raises(ValueError, match="xp.isdtype: kind must be a dtype or one of .* got 'nonsense'"):
+        xp.isdtype(xp.float32, ("real floating", "nonsense"))
+    assert xp.isdtype(xp.float32, ("integral", xp.float32))
+    assert not xp.isdtype(xp.float32, ("integral", "complex floating"))
+
+
+def test_category_messages_have_the_right_article():
+    with pytest.raises(TypeError, match="x1 must have an integer or boolean dtype"):
+        xp.bitwise_and(xp.asarray(1.5), xp.asarray(2.5))
+    with pytest.raises(TypeError, match="x must have a real-valued dtype"):
+        xp.floor(xp.asarray(1j))

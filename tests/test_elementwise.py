@@ -141,7 +141,7 @@ def test_integer_division_and_remainder_match_python(a, b):
 def test_category_errors_name_function_parameter_and_dtype():
     i = xp.asarray([1, 2])
     f = xp.asarray([1.0])
-    with pytest.raises(TypeError, match="xp.bitwise_and: x1 must have a integer or boolean dtype, got float64"):
+    with pytest.raises(TypeError, match="xp.bitwise_and: x1 must have an integer or boolean dtype, got float64"):
         xp.bitwise_and(f, i)
     with pytest.raises(TypeError, match="xp.atan2: x2 must have a real-valued floating-point dtype, got complex128"):
         xp.atan2(f, xp.asarray([1j]))

@@ -198,6 +198,9 @@ def update_value(value: Any, dtype: np.dtype, param: str) -> Any:
     """
     if type(value) in PY_SCALARS:
         return scalar_array(value, dtype, param)
+    if _routing.is_sparse(value):  # a dense array cannot hold it: densifying is the caller's call
+        fail(TypeError, f"{param} is a sparse array, which a dense array cannot take without densifying it; "
+             f"write {param}.todense() (or keep the result sparse)")  # fmt: skip
     result = array(value, param)
     if (
         result.dtype != dtype
@@ -250,7 +253,7 @@ def optional_dtype(value: Any, param: str = "dtype") -> np.dtype | None:
 
 
 def _dtype_slow(value: Any, param: str) -> np.dtype:
-    default = _PY_TYPE_DEFAULTS.get(value)
+    default = _PY_TYPE_DEFAULTS.get(value) if isinstance(value, type) else None  # (value may be unhashable)
     if default is not None:
         return default() if callable(default) else default  # type: ignore[return-value]
     inner = getattr(value, "dtype", None)

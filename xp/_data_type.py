@@ -158,15 +158,15 @@ def isdtype(dtype: DTypeLike, kind: DTypeLike | str | tuple[DTypeLike | str, ...
     or a tuple of them."""
     subject = _any_dtype(dtype, "dtype")
     kinds = kind if isinstance(kind, tuple) else (kind,)
+    members: set[np.dtype] = set()  # every kind is checked, also after a match
     for k in kinds:
         if isinstance(k, str) and k in dt.KINDS:
-            if subject in dt.KINDS[k]:
-                return True
+            members |= dt.KINDS[k]
         elif isinstance(k, str) and k not in dt.BY_NAME:
             fail(ValueError, f"kind must be a dtype or one of {', '.join(map(repr, dt.KINDS))}, got {k!r}")
-        elif subject == _any_dtype(k, "kind"):
-            return True
-    return False
+        else:
+            members.add(_any_dtype(k, "kind"))
+    return subject in members
 
 
 @api

@@ -95,6 +95,13 @@ CATEGORY_NAMES: dict[frozenset[np.dtype], str] = {
     KINDS["bool"]: "boolean",
 }
 
+
+def a_category(category: frozenset[np.dtype]) -> str:
+    """The category's name with its article, for messages: "an integer", "a real-valued"."""
+    name = CATEGORY_NAMES[category]
+    return ("an " if name[0] in "aeiou" else "a ") + name
+
+
 # The ladder of kinds, by numpy's kind character: bool < integer < real floating < complex.
 _ARRAY_KIND = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 

@@ -151,7 +151,7 @@ BINARY = (
 
 def _check_category(op: Op, dtype: np.dtype, param: str) -> None:
     if dtype not in op.accepts and not (op.lift and dtype in dt.INTEGER):
-        fail(TypeError, f"{param} must have a {dt.CATEGORY_NAMES[op.accepts]} dtype, got {dtype}")
+        fail(TypeError, f"{param} must have {dt.a_category(op.accepts)} dtype, got {dtype}")
 
 
 def _computation_dtype(op: Op, dtype: np.dtype) -> np.dtype:

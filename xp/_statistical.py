@@ -78,7 +78,7 @@ def floating_dtype(x_dtype: np.dtype, accepts: frozenset[np.dtype]) -> np.dtype:
         return x_dtype
     if x_dtype in dt.INTEGER:
         return dt.default_float()
-    fail(TypeError, f"x must have a {dt.CATEGORY_NAMES[accepts]} (or integer) dtype, got {x_dtype}")
+    fail(TypeError, f"x must have {dt.a_category(accepts)} (or integer) dtype, got {x_dtype}")
 
 
 def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
