@@ -151,6 +151,25 @@ def test_in_place_operators_do_not_store_a_sparse_result_in_a_dense_array():
     assert x.jax.tolist() == [[1.0, 0.0], [0.0, 1.0]]
 
 
+def test_a_failing_in_place_operator_with_a_sparse_operand_changes_nothing_views_included():
+    """Issue #10, defect 1: ``d *= A`` / ``d &= A`` stored JAX's sparse object in ``d`` (and, with a
+    live view, failed half-way); eagerly and under jax.jit."""
+    cases = [
+        ("__imul__", xp.ones((2, 3)), xp.sparse.fromdense(xp.eye(2, 3))),
+        ("__iand__", xp.ones((2, 3), dtype=xp.bool), xp.sparse.fromdense(xp.astype(xp.eye(2, 3), xp.bool))),
+    ]
+    for name, d, A in cases:
+        view = d[0]
+        before = np.asarray(d).copy()
+        with pytest.raises(TypeError, match=rf"^xp.Array.{name}: the result is a sparse BCOO"):
+            getattr(d, name)(A)
+        np.testing.assert_array_equal(np.asarray(d), before)
+        np.testing.assert_array_equal(np.asarray(view), before[0])
+        assert type(d.jax) is type(xp.ones(1).jax)  # still a dense array
+        with pytest.raises(TypeError, match=rf"^xp.Array.{name}: the result is a sparse BCOO"):
+            jax.jit(lambda a, b, name=name: getattr(a, name)(b))(d, A)
+
+
 # --- indexing -------------------------------------------------------------------------------
 
 
