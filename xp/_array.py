@@ -47,7 +47,6 @@ if TYPE_CHECKING:  # xp._typing imports this module; only type checkers read it 
 # boolean arrays, or a tuple of them.
 IndexItem: TypeAlias = "int | np.integer[Any] | np.bool_ | slice | EllipsisType | Array | jax.Array | np.ndarray | None"
 Index: TypeAlias = "IndexItem | tuple[IndexItem, ...]"
-_JaxArray: TypeAlias = jax.Array  # (inside the class, ``jax`` is the property)
 
 _namespace: ModuleType | None = None
 

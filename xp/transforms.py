@@ -123,11 +123,10 @@ def value_and_grad(
         value, gradients = transformed(*(arguments[i] for i in positions))
         gradients = tuple(_join(g, rebuilders[i]) for i, g in zip(positions, gradients, strict=True))
         gradient = gradients[0] if isinstance(argnums, int) else gradients
-        rewrap = wrap if returned_xp and returned_xp[-1] else _unchanged
-        if has_aux:
-            value, aux = value
-            return (rewrap(value), aux), gradient
-        return rewrap(value), gradient
+        value, aux = value if has_aux else (value, None)
+        if returned_xp and returned_xp[-1]:  # the function returned an xp array: so does this
+            value = wrap(value)
+        return ((value, aux) if has_aux else value), gradient
 
     return value_and_grad_of
 
@@ -153,10 +152,6 @@ def grad(
         return (gradient, value[1]) if has_aux else gradient
 
     return grad_of
-
-
-def _unchanged(value: Any) -> Any:
-    return value
 
 
 def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], init_val: Any) -> Any:
