@@ -384,6 +384,19 @@ def test_numpy_conversion_and_dlpack():
         assert x.__dlpack__(max_version=version, copy=False) is not None
 
 
+def test_from_dlpack_of_an_xp_array_shares_it_writes_included():
+    x = xp.zeros(4, dtype=xp.float32)
+    for sharing in (None, False):
+        shared = xp.from_dlpack(x, copy=sharing)
+        shared[0] += 1
+        view = xp.from_dlpack(x[1:], copy=sharing)  # a view stays a view of x
+        view[0] = 7
+    assert np.asarray(x).tolist() == [2.0, 7.0, 0.0, 0.0]
+    copied = xp.from_dlpack(x, copy=True)
+    copied[3] = 9
+    assert np.asarray(x).tolist() == [2.0, 7.0, 0.0, 0.0] and np.asarray(copied)[3] == 9
+
+
 def test_iteration_and_len():
     x = xp.asarray([[1, 2], [3, 4]])
     assert len(x) == 2

@@ -58,3 +58,42 @@ def test_sharded_generic_code():
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run([sys.executable, "-c", CHECKS], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]
+
+
+MIXED_DEVICES = textwrap.dedent(
+    """
+    import jax, numpy as np, pytest
+    from jax.sharding import NamedSharding, PartitionSpec as P
+    import xp
+
+    d = jax.devices()
+    a = xp.asarray(jax.device_put(np.ones(4, np.float32), d[0]))
+    b = xp.asarray(jax.device_put(np.ones(4, np.float32), d[1]))
+    left = xp.ones(4, device=NamedSharding(jax.make_mesh((2,), ("x",), devices=d[:2]), P("x")))
+    right = xp.ones(4, device=NamedSharding(jax.make_mesh((2,), ("x",), devices=d[2:4]), P("x")))
+    calls = {
+        "xp.add": lambda: a + b,
+        "xp.where": lambda: xp.where(a > 0, a, b),
+        "xp.concat": lambda: xp.concat([left, right]),
+        "xp.Array.__setitem__": lambda: a.__setitem__(0, b[0]),
+        "xp.Array.__getitem__": lambda: a[xp.asarray(jax.device_put(np.array([1], np.int32), d[1]))],
+    }
+    for where, call in calls.items():
+        # JAX's message names the arguments of xp's internal kernels; xp's names the function
+        # and the devices
+        with pytest.raises(ValueError, match=rf"^{where}: the arrays are on different devices \\(.*\\); put them on one"):
+            call()
+    with pytest.raises(ValueError, match=r"NamedSharding over the devices \\[0, 1\\], NamedSharding over the devices \\[2, 3\\]"):
+        left + right
+    assert np.asarray(a).tolist() == [1.0] * 4  # the failed write changed nothing
+    assert np.asarray(a + b.to_device(d[0])).tolist() == [2.0] * 4
+    print("ok")
+    """
+)
+
+
+def test_arrays_on_different_devices_are_a_named_value_error():
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", MIXED_DEVICES], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]

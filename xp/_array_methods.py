@@ -10,12 +10,12 @@ module imports one that imports it.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 from xp import _array, _devices, _indexing, _operators, _views
 from xp import _boundary as boundary
 from xp._array import Array, link, wrap
-from xp._errors import ArgumentError, fail
+from xp._errors import ArgumentError, fail, mismatched_devices
 
 
 def _getitem(self: Array, key: Any, /) -> Array:
@@ -24,6 +24,8 @@ def _getitem(self: Array, key: Any, /) -> Array:
         result = wrap(index.get(self._value))
     except ArgumentError as e:
         raise e.public("xp.Array.__getitem__") from None
+    except ValueError as e:
+        _raise_mismatched_devices(e, "xp.Array.__getitem__", (self, key))
     if type(index) is _indexing.BasicIndex:
         link(self, result, index)
     return result
@@ -42,7 +44,16 @@ def _setitem(self: Array, key: Any, value: Any, /) -> None:
         new_value = index.set(self._value, update)
     except ArgumentError as e:
         raise e.public(where) from None
+    except ValueError as e:
+        _raise_mismatched_devices(e, where, (self, key, value))
     self._assign(new_value)
+
+
+def _raise_mismatched_devices(error: ValueError, where: str, arguments: tuple[Any, ...]) -> NoReturn:
+    mismatch = mismatched_devices(error, where, arguments)
+    if mismatch is None:
+        raise error
+    raise mismatch from None
 
 
 def _broadcastable(source: tuple[int, ...], target: tuple[int, ...]) -> bool:

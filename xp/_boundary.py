@@ -117,7 +117,18 @@ def from_numpy(x: np.ndarray | np.generic, dtype: np.dtype | None, param: str) -
         and ((source.kind in "iu" and dtype.kind in "iu") or _narrowing.source() is not None)
     ):
         return jnp.asarray(_narrowing.checked_cast(x, dtype, param))
+    if dtype != source and _may_overflow(source, dtype):
+        # dtype= asked for a narrower type: NumPy's cast would wrap integers and make finite
+        # floats infinite without a word
+        return jnp.asarray(_narrowing.checked_cast(x, dtype, param, narrowing=False))
     return jnp.asarray(np.asarray(x, dtype=dtype))
+
+
+def _may_overflow(source: np.dtype, dtype: np.dtype) -> bool:
+    """Whether casting ``source`` to ``dtype`` can wrap an integer or make a finite float infinite."""
+    if source.kind in "iu" and dtype.kind in "iu":
+        return not np.can_cast(source, dtype, casting="safe")
+    return source.kind in "fc" and dtype.kind in "fc" and np.finfo(dtype).max < np.finfo(source).max
 
 
 def check_int_range(value: int, dtype: np.dtype, param: str) -> None:
@@ -138,9 +149,33 @@ def check_scalar_fits(value: bool | int | float | complex, dtype: np.dtype, para
         check_int_range(value, dtype, param)  # type: ignore[arg-type]
     elif kind == 1 and dtype.kind in "fc" and abs(value) > _FLOAT_MAX[dtype]:
         fail(OverflowError, f"Python int in {param} is too large for {dtype}")
+    elif kind >= 2 and dtype.kind in "fc" and _rounds_to_infinity(value, dtype):
+        fail(OverflowError, f"Python {type(value).__name__} {value!r} in {param} is out of range for {dtype} "
+               f"(its largest finite value is {float(np.finfo(dtype).max):.8g}); a finite value must not become infinity")  # fmt: skip
 
 
 _FLOAT_MAX = {d: float(np.finfo(d).max) for d in dt.FLOATING}
+
+
+def _overflow_threshold(dtype: np.dtype) -> float:
+    """The smallest magnitude that rounds to infinity in ``dtype`` (halfway between its largest
+    finite value and the next power of two; infinity where every finite Python float fits)."""
+    info = np.finfo(dtype)
+    try:
+        return math.ldexp(2.0 - 2.0 ** -(info.nmant + 1), info.maxexp - 1)
+    except OverflowError:
+        return math.inf
+
+
+_INFINITY_FROM = {d: _overflow_threshold(d) for d in dt.FLOATING}
+
+
+def _rounds_to_infinity(value: float | complex, dtype: np.dtype) -> bool:
+    """Whether a finite Python float (or part of a complex) becomes infinite as ``dtype``."""
+    limit = _INFINITY_FROM[dtype]
+    parts = (value.real, value.imag) if isinstance(value, complex) else (float(value),)
+    return any(math.isfinite(part) and abs(part) >= limit for part in parts)
+
 
 _SCALAR_CACHE: dict[tuple[Any, ...], Any] = {}
 _SCALAR_CACHE_SIZE = 4096
@@ -322,6 +357,45 @@ def shape(value: Any, param: str = "shape") -> tuple[int, ...]:
         return (non_negative(value, param),)
     except ArgumentError:
         fail(TypeError, f"{param} must be an int or a tuple of ints, got {describe(value)}")
+
+
+# XLA counts elements and bytes in int64: a larger size aborts the process inside XLA (SIGABRT,
+# nothing to catch), and a size that does not fit the device's memory fails late and vaguely
+# (RESOURCE_EXHAUSTED, or an abort). So functions that make an array of a size the caller chose
+# check it first, as NumPy does: ValueError where no machine can address it, MemoryError where
+# this device cannot hold it.
+LARGEST_SIZE = 2**63 - 1
+_CHECK_MEMORY_FROM = 2**28  # bytes: below this, asking the device is not worth its microsecond
+
+
+def allocation(shape: tuple[Any, ...], dtype: np.dtype, device: Any = None, param: str = "shape") -> tuple[int, ...]:
+    """``shape`` again, once an array of ``shape`` and ``dtype`` on ``device`` can exist."""
+    if not all(type(n) is int for n in shape):
+        return shape  # symbolic dimensions (jax.export): sized when the function is called
+    elements = math.prod(shape)
+    nbytes = elements * dtype.itemsize
+    if nbytes < _CHECK_MEMORY_FROM and max(shape, default=0) <= LARGEST_SIZE:
+        return shape
+    if max(shape) > LARGEST_SIZE or nbytes > LARGEST_SIZE:
+        fail(
+            ValueError,
+            f"{param} asks for an array of shape {shape} and dtype {dtype}, larger than any array can be "
+            f"(no dimension and no size in bytes can exceed 2**63 - 1)",
+        )
+    limit = _devices.memory_limit(device)
+    if limit is not None and nbytes > limit:
+        fail(
+            MemoryError,
+            f"{param} asks for an array of shape {shape} and dtype {dtype}: cannot allocate {_in_bytes(nbytes)}, "
+            f"the device has {_in_bytes(limit)} of memory",
+        )
+    return shape
+
+
+def _in_bytes(n: int) -> str:
+    """``n`` bytes in binary units (only sizes of at least ``_CHECK_MEMORY_FROM`` come here)."""
+    size = n / 1024**3
+    return f"{size:.1f} GiB" if size < 1024 else f"{size / 1024:.1f} TiB"
 
 
 def axis(value: Any, ndim: int, param: str = "axis") -> int:

@@ -134,6 +134,8 @@ def _from_sequence(obj: Sequence[Any], dtype: np.dtype | None) -> Any:
                f"values, which {target} cannot hold")  # fmt: skip
     if target.kind in "iu" and host.dtype.kind in "iu":
         _check_range(host, target)
+    if target.kind in "fc" and host.dtype.kind in "fc":  # a finite float must not become infinite
+        return jnp.asarray(_narrowing.checked_cast(host, target, "obj", narrowing=False))
     return jnp.asarray(host.astype(target))
 
 
@@ -189,11 +191,17 @@ def _import_dlpack(obj: Any, device: Any, copy: bool | None) -> Any:
 
 @api
 def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
-    """An array sharing memory with ``x`` (any object with ``__dlpack__``) where possible."""
+    """An array sharing memory with ``x`` (any object with ``__dlpack__``) where possible.
+
+    An xp array ``x`` comes back as itself unless ``copy=True`` or ``device`` needs a transfer (as
+    ``asarray`` does), so writes into the result reach ``x``. From any other producer, ``copy=False``
+    shares its buffer for reading, but a write into the result does not reach the producer: JAX
+    buffers are immutable, so xp writes into a new buffer (``copy=True`` says so explicitly).
+    """
     target = boundary.device(device)
     copy = boundary.optional_boolean(copy, "copy")
     if isinstance(x, Array):
-        x = x._value
+        return _from_array(x, None, None if target is _devices.TRACED else target, copy)
     if not hasattr(x, "__dlpack__"):
         fail(TypeError, f"x must support the DLPack protocol (__dlpack__), got {describe(x)}")
     if _holds_64_bits(x):  # an error, or narrowed under xp.narrow_64bit()
@@ -221,6 +229,11 @@ def _constant_like(x: Any, dtype: np.dtype, value: int) -> Any:
     return jnp.full(x.shape, value, dtype)
 
 
+def _sized(shape: Any, dtype: np.dtype, device: Any) -> tuple[int, ...]:
+    """The ``shape`` argument, checked, for an array of ``dtype`` on ``device`` (see boundary.allocation)."""
+    return boundary.allocation(boundary.shape(shape), dtype, device)
+
+
 def _dtype_or_default(dtype: DTypeLike | None) -> np.dtype:
     return dt.default_float() if dtype is None else boundary.dtype(dtype)
 
@@ -228,19 +241,22 @@ def _dtype_or_default(dtype: DTypeLike | None) -> np.dtype:
 @api
 def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An array of ``shape`` filled with zeros (default dtype: the default floating dtype)."""
-    return _finish(_constant(boundary.shape(shape), _dtype_or_default(dtype), 0), boundary.device(device))
+    want, place = _dtype_or_default(dtype), boundary.device(device)
+    return _finish(_constant(_sized(shape, want, place), want, 0), place)
 
 
 @api
 def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An array of ``shape`` filled with ones (default dtype: the default floating dtype)."""
-    return _finish(_constant(boundary.shape(shape), _dtype_or_default(dtype), 1), boundary.device(device))
+    want, place = _dtype_or_default(dtype), boundary.device(device)
+    return _finish(_constant(_sized(shape, want, place), want, 1), place)
 
 
 @api
 def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An uninitialized array of ``shape``. JAX has no uninitialized memory: it holds zeros."""
-    return _finish(_constant(boundary.shape(shape), _dtype_or_default(dtype), 0), boundary.device(device))
+    want, place = _dtype_or_default(dtype), boundary.device(device)
+    return _finish(_constant(_sized(shape, want, place), want, 0), place)
 
 
 def _like(x: ArrayLike, dtype: DTypeLike | None, device: Device | None, value: int) -> Array:
@@ -302,7 +318,8 @@ def full(
     """An array of ``shape`` filled with ``fill_value`` (default dtype: that of its kind)."""
     size = boundary.shape(shape)
     fill, want = _fill_value(fill_value, boundary.optional_dtype(dtype))
-    return _finish(_filled(fill, size, want), boundary.device(device))
+    place = boundary.device(device)
+    return _finish(_filled(fill, boundary.allocation(size, want, place), want), place)
 
 
 @api
@@ -350,7 +367,12 @@ def arange(
         want = boundary.dtype(dtype)
         if want.kind == "b" or want.kind == "c":
             fail(TypeError, f"dtype must be a real numeric dtype, got {want}")
-    length = max(0, math.ceil((stop - start) / step))
+    span = (stop - start) / step
+    if not math.isfinite(span):
+        fail(ValueError, f"the range from start={start} to stop={stop} by step={step} has no finite length")
+    length = max(0, math.ceil(span))
+    place = boundary.device(device)
+    boundary.allocation((length,), want, place, "the length of the range")
     if want.kind in "iu":
         for v, name in zip(scalars, ("start", "stop", "step"), strict=True):
             if not float(v).is_integer():
@@ -360,8 +382,8 @@ def arange(
             boundary.check_int_range(int(start + (length - 1) * step), want, "stop")
         compute = np.dtype(np.int64 if want.itemsize == 8 else np.int32)
         first, stride = np.asarray(int(start)).astype(compute), np.asarray(int(step)).astype(compute)
-        return _finish(_int_range(first, stride, length=length, dtype=want), boundary.device(device))
-    return _finish(_float_range(float(start), float(step), length=length, dtype=want), boundary.device(device))
+        return _finish(_int_range(first, stride, length=length, dtype=want), place)
+    return _finish(_float_range(float(start), float(step), length=length, dtype=want), place)
 
 
 @functools.partial(kernel, static_argnames=("length", "dtype"))
@@ -398,9 +420,22 @@ def linspace(
         want = boundary.dtype(dtype)
         if is_complex and want.kind != "c":
             fail(TypeError, f"start or stop is complex, but dtype is {want}")
-    compute = want if want.kind in "fc" else dt.default_float()
-    value = _linspace(np.asarray(start, compute), np.asarray(stop, compute), num=count, endpoint=endpoint)
-    return _finish(value.astype(want) if want != compute else value, boundary.device(device))
+    if want.kind in "iu":  # every value lies between the two: they must fit, or the cast saturates
+        for v, name in ((start, "start"), (stop, "stop")):
+            if not math.isfinite(v):  # type: ignore[arg-type]
+                fail(ValueError, f"{name}={v} is not finite, but dtype is {want}")
+            low, high = boundary.INTEGER_BOUNDS[want]
+            if not low <= v <= high:  # type: ignore[operator]
+                fail(OverflowError, f"{name}={v} is out of bounds for {want} [{low}, {high}]")
+    place = boundary.device(device)
+    boundary.allocation((count,), want, place, "num")
+    if want.kind in "iub":
+        # float64 on the host, truncated as NumPy does: float32 (the default floating dtype with
+        # 64-bit mode off) cannot hold every int32, so a device computation would be off by one
+        integers = np.linspace(start, stop, count, endpoint=endpoint).astype(want)
+        return _finish(jnp.asarray(integers), place)
+    value = _linspace(np.asarray(start, want), np.asarray(stop, want), num=count, endpoint=endpoint)
+    return _finish(value, place)
 
 
 @functools.partial(kernel, static_argnames=("num", "endpoint"))
@@ -421,7 +456,11 @@ def eye(
     """A 2-d array with ones on the ``k``-th diagonal and zeros elsewhere."""
     rows = boundary.non_negative(n_rows, "n_rows")
     cols = rows if n_cols is None else boundary.non_negative(n_cols, "n_cols")
-    return _finish(_eye(rows, cols, boundary.integer(k, "k"), _dtype_or_default(dtype)), boundary.device(device))
+    want, place = _dtype_or_default(dtype), boundary.device(device)
+    boundary.allocation((rows, cols), want, place, "(n_rows, n_cols)")
+    # k beyond the array selects no diagonal; clamped, it stays a small static argument
+    offset = min(max(boundary.integer(k, "k"), -rows), cols)
+    return _finish(_eye(rows, cols, offset, want), place)
 
 
 @functools.partial(kernel, static_argnums=(0, 1, 2, 3))
@@ -441,6 +480,8 @@ def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[
         dtypes = {v.dtype for v in values}
         if len(dtypes) > 1:
             fail(TypeError, f"arrays must all have the same dtype, got {', '.join(sorted(map(str, dtypes)))}")
+        grid = tuple(v.shape[0] for v in values)
+        boundary.allocation(grid, values[0].dtype, None, "the grid of the arrays' lengths")
     return tuple(wrap(v) for v in _meshgrid(tuple(values), indexing=indexing))
 
 
@@ -455,7 +496,7 @@ def tril(x: ArrayLike, /, *, k: int = 0) -> Array:
     value = boundary.array(x, "x")
     if value.ndim < 2:
         fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
-    return wrap(_tril(value, k=boundary.integer(k, "k")))
+    return wrap(_tril(value, k=_diagonal_offset(boundary.integer(k, "k"), value.shape)))
 
 
 @api
@@ -464,7 +505,13 @@ def triu(x: ArrayLike, /, *, k: int = 0) -> Array:
     value = boundary.array(x, "x")
     if value.ndim < 2:
         fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
-    return wrap(_triu(value, k=boundary.integer(k, "k")))
+    return wrap(_triu(value, k=_diagonal_offset(boundary.integer(k, "k"), value.shape)))
+
+
+def _diagonal_offset(k: int, shape: tuple[int, ...]) -> int:
+    """``k`` clamped to ``[-rows, cols]``: a diagonal beyond the matrix selects the same elements as
+    the first one past its edge, and a clamped ``k`` fits the int32 arithmetic of the kernel."""
+    return min(max(k, -shape[-2]), shape[-1])
 
 
 @functools.partial(kernel, static_argnames="k")

@@ -11,6 +11,7 @@ computation runs". Passing it back as ``device=`` places nothing, so generic cod
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import jax
@@ -79,3 +80,32 @@ def same_placement(value: Any, device: JaxDevice | Sharding | TracedDevice | Non
     if device is None or device is TRACED or isinstance(value, jax.core.Tracer):
         return True
     return bool(device_of(value) == device)
+
+
+# --- memory -----------------------------------------------------------------------------------
+
+
+def memory_limit(device: JaxDevice | Sharding | TracedDevice | None) -> int | None:
+    """The bytes an array placed on ``device`` can occupy at most (``None``: not known).
+
+    Accelerators report their allocator's limit (``memory_stats()["bytes_limit"]``); JAX's CPU
+    devices report nothing and share the host's memory, so the host's physical memory is the
+    limit there. A sharded array may spread over all of its sharding's devices.
+    """
+    if isinstance(device, Sharding):
+        limits = [memory_limit(d) for d in device.device_set]
+        known = [limit for limit in limits if limit is not None]
+        return sum(known) if len(known) == len(limits) else None
+    one: Any = default_device() if device is None or isinstance(device, TracedDevice) else device
+    if one.platform == "cpu":
+        return _host_memory()
+    stats = one.memory_stats() or {}
+    limit = stats.get("bytes_limit")
+    return int(limit) if limit else None
+
+
+def _host_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # not a POSIX system: no limit known
+        return None

@@ -35,7 +35,7 @@ from xp import _dtypes as dt
 from xp import _routing as routing
 from xp import _special
 from xp._array import Array, wrap
-from xp._errors import ArgumentError, fail
+from xp._errors import ArgumentError, fail, mismatched_devices
 from xp._routing import api
 from xp._typing import ArrayLike
 
@@ -189,9 +189,12 @@ def _binary_kernel(op: Op, x1: Any, x2: Any) -> Any:
         fail(TypeError, f"x1 and x2: {e}")
     dtype = _computation_dtype(op, dtype)
     try:
-        jnp.broadcast_shapes(x1.shape, x2.shape)
+        shape = jnp.broadcast_shapes(x1.shape, x2.shape)
     except ValueError:
         fail(ValueError, f"x1 and x2 cannot be broadcast together: shapes {x1.shape} and {x2.shape}")
+    # at trace time only, so free on later calls: an outer product by broadcasting is where a
+    # too-big element-wise result usually comes from
+    boundary.allocation(shape, dtype, None, "the broadcast shape of x1 and x2")
     return _result(op, op.compute(x1.astype(dtype), x2.astype(dtype)), dtype)
 
 
@@ -236,6 +239,11 @@ def _unary(op: Op) -> Callable[[ArrayLike], Array]:
             raise e.public(where) from None
         except routing.SparseArgument:
             return routing.route_sparse(op.name, (x,), {})
+        except ValueError as e:
+            mismatch = mismatched_devices(e, where, (x,))
+            if mismatch is None:
+                raise
+            raise mismatch from None
 
     return _publish(function, op)
 
@@ -259,6 +267,11 @@ def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
             raise e.public(where) from None
         except routing.SparseArgument:
             return routing.route_sparse(op.name, (x1, x2), {})
+        except ValueError as e:
+            mismatch = mismatched_devices(e, where, (x1, x2))
+            if mismatch is None:
+                raise
+            raise mismatch from None
 
     return _publish(function, op)
 

@@ -50,10 +50,46 @@ def reported(where: str) -> Callable[[F], F]:
                 return fn(*args, **kwargs)
             except ArgumentError as e:
                 raise e.public(where) from None
+            except ValueError as e:
+                mismatch = mismatched_devices(e, where, (*args, *kwargs.values()))
+                if mismatch is None:
+                    raise
+                raise mismatch from None
 
         return entry  # type: ignore[return-value]
 
     return decorate
+
+
+def mismatched_devices(error: ValueError, where: str, arguments: tuple[Any, ...]) -> ValueError | None:
+    """JAX's error for arrays on different devices, said in xp's terms (``None`` for any other
+    ValueError). JAX's own message names the arguments of xp's internal kernel; this one names
+    the function and the devices of the arrays it was given."""
+    if "incompatible devices" not in str(error):
+        return None
+    devices = []
+    for argument in _flattened(arguments):
+        device = getattr(argument, "device", None)
+        if device is None or isinstance(device, str):
+            continue
+        ids = sorted(d.id for d in device.device_set) if hasattr(device, "device_set") else None
+        named = str(device) if ids is None else f"{type(device).__name__} over the devices {ids}"
+        if named not in devices:
+            devices.append(named)
+    return ValueError(
+        f"{where}: the arrays are on different devices ({', '.join(devices) or 'see the arguments'}); "
+        "put them on one first (x.to_device(device) or xp.asarray(x, device=device))"
+    )
+
+
+def _flattened(arguments: Any) -> list[Any]:
+    items: list[Any] = []
+    for argument in arguments:
+        if type(argument) in (list, tuple):
+            items.extend(_flattened(argument))
+        else:
+            items.append(argument)
+    return items
 
 
 def describe(x: object) -> str:

@@ -207,7 +207,7 @@ def broadcast_to(x: ArrayLike, /, shape: tuple[int, ...]) -> Array:
                f"have size 1 or the size of the matching trailing axis of shape)")  # fmt: skip
     if source == target:
         return wrap(value)
-    return wrap(_broadcast_to(value, shape=target))
+    return wrap(_broadcast_to(value, shape=boundary.allocation(target, value.dtype)))
 
 
 # --- joining and splitting ------------------------------------------------------------------
@@ -280,6 +280,10 @@ def tile(x: ArrayLike, repetitions: tuple[int, ...], /) -> Array:
     """
     value = boundary.array(x, "x")
     reps = boundary.shape(repetitions, "repetitions")
+    ndim = max(len(reps), value.ndim)
+    sizes = (1,) * (ndim - value.ndim) + tuple(value.shape)
+    factors = (1,) * (ndim - len(reps)) + reps
+    boundary.allocation(tuple(n * r for n, r in zip(sizes, factors, strict=True)), value.dtype, None, "repetitions")
     return wrap(_tile(value, repetitions=reps))
 
 
@@ -300,7 +304,9 @@ def repeat(x: ArrayLike, repeats: int | ArrayLike, /, *, axis: int | None = None
         index = boundary.axis(axis, value.ndim)
         size = value.shape[index]
     if type(repeats) is int or isinstance(repeats, np.integer):
-        return wrap(_repeat_int(value, repeats=boundary.non_negative(repeats, "repeats"), axis=index))
+        count = boundary.non_negative(repeats, "repeats")
+        boundary.allocation(_repeated(value.shape, index, size * count), value.dtype, None, "repeats")
+        return wrap(_repeat_int(value, repeats=count, axis=index))
     if isinstance(repeats, (bool, np.bool_)) or type(repeats) in boundary.PY_SCALARS:
         fail(TypeError, f"repeats must be an int or an integer array, got {describe(repeats)}")
     counts = boundary.array(repeats, "repeats")
@@ -319,9 +325,16 @@ def repeat(x: ArrayLike, repeats: int | ArrayLike, /, *, axis: int | None = None
         host = np.asarray(counts)
     if host.size and host.min() < 0:
         fail(ValueError, f"repeats must be non-negative, got {int(host.min())}")
+    total = size * int(host.reshape(())) if host.size == 1 else int(host.sum(dtype=np.uint64))
+    boundary.allocation(_repeated(value.shape, index, total), value.dtype, None, "repeats")
     if host.size == 1:
         return wrap(_repeat_int(value, repeats=int(host.reshape(())), axis=index))
-    return wrap(_repeat_counts(value, counts, axis=index, total=int(host.sum(dtype=np.uint64))))
+    return wrap(_repeat_counts(value, counts, axis=index, total=total))
+
+
+def _repeated(shape: tuple[int, ...], axis: int | None, length: int) -> tuple[int, ...]:
+    """The shape of ``repeat``'s result: ``length`` elements along ``axis`` (None: flattened)."""
+    return (length,) if axis is None else (*shape[:axis], length, *shape[axis + 1 :])
 
 
 @api

@@ -109,16 +109,21 @@ def host_data(x: np.ndarray | np.generic, param: str) -> np.ndarray | None:
     return result
 
 
-def checked_cast(x: np.ndarray | np.generic, dtype: np.dtype, param: str) -> np.ndarray:
+_NARROWING = " (narrowing would {}; enable JAX's 64-bit mode to keep it)"
+
+
+def checked_cast(x: np.ndarray | np.generic, dtype: np.dtype, param: str, narrowing: bool = True) -> np.ndarray:
     """``x`` as ``dtype``, raising OverflowError for an integer that does not fit (where NumPy
-    would wrap it) or a finite float beyond the range of ``dtype`` (where it would become inf)."""
+    would wrap it) or a finite float beyond the range of ``dtype`` (where it would become inf).
+    ``narrowing``: the cast narrows 64-bit data because JAX's 64-bit mode is off (the message
+    says so), rather than one that ``dtype=`` asked for."""
     host = np.asarray(x)
     if host.dtype.kind in "iu" and dtype.kind in "iu":
         info = np.iinfo(dtype)
         if host.size and (host.min() < info.min or host.max() > info.max):
             bad = host.min() if host.min() < info.min else host.max()
             fail(OverflowError, f"{param} holds the {host.dtype} value {int(bad)}, out of bounds for {dtype} "
-                 f"[{info.min}, {info.max}] (narrowing would wrap it; enable JAX's 64-bit mode to keep it)")  # fmt: skip
+                 f"[{info.min}, {info.max}]" + (_NARROWING.format("wrap it") if narrowing else ""))  # fmt: skip
         return host.astype(dtype)
     with np.errstate(over="ignore"):
         result = host.astype(dtype)
@@ -130,8 +135,8 @@ def checked_cast(x: np.ndarray | np.generic, dtype: np.dtype, param: str) -> np.
             )
         if overflowed.any():
             bad = host[overflowed].flat[0]
-            fail(OverflowError, f"{param} holds the {host.dtype} value {bad}, beyond the range of {dtype} "
-                 f"(narrowing would make it infinite; enable JAX's 64-bit mode to keep it)")  # fmt: skip
+            fail(OverflowError, f"{param} holds the {host.dtype} value {bad}, beyond the range of {dtype}"
+                 + (_NARROWING.format("make it infinite") if narrowing else " (it would become infinite)"))  # fmt: skip
     return result
 
 

@@ -34,7 +34,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
-from xp._errors import ArgumentError, SparseEfficiencyWarning
+from xp._errors import ArgumentError, SparseEfficiencyWarning, mismatched_devices
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,6 +125,11 @@ def api(fn: F) -> F:
             raise e.public(where) from None
         except SparseArgument:
             return route_sparse(name, args, kwargs)
+        except ValueError as e:
+            mismatch = mismatched_devices(e, where, (*args, *kwargs.values()))
+            if mismatch is None:
+                raise
+            raise mismatch from None
 
     return publish(name, public)  # type: ignore[return-value]
 

@@ -276,6 +276,7 @@ def _frequencies(n: Any, d: Any, dtype: Any, device: Any, real: bool) -> Array:
     if want not in dt.REAL_FLOATING:
         fail(TypeError, f"dtype must be a real floating-point dtype, got {want}")
     target = boundary.device(device)
+    boundary.allocation((length // 2 + 1 if real else length,), want, target, "n")
     value = _frequency_kernel(boundary.scalar_array(spacing, want, "d"), n=length, real=real)
     return wrap(_devices.place(value, target))
 

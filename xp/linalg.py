@@ -546,7 +546,13 @@ def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
 @functools.partial(kernel, static_argnames="offset")
 def _diagonal(x: Any, offset: int) -> Any:
     _matrices(x)
-    return jnp.diagonal(x, offset, -2, -1)
+    return jnp.diagonal(x, _within(offset, x.shape), -2, -1)
+
+
+def _within(offset: int, shape: tuple[int, ...]) -> int:
+    """``offset`` clamped to ``[-rows, cols]``: a diagonal past the edge is as empty as the first
+    one beyond it, and the clamped offset fits the int32 arithmetic of ``jnp.diagonal``."""
+    return min(max(offset, -shape[-2]), shape[-1])
 
 
 @api
@@ -566,4 +572,4 @@ def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -
 def _trace(x: Any, offset: int, dtype: np.dtype | None) -> Any:
     _matrices(x)
     dtype = accumulation_dtype(x.dtype, dtype)  # sum's rule, which checks the dtypes
-    return jnp.sum(jnp.diagonal(x.astype(dtype), offset, -2, -1), axis=-1, dtype=dtype)
+    return jnp.sum(jnp.diagonal(x.astype(dtype), _within(offset, x.shape), -2, -1), axis=-1, dtype=dtype)

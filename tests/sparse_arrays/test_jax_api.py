@@ -167,6 +167,28 @@ def test_bcoo_dot_general_sampled():
         check(out, full[rows, cols])
 
 
+@pytest.mark.parametrize(
+    ("shapes", "numbers", "indices_shape"),
+    [
+        (((3,), (3,)), (([0], [0]), ([], [])), (1, 1)),  # a 0-d product: no sparse dimension to address
+        (((3,), (3, 4)), (([0], [0]), ([], [])), (1, 2)),
+        (((2, 3), (3,)), (([1], [0]), ([], [])), (2, 1, 1)),
+    ],
+)
+def test_bcoo_dot_general_sampled_with_indices_for_more_dimensions_than_the_product_is_a_value_error(
+    shapes, numbers, indices_shape
+):
+    a, b = (xp.ones(shape, dtype=xp.float32) for shape in shapes)
+    indices = xp.zeros(indices_shape, dtype=xp.int32)
+    with pytest.raises(ValueError, match=r"^xp.sparse.bcoo_dot_general_sampled: indices of shape .* address \d+ "
+                       r"batch and \d+ sparse dimensions, more than the \d of the product of A and B$"):  # fmt: skip
+        xs.bcoo_dot_general_sampled(a, b, indices, dimension_numbers=numbers)
+    # one sparse dimension fewer is a product JAX computes: 1-d operands with an outer product
+    out = xs.bcoo_dot_general_sampled(xp.ones(3), xp.ones(4), xp.asarray([[0, 1], [2, 3]], dtype=xp.int32),
+                                      dimension_numbers=(([], []), ([], [])))  # fmt: skip
+    check(out, np.ones(2))
+
+
 @pytest.mark.x64
 def test_bcoo_multiply():
     A, B = xs.bcoo_fromdense(xp.asarray(M)), xs.bcoo_fromdense(xp.asarray(M * 2 + np.eye(4, 5)))
@@ -315,5 +337,8 @@ def test_sparsify_takes_and_returns_xp_arrays():
     check(dense_only, np.sin(M))
     with pytest.raises(TypeError, match="^xp.sparse.sparsify: f must be callable"):
         xs.sparsify(3)
+    for bad in ("yes", 1, None):  # JAX takes any truthy object as True
+        with pytest.raises(TypeError, match="^xp.sparse.sparsify: use_tracer must be a bool, got"):
+            xs.sparsify(f, use_tracer=bad)
     with pytest.raises(NotImplementedError):
         xs.sparsify(jnp.exp)(A)  # exp(0) != 0: JAX has no sparse rule for it

@@ -94,6 +94,11 @@ def bcoo_dot_general_sampled(A: Any, B: Any, indices: Any, *, dimension_numbers:
     index = jax_boundary.index_argument(indices, "indices")
     if index.ndim < 2:
         fail(ValueError, f"indices must have shape (*batch, nse, n_sparse), got {tuple(index.shape)}")
+    (contract_a, contract_b), (_, batch_b) = numbers
+    product_ndim = a.ndim + b_.ndim - len(contract_a) - len(contract_b) - len(batch_b)
+    if index.ndim - 2 + index.shape[-1] > product_ndim:  # JAX asserts this without a message
+        fail(ValueError, f"indices of shape {tuple(index.shape)} address {index.ndim - 2} batch and "
+               f"{index.shape[-1]} sparse dimensions, more than the {product_ndim} of the product of A and B")  # fmt: skip
     return jax_boundary.result(
         jax_boundary.call_jax(jsparse.bcoo_dot_general_sampled, a, b_, index, dimension_numbers=numbers)
     )

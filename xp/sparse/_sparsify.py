@@ -52,7 +52,9 @@ def sparsify(f: Callable[..., Any], use_tracer: bool = False) -> Callable[..., A
     """
     if not callable(f):
         raise TypeError(f"xp.sparse.sparsify: f must be callable, got {describe(f)}")
-    inner = jsparse.sparsify(f, use_tracer=bool(use_tracer))
+    if use_tracer is not True and use_tracer is not False:  # JAX would take any truthy object
+        raise TypeError(f"xp.sparse.sparsify: use_tracer must be a bool, got {describe(use_tracer)}")
+    inner = jsparse.sparsify(f, use_tracer=use_tracer)
 
     @functools.wraps(f)
     def sparsified(*args: Any, **kwargs: Any) -> Any:
