@@ -97,3 +97,69 @@ def test_arrays_on_different_devices_are_a_named_value_error():
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run([sys.executable, "-c", MIXED_DEVICES], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]
+
+
+PLACEMENT = textwrap.dedent(
+    """
+    import jax, numpy as np
+    from jax.sharding import AxisType, NamedSharding, PartitionSpec as P, SingleDeviceSharding
+    import xp
+
+    def spec_of(x):
+        sharding = x.jax.sharding
+        return sharding.device_set if isinstance(sharding, SingleDeviceSharding) else sharding.spec
+
+    device3 = jax.devices()[3]
+    for axis_type in (AxisType.Auto, AxisType.Explicit):
+        mesh = jax.make_mesh((8,), ("rows",), axis_types=(axis_type,))
+        rows = NamedSharding(mesh, P("rows"))
+        makers = {
+            "zeros": lambda d: xp.zeros(16, device=d),
+            "ones": lambda d: xp.ones((16, 2), device=d),
+            "empty": lambda d: xp.empty(16, device=d),
+            "full": lambda d: xp.full(16, 2.5, device=d),
+            "arange": lambda d: xp.arange(16, device=d),
+            "arange of floats": lambda d: xp.arange(0.0, 8.0, 0.5, device=d),
+            "linspace": lambda d: xp.linspace(0, 1, 16, device=d),
+            "eye": lambda d: xp.eye(16, device=d),
+        }
+        for name, make in makers.items():
+            eager = make(rows)
+            # the result alone, not combined with a sharded input: placement is the function's own
+            jitted = jax.jit(lambda: make(rows))()
+            on_device3 = jax.jit(lambda: make(device3))()
+            assert eager.device == rows and spec_of(eager)[0] == "rows", (axis_type, name, eager.device)
+            assert spec_of(jitted)[0] == "rows", (axis_type, name, jitted.jax.sharding)
+            assert on_device3.device == device3, (axis_type, name, on_device3.device)
+            assert np.array_equal(np.asarray(jitted), np.asarray(eager))
+        # eagerly, a sharded array is built shard by shard: nothing whole is put on the mesh
+        moved = []
+        put = jax.device_put
+        jax.device_put = lambda value, *a, **k: (moved.append(getattr(value, "shape", None)), put(value, *a, **k))[1]
+        try:
+            for make in makers.values():
+                make(rows)
+        finally:
+            jax.device_put = put
+        assert not moved, moved
+        # asarray, to_device and astype place traced values too
+        data = np.arange(16.0, dtype=np.float32)
+        for name, f in {
+            "asarray": lambda v: xp.asarray(v, device=rows),
+            "to_device": lambda v: xp.asarray(v).to_device(rows),
+            "astype": lambda v: xp.astype(xp.asarray(v), xp.int32, device=rows),
+        }.items():
+            out = jax.jit(f)(data)
+            assert spec_of(out)[0] == "rows", (axis_type, name, out.jax.sharding)
+            assert np.array_equal(np.asarray(out), data)
+            assert jax.jit(lambda v: xp.asarray(v).to_device(device3))(data).device == device3
+    print("ok")
+    """
+)
+
+
+def test_device_is_honoured_eagerly_and_under_jit_on_auto_and_explicit_meshes():
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", PLACEMENT], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]

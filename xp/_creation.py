@@ -242,21 +242,21 @@ def _dtype_or_default(dtype: DTypeLike | None) -> np.dtype:
 def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An array of ``shape`` filled with zeros (default dtype: the default floating dtype)."""
     want, place = _dtype_or_default(dtype), boundary.device(device)
-    return _finish(_constant(_sized(shape, want, place), want, 0), place)
+    return wrap(_devices.build(_constant, place, shape=_sized(shape, want, place), dtype=want, value=0))
 
 
 @api
 def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An array of ``shape`` filled with ones (default dtype: the default floating dtype)."""
     want, place = _dtype_or_default(dtype), boundary.device(device)
-    return _finish(_constant(_sized(shape, want, place), want, 1), place)
+    return wrap(_devices.build(_constant, place, shape=_sized(shape, want, place), dtype=want, value=1))
 
 
 @api
 def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An uninitialized array of ``shape``. JAX has no uninitialized memory: it holds zeros."""
     want, place = _dtype_or_default(dtype), boundary.device(device)
-    return _finish(_constant(_sized(shape, want, place), want, 0), place)
+    return wrap(_devices.build(_constant, place, shape=_sized(shape, want, place), dtype=want, value=0))
 
 
 def _like(x: ArrayLike, dtype: DTypeLike | None, device: Device | None, value: int) -> Array:
@@ -319,7 +319,7 @@ def full(
     size = boundary.shape(shape)
     fill, want = _fill_value(fill_value, boundary.optional_dtype(dtype))
     place = boundary.device(device)
-    return _finish(_filled(fill, boundary.allocation(size, want, place), want), place)
+    return wrap(_devices.build(_filled, place, fill, shape=boundary.allocation(size, want, place), dtype=want))
 
 
 @api
@@ -382,8 +382,8 @@ def arange(
             boundary.check_int_range(int(start + (length - 1) * step), want, "stop")
         compute = np.dtype(np.int64 if want.itemsize == 8 else np.int32)
         first, stride = np.asarray(int(start)).astype(compute), np.asarray(int(step)).astype(compute)
-        return _finish(_int_range(first, stride, length=length, dtype=want), place)
-    return _finish(_float_range(float(start), float(step), length=length, dtype=want), place)
+        return wrap(_devices.build(_int_range, place, first, stride, length=length, dtype=want))
+    return wrap(_devices.build(_float_range, place, float(start), float(step), length=length, dtype=want))
 
 
 @functools.partial(kernel, static_argnames=("length", "dtype"))
@@ -434,8 +434,8 @@ def linspace(
         # 64-bit mode off) cannot hold every int32, so a device computation would be off by one
         integers = np.linspace(start, stop, count, endpoint=endpoint).astype(want)
         return _finish(jnp.asarray(integers), place)
-    value = _linspace(np.asarray(start, want), np.asarray(stop, want), num=count, endpoint=endpoint)
-    return _finish(value, place)
+    ends = np.asarray(start, want), np.asarray(stop, want)
+    return wrap(_devices.build(_linspace, place, *ends, num=count, endpoint=endpoint))
 
 
 @functools.partial(kernel, static_argnames=("num", "endpoint"))
@@ -460,7 +460,7 @@ def eye(
     boundary.allocation((rows, cols), want, place, "(n_rows, n_cols)")
     # k beyond the array selects no diagonal; clamped, it stays a small static argument
     offset = min(max(boundary.integer(k, "k"), -rows), cols)
-    return _finish(_eye(rows, cols, offset, want), place)
+    return wrap(_devices.build(_eye, place, rows=rows, cols=cols, k=offset, dtype=want))
 
 
 @functools.partial(kernel, static_argnums=(0, 1, 2, 3))

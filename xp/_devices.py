@@ -11,12 +11,14 @@ computation runs". Passing it back as ``device=`` places nothing, so generic cod
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import jax
 import jax.core
-from jax.sharding import NamedSharding, Sharding, SingleDeviceSharding
+from jax.sharding import AxisType, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 
 if TYPE_CHECKING:
     # ``jax.Device`` in annotations: jaxlib ships no type for it (type checkers see a variable of
@@ -70,15 +72,72 @@ def place(value: Any, device: JaxDevice | Sharding | TracedDevice | None) -> Any
     """
     if device is None or device is TRACED:
         return value
-    if not isinstance(value, jax.core.Tracer) and device_of(value) == device:
+    if isinstance(value, jax.core.Tracer):
+        return _constrained(value, device)
+    if device_of(value) == device:
         return value
     return jax.device_put(value, device)
 
 
+def build(
+    kernel: Callable[..., Any], device: JaxDevice | Sharding | TracedDevice | None, *args: Any, **static: Any
+) -> Any:
+    """``kernel(*args, **static)`` (a creation kernel) computed on ``device``.
+
+    Onto a sharding over several devices each device computes its own shard (the kernel jitted
+    with the sharding as its output sharding), so the array is never whole on one device: its
+    size is bounded by the memory of the mesh, not of device 0. Otherwise: computed, then placed.
+    """
+    if isinstance(device, Sharding) and len(device.device_set) > 1:
+        return _sharded_constructor(kernel, device, tuple(static.items()))(*args)
+    return place(kernel(*args, **static), device)
+
+
+@functools.lru_cache(maxsize=512)
+def _sharded_constructor(kernel: Callable[..., Any], sharding: Sharding, static: tuple[tuple[str, Any], ...]) -> Any:
+    return jax.jit(functools.partial(kernel, **dict(static)), out_shardings=sharding)
+
+
+def _constrained(value: Any, device: JaxDevice | Sharding) -> Any:
+    """A traced ``value`` placed on ``device`` when the computation runs.
+
+    Inside ``jit``, ``jax.device_put`` onto a sharding over Auto mesh axes (or onto one device)
+    gives a replicated result on the computation's first device: JAX reads it as a transfer, not
+    as a placement of the output. A sharding constraint is what places a traced value there.
+    Over Explicit axes the sharding is part of the value's type, and ``device_put`` is how it
+    changes (a constraint naming Explicit axes is refused). A spec naming both kinds places the
+    Explicit part; the compiler then decides the Auto part.
+    """
+    if not isinstance(device, Sharding):
+        return jax.lax.with_sharding_constraint(value, SingleDeviceSharding(device))
+    if not isinstance(device, NamedSharding):
+        return jax.lax.with_sharding_constraint(value, device)
+    explicit = {name for name, kind in zip(device.mesh.axis_names, device.mesh.axis_types, strict=True)
+                if kind == AxisType.Explicit}  # fmt: skip
+    named = {name for entry in device.spec if entry is not None
+             for name in (entry if isinstance(entry, tuple) else (entry,))}  # fmt: skip
+    if not named & explicit:
+        return jax.lax.with_sharding_constraint(value, device)
+    if named <= explicit:
+        return jax.device_put(value, device)
+    keep = [_only(entry, explicit) for entry in device.spec]
+    return jax.device_put(value, NamedSharding(device.mesh, PartitionSpec(*keep)))
+
+
+def _only(entry: Any, axes: set[str]) -> Any:
+    """A spec entry with the mesh axes outside ``axes`` left out."""
+    if entry is None:
+        return None
+    names = tuple(name for name in (entry if isinstance(entry, tuple) else (entry,)) if name in axes)
+    return None if not names else names[0] if len(names) == 1 else names
+
+
 def same_placement(value: Any, device: JaxDevice | Sharding | TracedDevice | None) -> bool:
     """Whether ``value`` already lives on ``device`` (``None`` and ``TRACED`` match anything)."""
-    if device is None or device is TRACED or isinstance(value, jax.core.Tracer):
+    if device is None or device is TRACED:
         return True
+    if isinstance(value, jax.core.Tracer):
+        return False  # placed by a constraint (see place), which is free where it already holds
     return bool(device_of(value) == device)
 
 
