@@ -153,6 +153,12 @@ PLACEMENT = textwrap.dedent(
             assert spec_of(out)[0] == "rows", (axis_type, name, out.jax.sharding)
             assert np.array_equal(np.asarray(out), data)
             assert jax.jit(lambda v: xp.asarray(v).to_device(device3))(data).device == device3
+        # the size check counts the memory of the sharding's devices, which on CPU is the host's
+        try:
+            xp.zeros(2**40, device=rows)
+            raise AssertionError("4 TiB on 8 CPU devices of one host")
+        except MemoryError as e:
+            assert str(e).startswith("xp.zeros: shape asks for an array of shape (1099511627776,)"), e
     print("ok")
     """
 )

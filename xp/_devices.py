@@ -149,9 +149,11 @@ def memory_limit(device: JaxDevice | Sharding | TracedDevice | None) -> int | No
 
     Accelerators report their allocator's limit (``memory_stats()["bytes_limit"]``); JAX's CPU
     devices report nothing and share the host's memory, so the host's physical memory is the
-    limit there. A sharded array may spread over all of its sharding's devices.
+    limit there. A sharded array may spread over all of its sharding's devices' memory.
     """
     if isinstance(device, Sharding):
+        if all(d.platform == "cpu" for d in device.device_set):
+            return _host_memory()  # JAX's CPU devices share the host's memory
         limits = [memory_limit(d) for d in device.device_set]
         known = [limit for limit in limits if limit is not None]
         return sum(known) if len(known) == len(limits) else None
