@@ -159,6 +159,27 @@ PLACEMENT = textwrap.dedent(
             raise AssertionError("4 TiB on 8 CPU devices of one host")
         except MemoryError as e:
             assert str(e).startswith("xp.zeros: shape asks for an array of shape (1099511627776,)"), e
+        # sizes the mesh does not divide, and DLPack of a sharded array, in xp's words
+        uneven = {
+            "xp.zeros": lambda: xp.zeros(10, device=rows),
+            "xp.asarray": lambda: xp.asarray(np.ones(10, np.float32), device=rows),
+            "xp.Array.to_device": lambda: xp.ones(10).to_device(rows),
+        }
+        uneven["xp.zeros "] = lambda: jax.jit(lambda: xp.zeros(10, device=rows))()
+        for where, call in uneven.items():
+            try:
+                call()
+                raise AssertionError(f"{where}: 10 elements split 8 ways")
+            except ValueError as e:
+                assert str(e).startswith(f"{where.strip()}: device: an array of shape (10,) cannot be split by "
+                                         "P('rows',) over the mesh {'rows': 8}: axis 0 of size 10 does not divide "
+                                         "into 8 equal parts"), e  # fmt: skip
+        for consumer in (np.from_dlpack, lambda x: x.__dlpack_device__()):
+            try:
+                consumer(xp.arange(16.0, device=rows))
+                raise AssertionError("DLPack of a sharded array")
+            except BufferError as e:
+                assert "the array is spread over 8 devices" in str(e) and str(e).startswith("xp.Array.__dlpack"), e
     print("ok")
     """
 )

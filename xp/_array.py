@@ -142,10 +142,21 @@ class Array:
             # JAX refuses versions below its oldest; the standard lets a producer return another
             # version instead (the consumer must check the version it gets).
             max_version = None
+        self._one_device("__dlpack__")
         return self._value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self, /) -> tuple[Any, int]:
+        self._one_device("__dlpack_device__")
         return self._value.__dlpack_device__()
+
+    def _one_device(self, method: str) -> None:
+        """DLPack exchanges one buffer on one device: a sharded array has several."""
+        devices = getattr(getattr(self._value, "sharding", None), "device_set", ())
+        if len(devices) > 1:
+            raise BufferError(
+                f"xp.Array.{method}: the array is spread over {len(devices)} devices ({self.device}); DLPack "
+                "exchanges one device's buffer: gather it onto one device first (x.to_device(jax.devices()[0]))"
+            )
 
     def __bool__(self, /) -> bool:
         return self._scalar(bool)

@@ -82,10 +82,9 @@ def _to_device(self: Array, device: Any, /, *, stream: int | Any | None = None) 
     if stream is not None:
         raise ValueError("xp.Array.to_device: stream must be None (JAX orders transfers itself)")
     try:
-        target = boundary.device(device)
+        return wrap(_devices.place(self._value, boundary.device(device)))
     except ArgumentError as e:
         raise e.public("xp.Array.to_device") from None
-    return wrap(_devices.place(self._value, target))
 
 
 def install(namespace: ModuleType) -> None:

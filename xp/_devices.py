@@ -12,6 +12,7 @@ computation runs". Passing it back as ``device=`` places nothing, so generic cod
 from __future__ import annotations
 
 import functools
+import math
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias
 import jax
 import jax.core
 from jax.sharding import AxisType, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+
+from xp._errors import fail
 
 if TYPE_CHECKING:
     # ``jax.Device`` in annotations: jaxlib ships no type for it (type checkers see a variable of
@@ -72,6 +75,7 @@ def place(value: Any, device: JaxDevice | Sharding | TracedDevice | None) -> Any
     """
     if device is None or device is TRACED:
         return value
+    check_divisible(value.shape, device)
     if isinstance(value, jax.core.Tracer):
         return _constrained(value, device)
     if device_of(value) == device:
@@ -89,8 +93,27 @@ def build(
     size is bounded by the memory of the mesh, not of device 0. Otherwise: computed, then placed.
     """
     if isinstance(device, Sharding) and len(device.device_set) > 1:
+        shape = jax.eval_shape(functools.partial(kernel, **static), *args).shape
+        check_divisible(shape, device)
         return _sharded_constructor(kernel, device, tuple(static.items()))(*args)
     return place(kernel(*args, **static), device)
+
+
+def check_divisible(shape: tuple[int, ...], device: Any) -> None:
+    """An array of ``shape`` can be split by ``device`` (a NamedSharding's mesh axes must divide
+    the sizes of the array axes they split: JAX does not pad a placement)."""
+    if not isinstance(device, NamedSharding):
+        return
+    sizes = dict(device.mesh.shape)
+    for axis, entry in enumerate(device.spec):
+        if entry is None or axis >= len(shape):
+            continue
+        names = entry if isinstance(entry, tuple) else (entry,)
+        parts = math.prod(sizes[name] for name in names)
+        if type(shape[axis]) is int and shape[axis] % parts:
+            fail(ValueError, f"device: an array of shape {tuple(shape)} cannot be split by {device.spec} over the "
+                   f"mesh {dict(sizes)}: axis {axis} of size {shape[axis]} does not divide into {parts} equal parts "
+                   f"(pad the array, or choose a spec whose mesh axes divide it)")  # fmt: skip
 
 
 @functools.lru_cache(maxsize=512)
@@ -152,9 +175,10 @@ def memory_limit(device: JaxDevice | Sharding | TracedDevice | None) -> int | No
     limit there. A sharded array may spread over all of its sharding's devices' memory.
     """
     if isinstance(device, Sharding):
-        if all(d.platform == "cpu" for d in device.device_set):
+        devices: set[Any] = device.device_set
+        if all(d.platform == "cpu" for d in devices):
             return _host_memory()  # JAX's CPU devices share the host's memory
-        limits = [memory_limit(d) for d in device.device_set]
+        limits = [memory_limit(d) for d in devices]
         known = [limit for limit in limits if limit is not None]
         return sum(known) if len(known) == len(limits) else None
     one: Any = default_device() if device is None or isinstance(device, TracedDevice) else device
