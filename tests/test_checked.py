@@ -144,17 +144,19 @@ def test_checked_take_and_take_along_axis(n, indices):
     v = vector(n)
     index = xp.asarray(np.array(indices), dtype=INT)
     bad = [i for i in indices if not -n <= i < n]
+    # named as eagerly: the smallest index if it is below -n, else the largest
+    offending = min(indices) if min(indices) < -n else max(indices)
     for name in ("take", "take_along"):
         if not bad:
             expected = np.take(np.arange(10, 10 + n), indices)
             np.testing.assert_array_equal(np.asarray(CHECKED[name](v, index)), expected)
             continue
         public = "take" if name == "take" else "take_along_axis"
-        message = TAKE_OUT_OF_BOUNDS.format(bad[0], 0, n)
+        message = TAKE_OUT_OF_BOUNDS.format(offending, 0, n)
         with pytest.raises(IndexError, match=rf"^xp\.{public}: {message}"):
             CHECKED[name](v, index)
     if bad:
-        with pytest.raises(IndexError, match=r"^xp\.take: " + TAKE_OUT_OF_BOUNDS.format(bad[0], 0, n)):
+        with pytest.raises(IndexError, match=r"^xp\.take: " + TAKE_OUT_OF_BOUNDS.format(offending, 0, n)):
             CHECKED_INSIDE["take"](v, index)
 
 
@@ -319,3 +321,52 @@ def test_checked_rejects_bad_arguments():
         xp.checked(read, errors="index")
     with pytest.raises(ValueError, match=r"^xp\.checked: errors must name categories among .*, got 'bounds'"):
         xp.checked(read, errors=("bounds",))
+
+
+# --- the remaining statements of docs/checked.md --------------------------------------------
+
+
+def test_unchecked_mask_writes_under_jit_as_documented():
+    v = vector(5)
+    mask = v > 11  # three elements selected, of five
+    assert values(PLAIN["mask_write"](v, mask, xp.asarray([1, 2, 3, 4], dtype=INT))) == [10, 11, 1, 2, 3]
+    with pytest.raises(IndexError, match=r"^xp\.Array\.__setitem__: 6 values cannot go to the at most 5 elements"):
+        PLAIN["mask_write"](v, mask, xp.asarray([1, 2, 3, 4, 5, 6], dtype=INT))
+
+
+def test_concrete_indices_inside_jit_are_checked_when_traced():
+    v = vector(5)
+    with pytest.raises(IndexError, match=r"^xp\.Array\.__getitem__: " + OUT_OF_BOUNDS.format(7, 0, 5)):
+        jax.jit(lambda a: a[xp.asarray(7, dtype=INT)])(v)
+
+
+def test_unchecked_sparse_indices_out_of_range_select_nothing_under_jit():
+    A = xs.asarray(xp.asarray([[0.0, 1.0], [2.0, 0.0]]))
+    out = jax.jit(lambda a, i: xp.take(a, i, axis=1).todense())(A, xp.asarray([0, 2], dtype=INT))
+    assert values(out) == [[0.0, 0.0], [2.0, 0.0]]
+
+
+def test_nan_checks_are_per_primitive_a_nan_passed_on_raises_too():
+    with pytest.raises(FloatingPointError, match=r"^xp\.checked: a NaN was produced by the JAX primitive add"):
+        xp.checked(lambda a: a + 1, errors=("nan",))(xp.asarray(float("nan")))
+
+
+def test_division_by_zero_is_not_checked_outside_checked_mode():
+    seven, zero = xp.asarray(7, dtype=INT), xp.asarray(0, dtype=INT)
+    xp.floor_divide(seven, zero)
+    jax.jit(xp.floor_divide)(seven, zero)
+    assert float(xp.divide(1.0, xp.asarray(0.0))) == float("inf")
+
+
+def test_a_checked_result_used_inside_the_trace_leaves_the_check_behind():
+    inner = xp.checked(read)
+    assert int(jax.jit(lambda a, i: inner(a, i) + 1)(vector(5), xp.asarray(10, dtype=INT))) == 15
+
+
+def test_under_a_transformation_f_must_return_an_array():
+    def nothing(a, i):
+        a[i]
+        return None
+
+    with pytest.raises(TypeError, match=r"^xp\.checked: under jax\.jit or vmap, f must return at least one array"):
+        jax.jit(xp.checked(nothing))(vector(5), xp.asarray(1, dtype=INT))

@@ -51,15 +51,20 @@ def check(ok: Any, kind: type[Exception], message: str, *values: Any) -> None:
 
 def index_bounds(index: Any, n: int, message: str) -> None:
     """In checked mode, check that the traced integer ``index`` (any shape) lies in ``[-n, n)``;
-    ``message`` has one ``{}`` for the first offending index."""
+    ``message`` has one ``{}`` for the offending index: the smallest if it is below ``-n``, else
+    the largest (as the eager checks name it)."""
     if not enabled("index") or index.size == 0:
         return
+    # a minimum and a maximum: plain reductions, which XLA fuses into one pass (an argmax of the
+    # first offending position costs several times more on CPU)
+    low, high = (index, index) if index.ndim == 0 else (jnp.min(index), jnp.max(index))
     info = np.iinfo(index.dtype)
-    flat = index.reshape(-1)
-    outside = flat >= np.asarray(n, index.dtype) if n <= info.max else jnp.zeros(flat.shape, bool)
+    too_high = high >= np.asarray(n, index.dtype) if n <= info.max else jnp.zeros((), bool)
     if index.dtype.kind == "i" and -n >= info.min:
-        outside = outside | (flat < np.asarray(-n, index.dtype))
-    check(~jnp.any(outside), CheckedIndexError, message, flat[jnp.argmax(outside)])
+        too_low = low < np.asarray(-n, index.dtype)
+        check(~(too_low | too_high), CheckedIndexError, message, jnp.where(too_low, low, high))
+    else:
+        check(~too_high, CheckedIndexError, message, high)
 
 
 def count_matches(count: Any, expected: int, message: str) -> None:

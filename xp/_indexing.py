@@ -10,7 +10,9 @@ A key is parsed once, in Python, into one of two forms:
   ``jax.numpy`` indexing inside a jitted kernel. Eagerly, integer indices are bounds-checked
   and boolean masks are turned into integer indices; under a trace a boolean mask can only be
   written through (``x[mask] = v`` is ``where(mask, v, x)``), since reading it has a
-  data-dependent shape.
+  data-dependent shape. Constant (NumPy) index arrays are checked on their own values before
+  they become JAX arrays, under a trace too; traced indices are checked in checked mode only
+  (``xp.checked``, ``xp._checks``; docs/checked.md), elsewhere JAX clamps reads and drops writes.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@
   result is a sparse BCOO array.
 - ``take``, ``take_along_axis``: sparse results. An index that repeats picks its elements again.
   Eagerly, indices are bounds-checked (IndexError, as dense) and the result stores exactly what
-  it selects; under a trace, out-of-range indices select nothing, and ``take`` (and advanced
-  indexing) reserve ``len(indices)`` times the stored elements (capped at the result's size).
+  it selects; under a trace, out-of-range indices select nothing (in checked mode, ``xp.checked``,
+  they raise the eager IndexError), and ``take`` (and advanced indexing) reserve ``len(indices)`` times the stored elements (capped at the result's size).
 - ``where(condition, x1, x2)``: sparse where the result is zero wherever no sparse operand stores
   anything: ``x2`` sparse or a Python 0, and ``x1`` sparse, a Python 0, or (with a sparse
   ``condition``) anything (``where(C, x, 0)`` selects ``x`` on the pattern of ``C``). Other
