@@ -235,12 +235,22 @@ def test_checked_mask_write_with_too_few_or_too_many_values():
 # --- outside checked mode -------------------------------------------------------------------
 
 
+def every_index_operation(a, i, idx, mask):
+    a[i] = 1
+    a[idx] = 2
+    a[mask] = xp.asarray([5, 6], dtype=INT)
+    return a[i] + xp.take(a, idx) + xp.take_along_axis(a, idx)
+
+
 def test_outside_checked_mode_jitted_indexing_is_unchanged():
     v = vector(5)
     index = xp.asarray(10, dtype=INT)
-    jaxpr = str(jax.make_jaxpr(read)(v, index))
-    assert "check" not in jaxpr
-    assert "check" in str(jax.make_jaxpr(xp.checked(read))(v, index))
+    arguments = (v, index, xp.asarray([1, 2], dtype=INT), v > 12)
+    # nothing of the checks (their predicates are reductions: a minimum, a maximum, a count)
+    jaxpr = str(jax.make_jaxpr(every_index_operation)(*arguments))
+    assert "check" not in jaxpr and "reduce_" not in jaxpr
+    checked = str(jax.make_jaxpr(xp.checked(every_index_operation))(*arguments))
+    assert "reduce_min" in checked and "reduce_max" in checked and "reduce_sum" in checked
     # JAX's behaviour, documented: reads clamp, writes out of bounds are dropped
     assert int(PLAIN["read"](v, index)) == 14
     assert int(PLAIN["read"](v, xp.asarray(-9, dtype=INT))) == 10

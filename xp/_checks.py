@@ -68,7 +68,6 @@ def index_bounds(index: Any, n: int, message: str) -> None:
 
 
 def count_matches(count: Any, expected: int, message: str) -> None:
-    """In checked mode, check that the traced ``count`` equals ``expected``; ``message`` has one
-    ``{}`` for the count."""
-    if enabled("index"):
-        check(count == expected, CheckedIndexError, message, count)
+    """Check that the traced ``count`` equals ``expected`` (call in checked mode only: computing
+    ``count`` outside it would change the jaxpr); ``message`` has one ``{}`` for the count."""
+    check(count == expected, CheckedIndexError, message, count)

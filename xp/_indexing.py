@@ -342,7 +342,7 @@ class AdvancedIndex:
             values = mask.ndim and update.ndim > value.ndim - mask.ndim  # one value per selected element
             if values and update.shape[0] == 0:
                 return self._write_nothing(value)
-            if values and update.shape[0] != 1 and isinstance(mask, Tracer):
+            if values and update.shape[0] != 1 and isinstance(mask, Tracer) and checks.enabled("index"):
                 count = update.shape[0]  # how many the mask selects is known when it runs
                 checks.count_matches(
                     _selected(mask),
