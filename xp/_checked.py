@@ -13,8 +13,8 @@ its first array: a :class:`_Carrier` (an ``xp.Array``) whose pytree children are
 the error's leaves. When ``jax.jit`` or ``vmap`` hand back their concrete results they rebuild
 the pytree, and rebuilding a carrier from concrete leaves raises the error, or gives the plain
 array. So the error surfaces where the transformation returns, with its class and message.
-(A rebuild that raises must not happen on JAX's C++ fast path of a jitted call, which cannot
-raise there; see ``run``.)
+(A rebuild that changes the structure must not happen on JAX's C++ fast path of a jitted call;
+``run`` keeps such calls off it.)
 
 What is checked: xp's index checks, emitted only in checked mode (``xp._checks``), and JAX's
 per-primitive NaN and division checks on request. JAX's own out-of-bounds checks of gathers and
@@ -77,10 +77,12 @@ def checked(f: F, /, *, errors: Iterable[str] = ("index",)) -> F:
         if not any(isinstance(leaf, Tracer) for leaf in leaves):
             raise_failure(error)
             return out
-        # JAX's C++ fast path of a jitted call cannot raise while it rebuilds the results (the
-        # process aborts), and a carrier raises there. A jaxpr with an effect never takes that
-        # path: this check, always true, gives the enclosing trace one (the cost: about 55 µs of
-        # dispatch per call, in checked mode only).
+        # JAX's C++ fast path of a jitted call assumes that rebuilding its results keeps their
+        # pytree structure (it flattens them again once, and then reads that many buffers per
+        # call); a carrier rebuilt from concrete leaves is a plain array, with fewer leaves, and
+        # the process aborts (std::bad_alloc). A jaxpr with an effect never takes that path:
+        # this check, always true, gives the enclosing trace one. The cost, in checked mode
+        # only: JAX's Python dispatch path, about 50-100 µs per call on CPU.
         checkify.debug_check(True, "xp.checked: results carry the checks out of the transformation")
         return _attach(out, leaves, treedef)
 
