@@ -380,3 +380,14 @@ def test_under_a_transformation_f_must_return_an_array():
 
     with pytest.raises(TypeError, match=r"^xp\.checked: under jax\.jit or vmap, f must return at least one array"):
         jax.jit(xp.checked(nothing))(vector(5), xp.asarray(1, dtype=INT))
+
+
+def test_checked_outside_a_gradient():
+    def loss(w, i):
+        return xp.sum(w[i] * 2.0)
+
+    gradient = jax.jit(xp.checked(xp.transforms.grad(loss)))
+    w = xp.asarray([0.0, 1.0, 2.0, 3.0, 4.0])
+    assert values(gradient(w, xp.asarray(-3, dtype=INT))) == [0.0, 0.0, 2.0, 0.0, 0.0]
+    with pytest.raises(IndexError, match=r"^xp\.Array\.__getitem__: index -7 is out of bounds"):
+        gradient(w, xp.asarray(-7, dtype=INT))
