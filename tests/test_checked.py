@@ -322,6 +322,8 @@ def test_users_own_checkify_checks_are_raised_as_checkify_raises_them():
 
     with pytest.raises(checkify.JaxRuntimeError, match="a must be positive"):
         jax.jit(xp.checked(f))(xp.asarray([1, -1]))
+    with pytest.raises(checkify.JaxRuntimeError, match="a must be positive"):
+        jax.jit(xp.checked(f, errors=("nan",)))(xp.asarray([1, -1]))
 
 
 def test_checked_rejects_bad_arguments():

@@ -42,8 +42,9 @@ from xp._errors import CheckedDivisionError, CheckedNaNError, describe
 F = TypeVar("F", bound=Callable[..., Any])
 Tracer = jax.core.Tracer
 
-# checkify's error sets for xp's categories; user_checks always: xp's own checks are
-# checkify.debug_check calls, which checkify functionalizes with the user's checks.
+# checkify's error sets for xp's categories. user_checks is always on: xp's own checks are
+# checkify.debug_check calls, functionalized with the user's own checkify.check calls (which
+# would otherwise fail to compile under jax.jit).
 _JAX_ERRORS = {"index": checkify.user_checks, "nan": checkify.nan_checks, "division": checkify.div_checks}
 
 
@@ -63,7 +64,7 @@ def checked(f: F, /, *, errors: Iterable[str] = ("index",)) -> F:
     if not callable(f):
         raise TypeError(f"xp.checked: f must be callable, got {describe(f)}")
     categories = _categories(errors)
-    jax_errors = frozenset().union(*(_JAX_ERRORS[c] for c in categories))
+    jax_errors = checkify.user_checks.union(*(_JAX_ERRORS[c] for c in categories))
 
     @functools.wraps(f)
     def run(*args: Any, **kwargs: Any) -> Any:
