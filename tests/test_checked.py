@@ -356,6 +356,11 @@ def test_unchecked_sparse_indices_out_of_range_select_nothing_under_jit():
     A = xs.asarray(xp.asarray([[0.0, 1.0], [2.0, 0.0]]))
     out = jax.jit(lambda a, i: xp.take(a, i, axis=1).todense())(A, xp.asarray([0, 2], dtype=INT))
     assert values(out) == [[0.0, 0.0], [2.0, 0.0]]
+    get = jax.jit(lambda a, i: a[i].todense())
+    assert values(get(A, xp.asarray(5, dtype=INT))) == [0.0, 0.0]
+    assert values(get(A, xp.asarray([1, -5], dtype=INT))) == [[2.0, 0.0], [0.0, 0.0]]
+    along = jax.jit(lambda a, i: xp.take_along_axis(a, i, axis=1).todense())
+    assert values(along(A, xp.asarray([[1], [3]], dtype=INT))) == [[1.0], [0.0]]
 
 
 def test_nan_checks_are_per_primitive_a_nan_passed_on_raises_too():
