@@ -341,6 +341,9 @@ def test_checked_rejects_bad_arguments():
 def test_unchecked_mask_writes_under_jit_as_documented():
     v = vector(5)
     mask = v > 11  # three elements selected, of five
+    with pytest.raises(IndexError, match=r"^xp\.Array\.__setitem__: cannot write a value of shape \(2,\)"):
+        v[mask] = xp.asarray([1, 2], dtype=INT)  # eagerly, the numbers must match
+    assert values(v) == [10, 11, 12, 13, 14]
     assert values(PLAIN["mask_write"](v, mask, xp.asarray([1, 2, 3, 4], dtype=INT))) == [10, 11, 1, 2, 3]
     with pytest.raises(IndexError, match=r"^xp\.Array\.__setitem__: 6 values cannot go to the at most 5 elements"):
         PLAIN["mask_write"](v, mask, xp.asarray([1, 2, 3, 4, 5, 6], dtype=INT))
