@@ -18,6 +18,7 @@ from xp import linalg as linalg
 from xp import special as special
 from xp import transforms as transforms
 from xp._array import Array as Array
+from xp._checked import checked as checked
 from xp._constants import bool as bool
 from xp._constants import complex64 as complex64
 from xp._constants import complex128 as complex128
@@ -126,6 +127,7 @@ from xp._elementwise import subtract as subtract
 from xp._elementwise import tan as tan
 from xp._elementwise import tanh as tanh
 from xp._elementwise import trunc as trunc
+from xp._errors import CheckError as CheckError
 from xp._errors import NarrowingWarning as NarrowingWarning
 from xp._indexing_functions import take as take
 from xp._indexing_functions import take_along_axis as take_along_axis

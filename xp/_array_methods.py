@@ -34,7 +34,7 @@ def _getitem(self: Array, key: Any, /) -> Array:
 def _setitem(self: Array, key: Any, value: Any, /) -> None:
     where = "xp.Array.__setitem__"  # the public name, also for warnings (xp._narrowing reads it)
     try:
-        index = _indexing.parse(key, self._value.shape)
+        index = _indexing.parse(key, self._value.shape, where)
         update = boundary.update_value(value, self._value.dtype, "value")
         if isinstance(index, _indexing.BasicIndex) and not _broadcastable(update.shape, index.shape):
             fail(

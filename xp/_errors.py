@@ -116,6 +116,24 @@ class DataDependentShapeError(TypeError):
     """
 
 
+class CheckError(Exception):
+    """A check of ``xp.checked`` failed (docs/checked.md): an out-of-bounds index under
+    ``jax.jit`` or ``vmap`` (also an IndexError), a NaN produced (a FloatingPointError) or a
+    division by zero (a ZeroDivisionError), in the categories asked for."""
+
+
+class CheckedIndexError(CheckError, IndexError):
+    """An index out of bounds, or a mask write whose values do not match, found by ``xp.checked``."""
+
+
+class CheckedNaNError(CheckError, FloatingPointError):
+    """A NaN produced where ``xp.checked(f, errors=("nan",))`` checks for them."""
+
+
+class CheckedDivisionError(CheckError, ZeroDivisionError):
+    """A division by zero where ``xp.checked(f, errors=("division",))`` checks for them."""
+
+
 class SparseEfficiencyWarning(UserWarning):
     """A call on sparse arrays was computed on dense copies of them (its result is dense).
 

@@ -10,7 +10,9 @@ A key is parsed once, in Python, into one of two forms:
   ``jax.numpy`` indexing inside a jitted kernel. Eagerly, integer indices are bounds-checked
   and boolean masks are turned into integer indices; under a trace a boolean mask can only be
   written through (``x[mask] = v`` is ``where(mask, v, x)``), since reading it has a
-  data-dependent shape.
+  data-dependent shape. Constant (NumPy) index arrays are checked on their own values before
+  they become JAX arrays, under a trace too; traced indices are checked in checked mode only
+  (``xp.checked``, ``xp._checks``; docs/checked.md), elsewhere JAX clamps reads and drops writes.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from xp import _checks as checks
 from xp import _dtypes as dt
 from xp._array import Array
 from xp._errors import ArgumentError, DataDependentShapeError, describe, fail
@@ -169,8 +172,9 @@ def _parse_basic(key: tuple[Any, ...], shape: tuple[int, ...]) -> BasicIndex:
 # --- parsing --------------------------------------------------------------------------------
 
 
-def parse(key: Any, shape: tuple[int, ...]) -> BasicIndex | AdvancedIndex:
-    """Parse ``key`` for an array of ``shape``: validate it and pick basic or advanced indexing."""
+def parse(key: Any, shape: tuple[int, ...], where: str = "xp.Array.__getitem__") -> BasicIndex | AdvancedIndex:
+    """Parse ``key`` for an array of ``shape``: validate it and pick basic or advanced indexing.
+    ``where`` (the public name of the caller) names the checks of checked mode."""
     if type(key) is not tuple:
         key = (key,)
     ndim = len(shape)
@@ -210,7 +214,7 @@ def parse(key: Any, shape: tuple[int, ...]) -> BasicIndex | AdvancedIndex:
         raise _index_error(f"too many indices for an array of {ndim} dimensions: {consumed} were given")
     if not advanced:
         return _parse_basic(tuple(normalized), shape)
-    return AdvancedIndex(tuple(normalized), shape)
+    return AdvancedIndex(tuple(normalized), shape, where)
 
 
 # --- advanced indexing ----------------------------------------------------------------------
@@ -224,11 +228,12 @@ class AdvancedIndex:
     which can be written through under a trace.
     """
 
-    __slots__ = ("arrays", "key", "mask", "shape", "structure")
+    __slots__ = ("arrays", "key", "mask", "shape", "structure", "where")
 
-    def __init__(self, key: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+    def __init__(self, key: tuple[Any, ...], shape: tuple[int, ...], where: str = "xp.Array.__getitem__") -> None:
         self.shape = shape
         self.key = key
+        self.where = where
         self.mask: Any = None
         array_keys = [k for k in key if isinstance(k, _ARRAY_INDEX_TYPES)]
         if len(key) == 1 and array_keys and _dtype_of(key[0]) == dt.bool:
@@ -289,15 +294,20 @@ class AdvancedIndex:
                     arrays.append(jnp.asarray(indices.astype(np.int32)))
                 axis += host.ndim
             else:
-                index = _as_jax_index(k)
-                if index.dtype.kind not in "iu":
-                    raise _index_error(f"index arrays must have an integer or boolean dtype, got {index.dtype}")
+                if k.dtype.kind not in "iu":
+                    raise _index_error(f"index arrays must have an integer or boolean dtype, got {k.dtype}")
                 n = self.shape[axis]
-                if not isinstance(index, Tracer) and index.size:
-                    low, high = _bounds(index)
-                    if low < -n or high >= n:
-                        bad = low if low < -n else high
-                        raise _index_error(f"index {bad} is out of bounds for axis {axis} with size {n}")
+                if isinstance(k, np.ndarray) and k.size:
+                    # a constant: checked on its own values, before a conversion to JAX (which,
+                    # with 64-bit mode off, would wrap 2**32 + 1 to 1), under a trace too
+                    _check_bounds(int(k.min()), int(k.max()), n, axis)
+                index = _as_jax_index(k)
+                if isinstance(index, Tracer):
+                    checks.index_bounds(
+                        index, n, f"{self.where}: index {{}} is out of bounds for axis {axis} with size {n}"
+                    )
+                elif index.size:
+                    _check_bounds(*_bounds(index), n, axis)
                 structure.append(("array", len(arrays)))
                 arrays.append(index)
                 axis += 1
@@ -329,14 +339,33 @@ class AdvancedIndex:
             mask = self.mask
             if mask.ndim and 0 in mask.shape:
                 return value
-            if mask.ndim and update.ndim > value.ndim - mask.ndim and update.shape[0] == 0:
-                return self._write_nothing(value)  # no values, one per selected element
+            values = mask.ndim and update.ndim > value.ndim - mask.ndim  # one value per selected element
+            if values and update.shape[0] == 0:
+                return self._write_nothing(value)
+            if values and update.shape[0] != 1 and isinstance(mask, Tracer) and checks.enabled("index"):
+                count = update.shape[0]  # how many the mask selects is known when it runs
+                checks.count_matches(
+                    _selected(mask),
+                    count,
+                    f"{self.where}: {count} values cannot be written to the {{}} elements the boolean mask selects",
+                )
             return _mask_set(value, mask, update)
         self._resolve()
         try:
             return _advanced_set(value, self.arrays, update, structure=self.structure)
         except (ValueError, TypeError) as e:
             raise _index_error(f"cannot write a value of shape {update.shape} through this index: {e}") from None
+
+
+def _check_bounds(low: int, high: int, n: int, axis: int) -> None:
+    if low < -n or high >= n:
+        bad = low if low < -n else high
+        raise _index_error(f"index {bad} is out of bounds for axis {axis} with size {n}")
+
+
+@kernel
+def _selected(mask: Any) -> Any:
+    return jnp.sum(mask, dtype=dt.int32 if mask.size < 2**31 else dt.int64)
 
 
 def _dtype_of(k: Any) -> Any:

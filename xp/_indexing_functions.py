@@ -6,9 +6,12 @@ axis. Out-of-bounds indices (outside ``[-n, n)`` for an axis of size ``n``):
 - **eagerly** (concrete indices) raise IndexError naming the offending index. The check is
   fused into the gathering kernel: one dispatch, then a read of the indices' minimum and
   maximum, which waits for the result;
+- **constant** (NumPy arrays) are checked on their own values before they are converted, also
+  inside a traced function (with 64-bit mode off a conversion would wrap ``2**32 + 1`` to 1);
 - **under a JAX trace** (``jax.jit``, ``vmap``, traced indices) cannot be checked, and are
   clamped to the axis, as XLA's gather does (an index past the end takes the last element, one
-  before ``-n`` the first). Check indices yourself where that matters.
+  before ``-n`` the first); in checked mode (``xp.checked``, docs/checked.md) they are checked
+  when the computation runs.
 
 An axis of size 0 has no valid index at all, so taking a non-empty set of indices from it is an
 IndexError under a trace too (shapes are static).
@@ -25,6 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from xp import _boundary as boundary
+from xp import _checks as checks
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import fail
@@ -43,7 +47,6 @@ def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Arr
     shape of ``x`` with ``axis`` replaced by the length of ``indices``.
     """
     value = boundary.array(x, "x")
-    index = boundary.array(indices, "indices")
     if value.ndim == 0:
         fail(ValueError, "x must have at least one dimension, got a 0-d array")
     if axis is None:
@@ -52,9 +55,11 @@ def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Arr
         position = 0
     else:
         position = boundary.axis(axis, value.ndim)
+    check_constant(indices, value.shape[position], position)
+    index = boundary.array(indices, "indices")
     if index.ndim != 1:
         fail(ValueError, f"indices must be 1-dimensional, got shape {tuple(index.shape)}")
-    return _gather(_take, value, index, position)
+    return _gather(_take, value, index, position, "xp.take")
 
 
 @api
@@ -65,18 +70,40 @@ def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> A
     The result has the broadcast shape, with ``axis`` the length of that axis of ``indices``.
     """
     value = boundary.array(x, "x")
-    index = boundary.array(indices, "indices")
     position = boundary.axis(axis, value.ndim)
+    if value.ndim:
+        check_constant(indices, value.shape[position], position)
+    index = boundary.array(indices, "indices")
     if index.ndim != value.ndim:
         fail(ValueError, f"indices must have as many dimensions as x ({value.ndim}), got shape {tuple(index.shape)}")
-    return _gather(_take_along_axis, value, index, position)
+    return _gather(_take_along_axis, value, index, position, "xp.take_along_axis")
 
 
-def _gather(gather: Any, value: Any, index: Any, axis: int) -> Array:
+def check_constant(indices: Any, n: int, axis: int) -> None:
+    """Check constant (NumPy) integer indices on their own values, before any conversion."""
+    if isinstance(indices, np.ndarray) and indices.dtype.kind in "iu" and indices.size:
+        _check_bounds(int(indices.min()), int(indices.max()), n, axis)
+
+
+def _check_bounds(low: int, high: int, n: int, axis: int) -> None:
+    if low < -n or high >= n:
+        bad = low if low < -n else high
+        fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
+
+
+def check_traced(index: Any, n: int, axis: int, where: str) -> None:
+    """In checked mode, the bounds check of traced indices, when the computation runs."""
+    message = f"{where}: indices holds {{}}, which is out of bounds for axis {axis} of x with size {n}"
+    checks.index_bounds(index, n, message)
+
+
+def _gather(gather: Any, value: Any, index: Any, axis: int, where: str) -> Array:
     """Run ``gather`` with the eager bounds check (see the module) where the indices are concrete."""
     if index.dtype not in dt.INTEGER:
         fail(TypeError, f"indices must have an integer dtype, got {index.dtype}")
     if isinstance(index, Tracer) or index.size == 0:
+        if isinstance(index, Tracer):
+            check_traced(index, value.shape[axis], axis, where)
         return wrap(gather(value, index, axis=axis, bounds=False))
     if isinstance(value, Tracer):  # concrete indices into a traced x: check them on their own, now
         with jax.ensure_compile_time_eval():
@@ -88,10 +115,7 @@ def _gather(gather: Any, value: Any, index: Any, axis: int) -> Array:
             with jax.ensure_compile_time_eval():
                 bounds = _bounds(index)
         low, high = np.asarray(bounds).tolist()
-    n = value.shape[axis]
-    if low < -n or high >= n:
-        bad = low if low < -n else high
-        fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
+    _check_bounds(low, high, value.shape[axis], axis)
     return wrap(out)
 
 

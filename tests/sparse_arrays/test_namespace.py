@@ -37,6 +37,7 @@ XP_EXTRAS = {
     "__version__",
 }
 XP_EXTRAS |= {"narrow_64bit", "NarrowingWarning"}  # the opt-in to narrowing 64-bit requests (README)
+XP_EXTRAS |= {"checked", "CheckError"}  # checked mode (docs/checked.md)
 STANDARD = [
     *sorted(n for n in vars(xp) if not n.startswith("_") and n not in XP_EXTRAS),
     "__array_api_version__",

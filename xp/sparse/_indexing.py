@@ -9,8 +9,8 @@
   result is a sparse BCOO array.
 - ``take``, ``take_along_axis``: sparse results. An index that repeats picks its elements again.
   Eagerly, indices are bounds-checked (IndexError, as dense) and the result stores exactly what
-  it selects; under a trace, out-of-range indices select nothing, and ``take`` (and advanced
-  indexing) reserve ``len(indices)`` times the stored elements (capped at the result's size).
+  it selects; under a trace, out-of-range indices select nothing (in checked mode, ``xp.checked``,
+  they raise the eager IndexError), and ``take`` (and advanced indexing) reserve ``len(indices)`` times the stored elements (capped at the result's size).
 - ``where(condition, x1, x2)``: sparse where the result is zero wherever no sparse operand stores
   anything: ``x2`` sparse or a Python 0, and ``x1`` sparse, a Python 0, or (with a sparse
   ``condition``) anything (``where(C, x, 0)`` selects ``x`` on the pattern of ``C``). Other
@@ -117,7 +117,7 @@ def getitem(x: Any, key: Any) -> Any:
         key = key.todense()
     elif isinstance(key, tuple) and any(isinstance(k, SparseArray) for k in key):
         key = tuple(k.todense() if isinstance(k, SparseArray) else k for k in key)
-    index = dense_indexing.parse(key, tuple(x.shape))
+    index = dense_indexing.parse(key, tuple(x.shape), f"xp.sparse.{type(x).__name__}.__getitem__")
     if isinstance(index, dense_indexing.BasicIndex):
         if index.plan is None and index.shape:
             return x
@@ -284,9 +284,12 @@ def _empty(value: Any, shape: tuple[int, ...]) -> Any:
 # --- take, take_along_axis ------------------------------------------------------------------
 
 
-def _check_bounds(index: Any, n: int, axis: int) -> None:
-    """Eagerly, the dense function's bounds check and message."""
-    if isinstance(index, Tracer) or index.size == 0:
+def _check_bounds(index: Any, n: int, axis: int, where: str) -> None:
+    """The dense function's bounds check and message: eagerly, and in checked mode under a trace."""
+    if isinstance(index, Tracer):
+        dense_take.check_traced(index, n, axis, where)
+        return
+    if index.size == 0:
         return
     with jax.ensure_compile_time_eval():
         low, high = np.asarray(dense_take._bounds(index)).tolist()
@@ -301,9 +304,10 @@ def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
         dense_result("the indices are a sparse array")
     abstract(dense_take.take, x, indices, axis=axis)
     position = 0 if axis is None else boundary.axis(axis, x.ndim)
-    index = boundary.array(indices, "indices")
     n = x.shape[position]
-    _check_bounds(index, n, position)
+    dense_take.check_constant(indices, n, position)
+    index = boundary.array(indices, "indices")
+    _check_bounds(index, n, position, "xp.take")
     queries = _normalize(index, n).reshape(-1, 1)
     return join(x, queries, (position,), (int(index.shape[0]),), position)
 
@@ -329,8 +333,9 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
         dense_result("the indices are a sparse array")
     spec = abstract(dense_take.take_along_axis, x, indices, axis=axis)
     position = boundary.axis(axis, x.ndim)
+    dense_take.check_constant(indices, x.shape[position], position)
     index = boundary.array(indices, "indices")
-    _check_bounds(index, x.shape[position], position)
+    _check_bounds(index, x.shape[position], position, "xp.take_along_axis")
     shape = tuple(spec.shape)
     queries = _along_queries(index, axis=position, shape=shape, x_shape=tuple(x.shape))
     value = x._value
