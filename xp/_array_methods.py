@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from xp import _array, _devices, _indexing, _operators, _views
 from xp import _boundary as boundary
+from xp import _resharding as resharding
 from xp._array import Array, link, wrap
 from xp._errors import ArgumentError, fail, mismatched_devices
 
@@ -21,7 +22,13 @@ from xp._errors import ArgumentError, fail, mismatched_devices
 def _getitem(self: Array, key: Any, /) -> Array:
     try:
         index = _indexing.parse(key, self._value.shape)
-        result = wrap(index.get(self._value))
+        try:
+            result = wrap(index.get(self._value))
+        except Exception as e:  # JAX's ShardingTypeError (not exported): xp's rule decides
+            sharding = resharding.explicit_sharding(self._value)
+            if not resharding.is_refusal(e) or sharding is None:
+                raise
+            result = wrap(resharding.on_mesh_of(index.get(resharding.replicated(self._value, sharding)), self._value))
     except ArgumentError as e:
         raise e.public("xp.Array.__getitem__") from None
     except ValueError as e:
@@ -41,7 +48,15 @@ def _setitem(self: Array, key: Any, value: Any, /) -> None:
                 ValueError,
                 f"value of shape {tuple(update.shape)} cannot be broadcast to the indexed shape {index.shape}",
             )
-        new_value = index.set(self._value, update)
+        try:
+            new_value = index.set(self._value, update)
+        except Exception as e:  # JAX's ShardingTypeError (not exported): xp's rule decides
+            sharding = resharding.explicit_sharding(self._value)
+            if not resharding.is_refusal(e) or sharding is None:
+                raise
+            whole = resharding.replicated(self._value, sharding)
+            update = resharding.replicated(update, sharding)  # on the mesh, as the operand now is
+            new_value = resharding.on_mesh_of(index.set(whole, update), self._value)
     except ArgumentError as e:
         raise e.public(where) from None
     except ValueError as e:

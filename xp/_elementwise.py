@@ -32,10 +32,11 @@ from jax import lax
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
+from xp import _resharding as resharding
 from xp import _routing as routing
 from xp import _special
 from xp._array import Array, wrap
-from xp._errors import ArgumentError, fail, mismatched_devices
+from xp._errors import ArgumentError, fail
 from xp._routing import api
 from xp._typing import ArrayLike
 
@@ -239,11 +240,8 @@ def _unary(op: Op) -> Callable[[ArrayLike], Array]:
             raise e.public(where) from None
         except routing.SparseArgument:
             return routing.route_sparse(op.name, (x,), {})
-        except ValueError as e:
-            mismatch = mismatched_devices(e, where, (x,))
-            if mismatch is None:
-                raise
-            raise mismatch from None
+        except Exception as e:  # placement: a refusal over Explicit mesh axes, or mixed devices
+            return resharding.recover(e, where, function, (x,), {})
 
     return _publish(function, op)
 
@@ -267,11 +265,8 @@ def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
             raise e.public(where) from None
         except routing.SparseArgument:
             return routing.route_sparse(op.name, (x1, x2), {})
-        except ValueError as e:
-            mismatch = mismatched_devices(e, where, (x1, x2))
-            if mismatch is None:
-                raise
-            raise mismatch from None
+        except Exception as e:  # placement: a refusal over Explicit mesh axes, or mixed devices
+            return resharding.recover(e, where, function, (x1, x2), {})
 
     return _publish(function, op)
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
+from xp import _resharding as resharding
 from xp import _views as views
 from xp._array import Array, wrap
 from xp._errors import AxisError, describe, fail
@@ -74,7 +75,10 @@ def _matmul(x1: Any, x2: Any) -> Any:
         jnp.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     except ValueError:
         fail(ValueError, f"the batch axes of x1 and x2 cannot be broadcast together: {shapes_of(x1, x2)}")
-    return jnp.matmul(x1.astype(dtype), x2.astype(dtype), preferred_element_type=dtype)
+    placement = resharding.product_sharding(x1, x2)  # None unless sharded over Explicit mesh axes
+    if placement is None:
+        return jnp.matmul(x1.astype(dtype), x2.astype(dtype), preferred_element_type=dtype)
+    return jnp.matmul(x1.astype(dtype), x2.astype(dtype), preferred_element_type=dtype, out_sharding=placement)
 
 
 # --- matrix_transpose -----------------------------------------------------------------------

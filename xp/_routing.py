@@ -34,7 +34,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
-from xp._errors import ArgumentError, SparseEfficiencyWarning, mismatched_devices
+from xp import _resharding as resharding
+from xp._errors import ArgumentError, SparseEfficiencyWarning
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,11 +126,8 @@ def api(fn: F) -> F:
             raise e.public(where) from None
         except SparseArgument:
             return route_sparse(name, args, kwargs)
-        except ValueError as e:
-            mismatch = mismatched_devices(e, where, (*args, *kwargs.values()))
-            if mismatch is None:
-                raise
-            raise mismatch from None
+        except Exception as e:  # placement: a refusal over Explicit mesh axes, or mixed devices
+            return resharding.recover(e, where, public, args, kwargs)
 
     return publish(name, public)  # type: ignore[return-value]
 
