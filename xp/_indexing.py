@@ -351,7 +351,11 @@ def _as_jax_index(k: Any) -> Any:
     if isinstance(k, Array):
         return k._value
     if isinstance(k, np.ndarray):
-        return jnp.asarray(k)
+        # NumPy data is known when jax.jit traces: kept concrete there (jnp.asarray would stage it
+        # as a traced value), so a NumPy mask can be read through and a NumPy index is bounds-checked
+        # under jit as eagerly (issue #10, found by tests/test_view_write_programs.py)
+        with jax.ensure_compile_time_eval():
+            return jnp.asarray(k)
     return k
 
 
