@@ -31,3 +31,24 @@ def test_a_numpy_index_out_of_bounds_is_an_index_error_under_jit_too():
         jax.jit(lambda v: v[index])(x)
     with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
         jax.jit(lambda v: v.__setitem__(index, 1))(x)
+
+
+def test_from_dlpack_of_an_xp_array_shares_writes_eagerly_and_under_jit():
+    """``from_dlpack(x)`` shares x's memory where it can (the standard's copy=None, and NumPy's
+    from_dlpack is a view): writes into either reach the other, as with a view. xp gave an
+    unlinked array eagerly, and under jax.jit failed (a traced value has no ``__dlpack__``)."""
+
+    def program(x):
+        y = xp.from_dlpack(x)
+        y[0] = 7
+        x[1] = 8
+        independent = xp.from_dlpack(x, copy=True)
+        independent[2] = 9
+        return x, y, independent
+
+    a = np.arange(4, dtype=np.int32)
+    for run in (program, jax.jit(program)):
+        x, y, independent = run(xp.asarray(a))
+        np.testing.assert_array_equal(np.asarray(x), [7, 8, 2, 3])
+        np.testing.assert_array_equal(np.asarray(y), [7, 8, 2, 3])
+        np.testing.assert_array_equal(np.asarray(independent), [7, 8, 9, 3])

@@ -22,10 +22,11 @@ from xp import _boundary as boundary
 from xp import _devices, _narrowing
 from xp import _dtypes as dt
 from xp import _routing as routing
-from xp._array import Array, wrap
+from xp._array import Array, view, wrap
 from xp._errors import describe, fail
 from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
+from xp._views import IDENTITY
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
@@ -189,10 +190,18 @@ def _import_dlpack(obj: Any, device: Any, copy: bool | None) -> Any:
 
 @api
 def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
-    """An array sharing memory with ``x`` (any object with ``__dlpack__``) where possible."""
+    """An array sharing memory with ``x`` (any object with ``__dlpack__``) where possible.
+
+    For an xp array on the same device, sharing memory means what it means for a NumPy array
+    (whose ``from_dlpack`` is a view): unless ``copy=True``, the result is a view of ``x``, so
+    writes into either reach the other, eagerly and under ``jax.jit``; with ``copy=True`` it is
+    independent. (JAX's own import would give an unlinked wrapper, and fails on a traced value.)
+    """
     target = boundary.device(device)
     copy = boundary.optional_boolean(copy, "copy")
     if isinstance(x, Array):
+        if target is None or target == x.device:
+            return wrap(x._value) if copy else view(x, IDENTITY)
         x = x._value
     if not hasattr(x, "__dlpack__"):
         fail(TypeError, f"x must support the DLPack protocol (__dlpack__), got {describe(x)}")
