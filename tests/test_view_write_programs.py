@@ -129,3 +129,30 @@ def test_from_dlpack_of_an_xp_array_shares_writes_eagerly_and_under_jit():
         np.testing.assert_array_equal(np.asarray(x), [7, 8, 2, 3])
         np.testing.assert_array_equal(np.asarray(y), [7, 8, 2, 3])
         np.testing.assert_array_equal(np.asarray(independent), [7, 8, 9, 3])
+
+
+def test_a_value_that_does_not_fit_an_advanced_index_is_a_value_error():
+    """A value of the wrong shape is a ValueError (DESIGN.md's rule; NumPy's; xp's own for basic
+    indices); through integer arrays and masks xp raised IndexError."""
+    x = xp.zeros((2, 3), dtype=xp.int32)
+    rows, cols = np.array([0, 1], dtype=np.int32), np.array([0, 0], dtype=np.int32)
+    mask = xp.asarray([[True, False, False], [True, False, False]])
+
+    def write(a, key, value):
+        a[key] = value
+        return a
+
+    with pytest.raises(ValueError, match="value of shape"):
+        x[:, 0] = xp.zeros((1, 2), dtype=xp.int32)  # basic: as it was
+    for run in (write, jax.jit(write)):
+        with pytest.raises(ValueError, match=r"cannot write a value of shape \(1, 1\)"):
+            run(x, (xp.asarray(rows), xp.asarray(cols)), xp.zeros((1, 1), dtype=xp.int32))
+    with pytest.raises(ValueError, match=r"cannot write a value of shape \(3,\)"):
+        x[mask] = xp.zeros(3, dtype=xp.int32)
+    with pytest.raises(ValueError, match="3 values cannot go to the at most 2 elements"):
+        jax.jit(write)(xp.zeros(2), xp.asarray([True, True]), xp.asarray([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match=r"cannot write a value of shape \(0,\)"):
+        x[mask] = xp.zeros((0,), dtype=xp.int32)
+    with pytest.raises(ValueError, match="no elements through a traced boolean mask"):
+        jax.jit(write)(xp.zeros(2), xp.asarray([False, False]), xp.zeros((0,)))
+    np.testing.assert_array_equal(np.asarray(x), np.zeros((2, 3)))

@@ -310,13 +310,17 @@ class AdvancedIndex:
 
     def _write_nothing(self, value: Any) -> Any:
         """``x[mask] = v`` with a ``v`` of no elements: right only if the mask selects nothing."""
+        # A value that does not fit the selection is a ValueError, as for basic indices (and NumPy)
         if isinstance(self.mask, Tracer):
-            raise _index_error(
+            raise ArgumentError(
+                ValueError,
                 "cannot write a value of no elements through a traced boolean mask (it fits only if the "
-                "mask selects nothing, which a trace cannot check); use xp.where(mask, v, x) instead"
+                "mask selects nothing, which a trace cannot check); use xp.where(mask, v, x) instead",
             )
         if np.any(np.asarray(self.mask)):
-            raise _index_error("cannot write a value of no elements through a boolean mask that selects elements")
+            raise ArgumentError(
+                ValueError, "cannot write a value of no elements through a boolean mask that selects elements"
+            )
         return value
 
     def set(self, value: Any, update: Any) -> Any:
@@ -335,8 +339,10 @@ class AdvancedIndex:
         self._resolve()
         try:
             return _advanced_set(value, self.arrays, update, structure=self.structure)
-        except (ValueError, TypeError) as e:
-            raise _index_error(f"cannot write a value of shape {update.shape} through this index: {e}") from None
+        except (ValueError, TypeError) as e:  # the value does not broadcast: ValueError, as for basic indices
+            raise ArgumentError(
+                ValueError, f"cannot write a value of shape {update.shape} through this index: {e}"
+            ) from None
 
 
 def _dtype_of(k: Any) -> Any:
@@ -400,7 +406,7 @@ def _mask_set(value: Any, mask: Any, update: Any) -> Any:
             update = update[0]
         else:
             if update.shape[0] > mask.size:
-                fail(IndexError, f"{update.shape[0]} values cannot go to the at most {mask.size} elements a "
+                fail(ValueError, f"{update.shape[0]} values cannot go to the at most {mask.size} elements a "
                      f"boolean mask of shape {tuple(mask.shape)} selects")  # fmt: skip
             flat = mask.reshape(-1)
             rank = jnp.clip(jnp.cumsum(flat) - 1, 0, update.shape[0] - 1)  # k for the k-th True element
