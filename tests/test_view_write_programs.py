@@ -156,3 +156,22 @@ def test_a_value_that_does_not_fit_an_advanced_index_is_a_value_error():
     with pytest.raises(ValueError, match="no elements through a traced boolean mask"):
         jax.jit(write)(xp.zeros(2), xp.asarray([False, False]), xp.zeros((0,)))
     np.testing.assert_array_equal(np.asarray(x), np.zeros((2, 3)))
+
+
+def test_a_write_through_a_mask_followed_by_whole_axes_works_under_jit():
+    """``x[mask, ...] = v`` and ``x[mask, :] = v`` are ``x[mask] = v``, which works through a traced
+    mask; with the whole axes written out xp refused it under jax.jit ("reading through a boolean
+    mask has a data-dependent shape")."""
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    values = [0, np.array([[-1, -2, -3, -4]], dtype=np.int32), np.arange(8, dtype=np.int32).reshape(2, 4)]
+    for rest in [(), (Ellipsis,), (slice(None),)]:
+        for value in values:
+
+            def write(x, rest=rest, value=value):
+                x[(x[:, 0] > 3, *rest)] = value
+                return x
+
+            expected = a.copy()
+            expected[(a[:, 0] > 3, *rest)] = value
+            for run in (write, jax.jit(write)):
+                np.testing.assert_array_equal(np.asarray(run(xp.asarray(a))), expected, strict=True)

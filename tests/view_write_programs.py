@@ -39,6 +39,7 @@ DTYPES = [np.dtype(d) for d in ("int8", "uint8", "int16", "int32", "float32")] +
     [np.dtype("int64"), np.dtype("float64")] if X64 else []
 )
 SHAPES = [(6,), (2, 3), (3, 4), (2, 3, 2), (2, 1, 3)]
+INDEX_DTYPES = [np.dtype(d) for d in ("int8", "int16", "int32")] + ([np.dtype("int64")] if X64 else [])
 INT_OPS = ("+=", "-=", "*=", "//=", "%=", "&=", "|=", "^=", "<<=", ">>=")
 FLOAT_OPS = ("+=", "-=", "*=", "//=", "%=")
 IN_PLACE = {
@@ -135,6 +136,10 @@ def _mirror_set(m: Mirror, i: int, key: Any, value: Any) -> None:
     v = m.value(i)
     if isinstance(value, tuple):  # ("handle", j): another live handle, read before the write
         value = m.value(value[1])
+    if np.ndim(value) > v[key].ndim:
+        # NumPy drops leading axes of length 1 of the value (a[:] = ones((1, 3)) for a of shape
+        # (3,)); the standard's value must broadcast to the shape of x[key], and xp says so
+        raise ValueError("the value does not broadcast to the indexed shape")
     if isinstance(value, (int, float)):
         _check_scalar(value, v.dtype)
     v[key] = value
@@ -163,6 +168,11 @@ def _mirror_mask(m: Mirror, i: int, mask: Any) -> np.ndarray:
     return mask
 
 
+def _mask_key(mask: Any, rest: tuple[Any, ...]) -> Any:
+    """``mask`` alone, or followed by whole axes (``x[mask, ...]``, ``x[mask, :]``: the same)."""
+    return (mask, *rest) if rest else mask
+
+
 MIRROR_ACTIONS: dict[str, Callable[..., None]] = {
     # views: NumPy's operation on the positions (Mirror.add_view checks that NumPy made a view),
     # except reshape: xp's is always a view (xp.reshape's docstring), NumPy's copies when the
@@ -189,7 +199,7 @@ MIRROR_ACTIONS: dict[str, Callable[..., None]] = {
     "reshape_copy": lambda m, i, shape: m.add_copy(m.value(i).reshape(shape)),
     # writes
     "set": lambda m, i, key, value: _mirror_set(m, i, key, value),
-    "set_mask": lambda m, i, mask, value: _mirror_set(m, i, _mirror_mask(m, i, mask), value),
+    "set_mask": lambda m, i, mask, rest, value: _mirror_set(m, i, _mask_key(_mirror_mask(m, i, mask), rest), value),
     "in_place": lambda m, i, op, kind, operand: _mirror_in_place(m, i, op, kind, operand),
 }
 
@@ -230,7 +240,9 @@ XP_ACTIONS: dict[str, Callable[..., Any]] = {
     "copy": lambda hs, i: hs.append(xp.asarray(hs[i], copy=True)),
     "reshape_copy": lambda hs, i, shape: hs.append(xp.reshape(hs[i], shape, copy=True)),
     "set": lambda hs, i, key, value: hs[i].__setitem__(key, _xp_value(hs, value)),
-    "set_mask": lambda hs, i, mask, value: hs[i].__setitem__(_xp_mask(hs[i], mask), _xp_value(hs, value)),
+    "set_mask": lambda hs, i, mask, rest, value: hs[i].__setitem__(
+        _mask_key(_xp_mask(hs[i], mask), rest), _xp_value(hs, value)
+    ),
     "in_place": _xp_in_place,
 }
 
@@ -411,13 +423,19 @@ def _step(draw: Any, m: Mirror, traced: bool) -> Step:
         count = int(selected.sum())
         tail = shape[selected.ndim :]
         # One value per selected element (NumPy's x[mask] = values), or one for all. Under
-        # jax.jit a traced mask cannot check that no values fit no elements (an IndexError,
+        # jax.jit a traced mask cannot check that no values fit no elements (a ValueError,
         # tests/test_array.py), so a traced program writes a scalar then.
         if draw(st.booleans()) and not (traced and isinstance(mask, tuple) and count == 0):
             value: Any = _values(draw, dtype, (count, *tail))
         else:
             value = _scalar(draw, dtype)
-        return Step(i, "set_mask", (mask, value), f"{h}[{_fmt_mask(h, mask)}] = {_fmt_value(value)}")
+        rest: tuple[Any, ...] = ()
+        # whole axes after the mask (the standard requires a mask only as the sole index; xp takes
+        # an n-d mask followed by whole axes, and refuses a 0-d one with others: left out)
+        if 0 < selected.ndim < ndim and draw(st.booleans()):
+            rest = draw(st.sampled_from([(Ellipsis,), (slice(None),) * (ndim - selected.ndim)]))
+        text = f"{h}[{_fmt_mask(h, mask)}{''.join(', ' + _fmt_key(k) for k in rest)}] = {_fmt_value(value)}"
+        return Step(i, "set_mask", (mask, rest, value), text)
     return _in_place_step(draw, m, i, shape, dtype)
 
 
@@ -429,10 +447,11 @@ def _index_arrays(draw: Any, shape: tuple[int, ...], unique: bool) -> tuple[Any,
         rows = [r - n if draw(st.booleans()) else r for r in rows]  # negative indices too
     else:
         rows = draw(st.lists(st.integers(-n, n - 1), min_size=count, max_size=count))
-    first = np.array(rows, dtype=np.int32)
+    index_dtype = draw(st.sampled_from(INDEX_DTYPES))
+    first = np.array(rows, dtype=index_dtype)
     if len(shape) >= 2 and shape[1] and draw(st.booleans()):
         cols = draw(st.lists(st.integers(-shape[1], shape[1] - 1), min_size=count, max_size=count))
-        return (first, np.array(cols, dtype=np.int32))
+        return (first, np.array(cols, dtype=index_dtype))
     return (first,)
 
 
@@ -474,9 +493,12 @@ def _value_for(draw: Any, m: Mirror, dtype: np.dtype, target: tuple[int, ...]) -
     ]
     if kind == "handle" and partners:
         return ("handle", draw(st.sampled_from(partners)))
-    # the target shape, or one that broadcasts to it (trailing axes, some of length 1)
+    # the target shape, or one that broadcasts to it (trailing axes, some of length 1); now and
+    # then one with an extra leading axis of length 1, which NumPy takes and the standard does not
     shape = target[draw(st.integers(0, len(target))) :]
     shape = tuple(1 if draw(st.integers(0, 3)) == 0 else n for n in shape)
+    if draw(st.integers(0, 7)) == 0:
+        shape = (1, *shape)
     return _values(draw, dtype, shape)
 
 
@@ -529,6 +551,8 @@ def _in_place_step(draw: Any, m: Mirror, i: int, shape: tuple[int, ...], dtype: 
         )
     target = shape[draw(st.integers(0, len(shape))) :]
     target = tuple(1 if draw(st.integers(0, 3)) == 0 else n for n in target)
+    if draw(st.integers(0, 7)) == 0:  # a result of another shape: a ValueError, nothing written
+        target = (2, *target)
     other = dtype
     if kind == "other_dtype":  # another dtype of the same kind (mixed kinds: the standard leaves them open)
         other = draw(st.sampled_from([d for d in DTYPES if d.kind == dtype.kind or {d.kind, dtype.kind} == {"i", "u"}]))

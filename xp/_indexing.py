@@ -227,6 +227,10 @@ class AdvancedIndex:
     __slots__ = ("arrays", "key", "mask", "shape", "structure")
 
     def __init__(self, key: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+        if len(key) > 1 and _dtype_of(key[0]) == dt.bool and all(_whole(k) for k in key[1:]):
+            # x[mask, ...] and x[mask, :] are x[mask]: the sole-mask form is the one a traced mask
+            # can be written through (parse has checked the key's length already)
+            key = key[:1]
         self.shape = shape
         self.key = key
         self.mask: Any = None
@@ -343,6 +347,11 @@ class AdvancedIndex:
             raise ArgumentError(
                 ValueError, f"cannot write a value of shape {update.shape} through this index: {e}"
             ) from None
+
+
+def _whole(k: Any) -> bool:
+    """``...`` or ``:``, an entry that takes a whole axis (or all the remaining ones)."""
+    return k is Ellipsis or (type(k) is slice and k == slice(None))
 
 
 def _dtype_of(k: Any) -> Any:
