@@ -163,8 +163,8 @@ def _mirror_in_place(m: Mirror, i: int, op: str, kind: str, operand: Any) -> Non
 
 
 def _mirror_mask(m: Mirror, i: int, mask: Any) -> np.ndarray:
-    if isinstance(mask, tuple):  # ("data", t): the mask h > t, computed from the handle's value now
-        return m.value(i) > mask[1]
+    if isinstance(mask, tuple):  # ("data", t, key): the mask h[key] > t, from the handle's value now
+        return m.value(i)[mask[2]] > mask[1]
     return mask
 
 
@@ -208,7 +208,7 @@ MIRROR_ACTIONS: dict[str, Callable[..., None]] = {
 
 
 def _xp_mask(h: xp.Array, mask: Any) -> Any:
-    return h > mask[1] if isinstance(mask, tuple) else mask
+    return h[mask[2]] > mask[1] if isinstance(mask, tuple) else mask
 
 
 def _xp_in_place(handles: list[xp.Array], i: int, op: str, kind: str, operand: Any) -> None:
@@ -461,7 +461,10 @@ def _mask(draw: Any, m: Mirror, i: int, data: bool) -> Any:
         # (uint8 > -1 is NumPy's True and xp's OverflowError: the standard leaves a Python int
         # out of the array dtype's range open, so the threshold stays in range)
         low = 0 if m.roots[m.handles[i][0]].dtype.kind == "u" else -4
-        return ("data", draw(st.integers(low, 4)))
+        # over the whole shape, or over leading axes only (h[..., 0] > t)
+        leading = draw(st.integers(1, len(shape))) if len(shape) and 0 not in shape else len(shape)
+        key = (slice(None),) * leading + (0,) * (len(shape) - leading)
+        return ("data", draw(st.integers(low, 4)), key)
     leading = draw(st.integers(0, len(shape)))  # 0: a mask of the whole shape
     if leading == 0 and draw(st.booleans()):
         return np.bool_(draw(st.booleans()))  # a 0-d mask
@@ -471,7 +474,9 @@ def _mask(draw: Any, m: Mirror, i: int, data: bool) -> Any:
 
 
 def _fmt_mask(h: str, mask: Any) -> str:
-    return f"{h} > {mask[1]}" if isinstance(mask, tuple) else _fmt_array(np.asarray(mask))
+    if isinstance(mask, tuple):
+        return f"{h}[{_fmt_key(mask[2])}] > {mask[1]}" if mask[2] else f"{h} > {mask[1]}"
+    return _fmt_array(np.asarray(mask))
 
 
 def _scalar(draw: Any, dtype: np.dtype) -> int | float:
