@@ -338,6 +338,14 @@ def test_views_keep_numpy_semantics_inside_the_jitted_function(x):
     same(flipped, expected[::-1])
 
 
+def test_arrays_returned_by_a_jitted_function_are_independent(x):
+    base, row = jax.jit(lambda a: (a, a[:2]))(x)
+    row[0] = 100.0  # eagerly row would be a view of base; out of jit it is not
+    same(base, VALUES)
+    same(row, np.array([100.0, VALUES[1]], dtype=np.float32))
+    same(x, VALUES)
+
+
 def test_a_write_under_jit_into_an_array_not_passed_in_leaks_a_tracer(x):
     outside = xp.zeros(4)
 
