@@ -347,7 +347,9 @@ def _fmt_key(key: Any) -> str:
 
 @st.composite
 def _step(draw: Any, m: Mirror, traced: bool) -> Step:
-    i = draw(st.integers(0, len(m.handles) - 1))
+    # the newest handle half the time, so that views of views (a reshape of a transpose, a
+    # write into a flipped slice of a view, ...) come often
+    i = draw(st.one_of(st.just(len(m.handles) - 1), st.integers(0, len(m.handles) - 1)))
     pos = m.handles[i][1]
     shape, ndim, size = pos.shape, pos.ndim, pos.size
     dtype = m.roots[m.handles[i][0]].dtype
