@@ -282,3 +282,87 @@ def test_export_serialize_and_call_sparse(fmt):
     assert type(scaled) is type(A)
     np.testing.assert_allclose(np.asarray(scaled.todense()), dense * 2)
     same(product, dense @ np.asarray(v))
+
+
+# --- writing into an argument (docs/jax.md, "Writing into an argument") ----------------------
+
+
+def _writes_into_its_argument(a: xp.Array) -> xp.Array:
+    a[...] = a * 10.0  # (any shape: vmap hands the function 0-d slices)
+    a += 1
+    return a
+
+
+def test_a_write_into_an_argument_changes_the_callers_array_eagerly(x):
+    _writes_into_its_argument(x)
+    same(x, VALUES * 10 + 1)
+
+
+def test_a_write_into_a_view_passed_in_reaches_the_callers_array_eagerly():
+    x = xp.zeros((2, 3))
+    _writes_into_its_argument(x[1])
+    np.testing.assert_array_equal(np.asarray(x), [[0, 0, 0], [1, 1, 1]])
+
+
+@pytest.mark.parametrize(
+    "transform", [jax.jit, jax.vmap, lambda f: jax.grad(lambda a: xp.sum(f(a)).jax)], ids=["jit", "vmap", "grad"]
+)
+def test_under_a_transform_the_callers_array_and_view_are_unchanged(x, transform):
+    base = xp.asarray(np.arange(8, dtype=np.float32).reshape(2, 4))
+    row = base[1]
+    transform(_writes_into_its_argument)(x)
+    transform(_writes_into_its_argument)(row)
+    same(x, VALUES)
+    same(base, np.arange(8, dtype=np.float32).reshape(2, 4))
+    same(row, np.arange(4, 8, dtype=np.float32))
+
+
+def test_the_returned_array_holds_the_writes_made_under_jit(x):
+    out = jax.jit(_writes_into_its_argument)(x)
+    same(out, VALUES * 10 + 1)
+
+
+def test_views_keep_numpy_semantics_inside_the_jitted_function(x):
+    def program(a):
+        head = a[:2]
+        flipped = xp.flip(a)
+        head[0] = 7.0  # into a view: reaches a, and a's other views
+        a[3] = 8.0  # into a: reaches its views
+        return a, head, flipped
+
+    a, head, flipped = jax.jit(program)(x)
+    expected = VALUES.copy()
+    expected[0], expected[3] = 7.0, 8.0
+    same(a, expected)
+    same(head, expected[:2])
+    same(flipped, expected[::-1])
+
+
+def test_arrays_returned_by_a_jitted_function_are_independent(x):
+    base, row = jax.jit(lambda a: (a, a[:2]))(x)
+    row[0] = 100.0  # eagerly row would be a view of base; out of jit it is not
+    same(base, VALUES)
+    same(row, np.array([100.0, VALUES[1]], dtype=np.float32))
+    same(x, VALUES)
+
+
+def test_a_write_under_jit_into_an_array_not_passed_in_leaks_a_tracer(x):
+    outside = xp.zeros(4)
+
+    def f(a):
+        outside[0] = a[0]
+        return a
+
+    jax.jit(f)(x)
+    with pytest.raises(jax.errors.UnexpectedTracerError):
+        outside + 1
+
+
+def test_sparse_arrays_are_immutable_and_in_place_operators_rebind():
+    A = xp.sparse.fromdense(xp.eye(2))
+    before = A
+    A *= 2
+    assert A is not before
+    np.testing.assert_array_equal(np.asarray(before.todense()), np.eye(2))
+    with pytest.raises(TypeError):
+        before[0, 0] = 5.0

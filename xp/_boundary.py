@@ -202,9 +202,11 @@ def scalar_array(value: bool | int | float | complex, dtype: np.dtype, param: st
     check_scalar_fits(value, dtype, param)
     if not dt.is_available(dtype):
         fail(TypeError, f"{param}: {dt.unavailable_message(dtype)}")
-    result = jnp.asarray(np.asarray(value, dtype=dtype))
-    if isinstance(result, Tracer):  # made inside a trace: it must not outlive it in the cache
-        return result
+    # a Python scalar is known when JAX traces: kept concrete there, as a cached one would be, so
+    # that xp.asarray(7) inside jax.jit is a constant (an index bounds-checked when traced)
+    # whether or not the cache held it
+    with jax.ensure_compile_time_eval():
+        result = jnp.asarray(np.asarray(value, dtype=dtype))
     if len(_SCALAR_CACHE) >= _SCALAR_CACHE_SIZE:
         _SCALAR_CACHE.clear()
     _SCALAR_CACHE[key] = result

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import checkify
 
-from xp._errors import CheckedIndexError
+from xp._errors import CheckedIndexError, CheckedValueError
 
 CATEGORIES = ("index", "nan", "division")
 
@@ -70,4 +70,4 @@ def index_bounds(index: Any, n: int, message: str) -> None:
 def count_matches(count: Any, expected: int, message: str) -> None:
     """Check that the traced ``count`` equals ``expected`` (call in checked mode only: computing
     ``count`` outside it would change the jaxpr); ``message`` has one ``{}`` for the count."""
-    check(count == expected, CheckedIndexError, message, count)
+    check(count == expected, CheckedValueError, message, count)

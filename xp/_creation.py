@@ -22,10 +22,11 @@ from xp import _boundary as boundary
 from xp import _devices, _narrowing
 from xp import _dtypes as dt
 from xp import _routing as routing
-from xp._array import Array, wrap
+from xp._array import Array, view, wrap
 from xp._errors import describe, fail
 from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
+from xp._views import IDENTITY
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
@@ -193,15 +194,19 @@ def _import_dlpack(obj: Any, device: Any, copy: bool | None) -> Any:
 def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
     """An array sharing memory with ``x`` (any object with ``__dlpack__``) where possible.
 
-    An xp array ``x`` comes back as itself unless ``copy=True`` or ``device`` needs a transfer (as
-    ``asarray`` does), so writes into the result reach ``x``. From any other producer, ``copy=False``
-    shares its buffer for reading, but a write into the result does not reach the producer: JAX
-    buffers are immutable, so xp writes into a new buffer (``copy=True`` says so explicitly).
+    For an xp array on the same device, sharing memory means what it means for a NumPy array
+    (whose ``from_dlpack`` is a view): unless ``copy=True``, the result is a view of ``x``, so
+    writes into either reach the other, eagerly and under ``jax.jit``; with ``copy=True`` it is
+    independent. (JAX's own import would give an unlinked wrapper, and fails on a traced value.)
+    From any other producer, ``copy=False`` shares its buffer for reading, but a write into the
+    result does not reach the producer: JAX buffers are immutable, so xp writes into a new buffer.
     """
     target = boundary.device(device)
     copy = boundary.optional_boolean(copy, "copy")
     if isinstance(x, Array):
-        return _from_array(x, None, None if target is _devices.TRACED else target, copy)
+        if target is None or target == x.device:
+            return wrap(x._value) if copy else view(x, IDENTITY)
+        x = x._value
     if not hasattr(x, "__dlpack__"):
         fail(TypeError, f"x must support the DLPack protocol (__dlpack__), got {describe(x)}")
     if _holds_64_bits(x):  # an error, or narrowed under xp.narrow_64bit()

@@ -118,12 +118,18 @@ class DataDependentShapeError(TypeError):
 
 class CheckError(Exception):
     """A check of ``xp.checked`` failed (docs/checked.md): an out-of-bounds index under
-    ``jax.jit`` or ``vmap`` (also an IndexError), a NaN produced (a FloatingPointError) or a
+    ``jax.jit`` or ``vmap`` (also an IndexError), a mask write whose values do not match (a
+    ValueError), a NaN produced (a FloatingPointError) or a
     division by zero (a ZeroDivisionError), in the categories asked for."""
 
 
 class CheckedIndexError(CheckError, IndexError):
-    """An index out of bounds, or a mask write whose values do not match, found by ``xp.checked``."""
+    """An index out of bounds, found by ``xp.checked``."""
+
+
+class CheckedValueError(CheckError, ValueError):
+    """A mask write whose values do not match the elements the mask selects, found by
+    ``xp.checked`` (a ValueError, as the same write raises eagerly)."""
 
 
 class CheckedNaNError(CheckError, FloatingPointError):

@@ -231,6 +231,10 @@ class AdvancedIndex:
     __slots__ = ("arrays", "key", "mask", "shape", "structure", "where")
 
     def __init__(self, key: tuple[Any, ...], shape: tuple[int, ...], where: str = "xp.Array.__getitem__") -> None:
+        if len(key) > 1 and _dtype_of(key[0]) == dt.bool and all(_whole(k) for k in key[1:]):
+            # x[mask, ...] and x[mask, :] are x[mask]: the sole-mask form is the one a traced mask
+            # can be written through (parse has checked the key's length already)
+            key = key[:1]
         self.shape = shape
         self.key = key
         self.where = where
@@ -320,13 +324,17 @@ class AdvancedIndex:
 
     def _write_nothing(self, value: Any) -> Any:
         """``x[mask] = v`` with a ``v`` of no elements: right only if the mask selects nothing."""
+        # A value that does not fit the selection is a ValueError, as for basic indices (and NumPy)
         if isinstance(self.mask, Tracer):
-            raise _index_error(
+            raise ArgumentError(
+                ValueError,
                 "cannot write a value of no elements through a traced boolean mask (it fits only if the "
-                "mask selects nothing, which a trace cannot check); use xp.where(mask, v, x) instead"
+                "mask selects nothing, which a trace cannot check); use xp.where(mask, v, x) instead",
             )
         if np.any(np.asarray(self.mask)):
-            raise _index_error("cannot write a value of no elements through a boolean mask that selects elements")
+            raise ArgumentError(
+                ValueError, "cannot write a value of no elements through a boolean mask that selects elements"
+            )
         return value
 
     def set(self, value: Any, update: Any) -> Any:
@@ -353,8 +361,15 @@ class AdvancedIndex:
         self._resolve()
         try:
             return _advanced_set(value, self.arrays, update, structure=self.structure)
-        except (ValueError, TypeError) as e:
-            raise _index_error(f"cannot write a value of shape {update.shape} through this index: {e}") from None
+        except (ValueError, TypeError) as e:  # the value does not broadcast: ValueError, as for basic indices
+            raise ArgumentError(
+                ValueError, f"cannot write a value of shape {update.shape} through this index: {e}"
+            ) from None
+
+
+def _whole(k: Any) -> bool:
+    """``...`` or ``:``, an entry that takes a whole axis (or all the remaining ones)."""
+    return k is Ellipsis or (type(k) is slice and k == slice(None))
 
 
 def _check_bounds(low: int, high: int, n: int, axis: int) -> None:
@@ -380,7 +395,11 @@ def _as_jax_index(k: Any) -> Any:
     if isinstance(k, Array):
         return k._value
     if isinstance(k, np.ndarray):
-        return jnp.asarray(k)
+        # NumPy data is known when jax.jit traces: kept concrete there (jnp.asarray would stage it
+        # as a traced value), so a NumPy mask can be read through and a NumPy index is bounds-checked
+        # under jit as eagerly (issue #10, found by tests/test_view_write_programs.py)
+        with jax.ensure_compile_time_eval():
+            return jnp.asarray(k)
     return k
 
 
@@ -425,7 +444,7 @@ def _mask_set(value: Any, mask: Any, update: Any) -> Any:
             update = update[0]
         else:
             if update.shape[0] > mask.size:
-                fail(IndexError, f"{update.shape[0]} values cannot go to the at most {mask.size} elements a "
+                fail(ValueError, f"{update.shape[0]} values cannot go to the at most {mask.size} elements a "
                      f"boolean mask of shape {tuple(mask.shape)} selects")  # fmt: skip
             flat = mask.reshape(-1)
             rank = jnp.clip(jnp.cumsum(flat) - 1, 0, update.shape[0] - 1)  # k for the k-th True element
