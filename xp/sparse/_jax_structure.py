@@ -80,6 +80,8 @@ def bcoo_gather(
     sizes = jax_boundary.ints(slice_sizes, "slice_sizes")
     if len(sizes) != mat.ndim:
         fail(ValueError, f"slice_sizes must have one size per dimension of operand ({mat.ndim}), got {sizes}")
+    if fill_value is not None and type(fill_value) not in boundary.PY_SCALARS:  # JAX hashes it (a static argument)
+        fail(TypeError, f"fill_value must be None or a Python scalar, got {describe(fill_value)}")
     return jax_boundary.result(
         jax_boundary.call_jax(
             jsparse.bcoo_gather,
@@ -134,7 +136,8 @@ def bcoo_slice(
             fail(ValueError, f"{name} must have one entry per dimension of mat ({value.ndim}), got {len(part)}")
     for axis, (lo, hi, dim) in enumerate(zip(start, limit, value.shape, strict=True)):
         if not 0 <= lo <= hi <= dim:
-            fail(IndexError, f"the slice [{lo}, {hi}) of dimension {axis} is out of bounds for its size {dim}")
+            fail(IndexError, f"start_indices and limit_indices: the slice [{lo}, {hi}) of dimension {axis} is out "
+                   f"of bounds for its size {dim}")  # fmt: skip
     if step is not None and any(s < 1 for s in step):
         fail(ValueError, f"strides must be positive, got {step}")
     return jax_boundary.result(
