@@ -211,3 +211,12 @@ def test_jax_api_layout_and_slice_errors_are_named():
 def test_multigammaln_of_a_dimension_beyond_the_default_int_is_a_named_overflow_error():
     with pytest.raises(OverflowError, match=r"^xp.special.multigammaln: Python int \d+ in d is out of bounds"):
         xp.special.multigammaln(xp.asarray(5.0), 2**70)
+
+
+def test_a_diagonal_offset_beyond_any_int64_is_the_empty_diagonal():
+    x = xp.reshape(xp.arange(6.0), (2, 3))
+    for offset in (10**20, -(10**20)):
+        assert xp.linalg.diagonal(x, offset=offset).shape == (0,)
+        assert float(xp.linalg.trace(x, offset=offset)) == 0.0
+    np.testing.assert_array_equal(np.asarray(xp.linalg.diagonal(x, offset=1)), [1.0, 5.0])
+    assert float(xp.linalg.trace(x, offset=-1)) == 3.0
