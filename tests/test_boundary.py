@@ -220,3 +220,20 @@ def test_a_diagonal_offset_beyond_any_int64_is_the_empty_diagonal():
         assert float(xp.linalg.trace(x, offset=offset)) == 0.0
     np.testing.assert_array_equal(np.asarray(xp.linalg.diagonal(x, offset=1)), [1.0, 5.0])
     assert float(xp.linalg.trace(x, offset=-1)) == 3.0
+
+
+def test_jax_api_bad_patterns_and_bool_sums_are_named_errors():
+    A = xp.sparse.fromdense(xp.eye(3) > 0)
+    for fn in (xp.sparse.bcoo_sum_duplicates, xp.sparse.bcoo_eliminate_zeros):
+        with pytest.raises(TypeError, match=rf"^xp.sparse.{fn.__name__}: mat has dtype bool"):
+            fn(A)
+    R = xp.sparse.fromdense(xp.eye(3), format="bcsr")
+    with pytest.raises(ValueError, match=r"^xp.sparse.bcsr_extract: indices of shape \(3,\) and indptr of shape \(\)"):
+        xp.sparse.bcsr_extract(R.indices, xp.asarray(0, dtype=xp.int32), xp.eye(3))
+    with pytest.raises(IndexError, match=r"^xp.sparse.bcsr_extract: indices holds a column out of range"):
+        xp.sparse.bcsr_extract(R.indices, R.indptr, xp.zeros((3, 0)))
+    numbers = jax.lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+    with pytest.raises(ValueError, match=r"^xp.sparse.bcoo_gather: start_indices must have at least 1 dimension"):
+        xp.sparse.bcoo_gather(xp.sparse.fromdense(xp.eye(3)), xp.asarray(-1), numbers, (1, 3))
+    with pytest.raises(ValueError, match=r"^xp.sparse.bcoo_gather: slice_sizes\[1\]=-1 must be in \[0, 3\]"):
+        xp.sparse.bcoo_gather(xp.sparse.fromdense(xp.eye(3)), xp.asarray([[0]]), numbers, (1, -1))

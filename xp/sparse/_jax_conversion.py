@@ -116,11 +116,18 @@ def bcsr_todense(mat: Any) -> Array:
 # --- duplicates, order, layout --------------------------------------------------------------
 
 
+def _summable(value: Any, name: str) -> None:
+    if value.dtype == bool:  # JAX sums duplicate entries with add, which has no bool
+        fail(TypeError, f"mat has dtype bool, which jax.experimental.sparse.{name} cannot sum (cast it with "
+               f"xp.astype, or keep to xp's functions, which combine boolean duplicates with 'or')")  # fmt: skip
+
+
 @api
 def bcoo_sum_duplicates(mat: Any, nse: int | None = None) -> BCOO:
     """Duplicate entries added together, indices sorted; with ``nse``, padded to that many entries
     (an eager call checks that ``nse`` keeps every distinct entry)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCOO)
+    _summable(value, "bcoo_sum_duplicates")
     count = None if nse is None else boundary.non_negative(nse, "nse")
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(_distinct(value), count, "distinct entries of mat")
@@ -131,6 +138,7 @@ def bcoo_sum_duplicates(mat: Any, nse: int | None = None) -> BCOO:
 def bcsr_sum_duplicates(mat: Any, nse: int | None = None) -> BCSR:
     """Duplicate entries added together, indices sorted (``nse`` as in ``bcoo_sum_duplicates``)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCSR)
+    _summable(value, "bcsr_sum_duplicates")
     count = None if nse is None else boundary.non_negative(nse, "nse")
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(_distinct(value.to_bcoo()), count, "distinct entries of mat")
@@ -147,6 +155,7 @@ def bcoo_eliminate_zeros(mat: Any, nse: int | None = None) -> BCOO:
     """The BCOO without its explicitly stored zeros (duplicates summed; ``nse`` as in
     ``bcoo_sum_duplicates``)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCOO)
+    _summable(value, "bcoo_eliminate_zeros")
     count = None if nse is None else boundary.non_negative(nse, "nse")
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(
@@ -159,6 +168,7 @@ def bcoo_eliminate_zeros(mat: Any, nse: int | None = None) -> BCOO:
 def bcsr_eliminate_zeros(mat: Any, nse: int | None = None) -> BCSR:
     """The BCSR without its explicitly stored zeros."""
     value = jax_boundary.sparse_argument(mat, "mat", BCSR)
+    _summable(value, "bcsr_eliminate_zeros")
     count = None if nse is None else boundary.non_negative(nse, "nse")
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(
