@@ -83,6 +83,8 @@ SAMPLED = (
 
 def known(name, param, bad, value):
     """The reason a bad call is left out of the sweep (a known defect another change fixes), or None."""
+    if name == "sparse.linalg.lobpcg_standard" and param.name == "A" and callable(value):
+        return "A may be a function computing A @ X: what a bad one raises is its own error, not xp's"
     if name == "sparse.bcoo_dot_general_sampled" and param.name in ("A", "B", "indices"):
         expected = {"A": (3, 3), "B": (3, 3), "indices": (9, 2)}[param.name]
         if getattr(value, "shape", expected) != expected:
