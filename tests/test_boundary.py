@@ -10,6 +10,7 @@ import pytest
 
 import xp
 import xp.sparse
+import xp.sparse.linalg
 from xp import _boundary, _routing, _typing
 
 
@@ -139,3 +140,100 @@ def test_category_messages_have_the_right_article():
         xp.bitwise_and(xp.asarray(1.5), xp.asarray(2.5))
     with pytest.raises(TypeError, match="x must have a real-valued dtype"):
         xp.floor(xp.asarray(1j))
+
+
+# found by the bad-input sweep (tests/test_bad_input.py)
+
+
+def test_a_kind_that_is_neither_a_string_nor_a_tuple_is_a_named_error():
+    with pytest.raises(ValueError, match=r"^xp.__array_namespace_info__\(\).dtypes: kind must be .* got 0$"):
+        xp.__array_namespace_info__().dtypes(kind=0)  # pyright: ignore[reportArgumentType]  (the bad call under test)
+
+
+def test_jax_api_todense_of_a_boolean_sparse_array():
+    mask = xp.asarray([[True, False], [False, True]])
+    for A, todense in [
+        (xp.sparse.fromdense(mask), xp.sparse.bcoo_todense),
+        (xp.sparse.fromdense(mask, format="bcsr"), xp.sparse.bcsr_todense),
+    ]:
+        out = todense(A)
+        assert out.dtype == xp.bool
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(mask))
+
+
+def test_bcoo_gather_takes_a_scalar_fill_value_only():
+    dimension_numbers = jax.lax.GatherDimensionNumbers(
+        offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,)
+    )
+    A = xp.sparse.fromdense(xp.eye(3))
+    with pytest.raises(
+        TypeError, match=r"^xp.sparse.bcoo_gather: fill_value must be None or a Python scalar, got list"
+    ):
+        xp.sparse.bcoo_gather(A, jnp.asarray([[0], [2]]), dimension_numbers, (1, 3), fill_value=[1])
+
+
+def test_lobpcg_iterations_beyond_the_default_int_are_a_named_overflow_error():
+    A = xp.sparse.fromdense(xp.eye(6, dtype=xp.float32))
+    with pytest.raises(OverflowError, match=r"^xp.sparse.linalg.lobpcg_standard: Python int \d+ in m is out of bounds"):
+        xp.sparse.linalg.lobpcg_standard(A, xp.ones((6, 1), dtype=xp.float32), m=2**70)
+
+
+def test_astype_of_a_complex_array_to_a_real_dtype_names_x():
+    with pytest.raises(TypeError, match=r"^xp.astype: cannot convert complex x to int32"):
+        xp.astype(xp.asarray([1j]), xp.int32)
+
+
+def test_jax_api_products_name_their_own_parameters():
+    A = xp.sparse.fromdense(xp.eye(3, dtype=xp.float32))
+    numbers = (((1,), (0,)), ((), ()))
+    with pytest.raises(TypeError, match=r"^xp.sparse.bcoo_dot_general_sampled: A must have a numeric dtype, got bool"):
+        xp.sparse.bcoo_dot_general_sampled(xp.eye(3) > 0, xp.eye(3), A.indices, dimension_numbers=numbers)
+    with pytest.raises(ValueError, match=r"^xp.sparse.bcoo_dot_general_sampled: dimension 1 of A \(size 2\)"):
+        xp.sparse.bcoo_dot_general_sampled(xp.ones((3, 2)), xp.eye(3), A.indices, dimension_numbers=numbers)
+    with pytest.raises(TypeError, match=r"^xp.sparse.bcoo_multiply_dense: sp_mat must have a numeric dtype, got bool"):
+        xp.sparse.bcoo_multiply_dense(xp.sparse.fromdense(xp.eye(3) > 0), xp.eye(3))
+    with pytest.raises(TypeError, match=r"^xp.sparse.bcsr_dot_general: preferred_element_type must be a numeric"):
+        xp.sparse.bcsr_dot_general(A.to_bcsr(), xp.eye(3), dimension_numbers=numbers, preferred_element_type=bool)
+    with pytest.raises(TypeError, match=r"^xp.sparse.linalg.spsolve: b_ must be an array, got tuple"):
+        xp.sparse.linalg.spsolve(A.to_bcsr(), (1.0, 2.0, 3.0))  # pyright: ignore[reportArgumentType]
+
+
+def test_jax_api_layout_and_slice_errors_are_named():
+    A = xp.sparse.fromdense(xp.eye(3, dtype=xp.float32))
+    with pytest.raises(ValueError, match=r"^xp.sparse.bcoo_update_layout: .*inefficient storage.*on_inefficient"):
+        xp.sparse.bcoo_update_layout(A, n_batch=1)
+    with pytest.raises(
+        IndexError, match=r"^xp.sparse.bcoo_slice: start_indices and limit_indices: the slice \[-1, 2\)"
+    ):
+        xp.sparse.bcoo_slice(A, start_indices=(2, -1), limit_indices=(3, 2))
+
+
+def test_multigammaln_of_a_dimension_beyond_the_default_int_is_a_named_overflow_error():
+    with pytest.raises(OverflowError, match=r"^xp.special.multigammaln: Python int \d+ in d is out of bounds"):
+        xp.special.multigammaln(xp.asarray(5.0), 2**70)
+
+
+def test_a_diagonal_offset_beyond_any_int64_is_the_empty_diagonal():
+    x = xp.reshape(xp.arange(6.0), (2, 3))
+    for offset in (10**20, -(10**20)):
+        assert xp.linalg.diagonal(x, offset=offset).shape == (0,)
+        assert float(xp.linalg.trace(x, offset=offset)) == 0.0
+    np.testing.assert_array_equal(np.asarray(xp.linalg.diagonal(x, offset=1)), [1.0, 5.0])
+    assert float(xp.linalg.trace(x, offset=-1)) == 3.0
+
+
+def test_jax_api_bad_patterns_and_bool_sums_are_named_errors():
+    A = xp.sparse.fromdense(xp.eye(3) > 0)
+    for fn in (xp.sparse.bcoo_sum_duplicates, xp.sparse.bcoo_eliminate_zeros):
+        with pytest.raises(TypeError, match=rf"^xp.sparse.{fn.__name__}: mat has dtype bool"):
+            fn(A)
+    R = xp.sparse.fromdense(xp.eye(3), format="bcsr")
+    with pytest.raises(ValueError, match=r"^xp.sparse.bcsr_extract: indices of shape \(3,\) and indptr of shape \(\)"):
+        xp.sparse.bcsr_extract(R.indices, xp.asarray(0, dtype=xp.int32), xp.eye(3))
+    with pytest.raises(IndexError, match=r"^xp.sparse.bcsr_extract: indices holds a column out of range"):
+        xp.sparse.bcsr_extract(R.indices, R.indptr, xp.zeros((3, 0)))
+    numbers = jax.lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+    with pytest.raises(ValueError, match=r"^xp.sparse.bcoo_gather: start_indices must have at least 1 dimension"):
+        xp.sparse.bcoo_gather(xp.sparse.fromdense(xp.eye(3)), xp.asarray(-1), numbers, (1, 3))
+    with pytest.raises(ValueError, match=r"^xp.sparse.bcoo_gather: slice_sizes\[1\]=-1 must be in \[0, 3\]"):
+        xp.sparse.bcoo_gather(xp.sparse.fromdense(xp.eye(3)), xp.asarray([[0]]), numbers, (1, -1))

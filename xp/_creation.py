@@ -372,12 +372,15 @@ def arange(
         want = boundary.dtype(dtype)
         if want.kind == "b" or want.kind == "c":
             fail(TypeError, f"dtype must be a real numeric dtype, got {want}")
-    span = (stop - start) / step
-    if not math.isfinite(span):
-        fail(ValueError, f"the range from start={start} to stop={stop} by step={step} has no finite length")
-    length = max(0, math.ceil(span))
+    for v, name in zip(scalars, ("start", "stop", "step"), strict=True):
+        if not math.isfinite(v):
+            fail(ValueError, f"{name}={v} is not finite: the range from start={start} to stop={stop} by "
+                   f"step={step} has no finite length")  # fmt: skip
+    length = max(0, math.ceil((stop - start) / step))
     place = boundary.device(device)
-    boundary.allocation((length,), want, place, "the length of the range")
+    boundary.allocation((length,), want, place, "stop")
+    if length <= 1:
+        step = 1  # a range of one value does not use its step, which may be beyond every dtype
     if want.kind in "iu":
         for v, name in zip(scalars, ("start", "stop", "step"), strict=True):
             if not float(v).is_integer():
@@ -388,6 +391,9 @@ def arange(
         compute = np.dtype(np.int64 if want.itemsize == 8 else np.int32)
         first, stride = np.asarray(int(start)).astype(compute), np.asarray(int(step)).astype(compute)
         return wrap(_devices.build(_int_range, place, first, stride, length=length, dtype=want))
+    if length:  # a finite bound must not become infinite in a narrower floating dtype
+        boundary.check_scalar_fits(float(start), want, "start")
+        boundary.check_scalar_fits(float(start + (length - 1) * step), want, "stop")
     return wrap(_devices.build(_float_range, place, float(start), float(step), length=length, dtype=want))
 
 

@@ -36,7 +36,7 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True, device: Devi
     copy = boundary.boolean(copy, "copy")
     target = boundary.device(device)
     if value.dtype.kind == "c" and want.kind != "c":
-        fail(TypeError, f"cannot convert a complex array to {want} (take xp.real or xp.imag first)")
+        fail(TypeError, f"cannot convert complex x to {want} (take xp.real or xp.imag first)")
     if want == value.dtype and _devices.same_placement(value, target):
         if not copy and isinstance(x, Array):
             return x

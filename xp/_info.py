@@ -52,7 +52,7 @@ class Info:
     def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, dt.DType]:
         """The dtypes usable now, by name: all 13 with JAX's 64-bit mode on, else the 32-bit ones."""
         _check_device(device, "dtypes")
-        kinds = (kind,) if isinstance(kind, str) or kind is None else kind
+        kinds = kind if isinstance(kind, tuple) else (kind,)  # anything else is one kind, checked below
         selected: set[Any] = set()
         for k in kinds:
             if k is None:

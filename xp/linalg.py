@@ -540,19 +540,24 @@ def _outer(x1: Any, x2: Any) -> Any:
 def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     """The diagonal ``offset`` (> 0: above the main one, < 0: below) of each matrix in ``x``,
     along a new last axis (of size 0 when ``offset`` is beyond the matrix)."""
-    return wrap(_diagonal(boundary.array(x, "x"), offset=boundary.integer(offset, "offset")))
+    value = boundary.array(x, "x")
+    return wrap(_diagonal(value, offset=_offset(offset, value)))
+
+
+def _offset(offset: Any, x: Any) -> int:
+    """``offset`` as an int; one beyond the matrix (whose diagonal is empty) as the first such one,
+    so that 10**20 gives the same empty diagonal instead of overflowing in XLA's int64."""
+    n = boundary.integer(offset, "offset")
+    if x.ndim < 2:
+        return n  # (the kernel reports the shape)
+    rows, cols = x.shape[-2], x.shape[-1]
+    return max(-rows, min(cols, n))
 
 
 @functools.partial(kernel, static_argnames="offset")
 def _diagonal(x: Any, offset: int) -> Any:
     _matrices(x)
-    return jnp.diagonal(x, _within(offset, x.shape), -2, -1)
-
-
-def _within(offset: int, shape: tuple[int, ...]) -> int:
-    """``offset`` clamped to ``[-rows, cols]``: a diagonal past the edge is as empty as the first
-    one beyond it, and the clamped offset fits the int32 arithmetic of ``jnp.diagonal``."""
-    return min(max(offset, -shape[-2]), shape[-1])
+    return jnp.diagonal(x, offset, -2, -1)
 
 
 @api
@@ -563,13 +568,12 @@ def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -
     integers narrower than the default integer dtype accumulate in it (unsigned ones in the
     unsigned integer dtype of its width), as ``sum`` does.
     """
-    return wrap(
-        _trace(boundary.array(x, "x"), offset=boundary.integer(offset, "offset"), dtype=boundary.optional_dtype(dtype))
-    )
+    value = boundary.array(x, "x")
+    return wrap(_trace(value, offset=_offset(offset, value), dtype=boundary.optional_dtype(dtype)))
 
 
 @functools.partial(kernel, static_argnames=("offset", "dtype"))
 def _trace(x: Any, offset: int, dtype: np.dtype | None) -> Any:
     _matrices(x)
     dtype = accumulation_dtype(x.dtype, dtype)  # sum's rule, which checks the dtypes
-    return jnp.sum(jnp.diagonal(x.astype(dtype), _within(offset, x.shape), -2, -1), axis=-1, dtype=dtype)
+    return jnp.sum(jnp.diagonal(x.astype(dtype), offset, -2, -1), axis=-1, dtype=dtype)

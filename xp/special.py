@@ -25,6 +25,7 @@ dense copies, with a ``SparseEfficiencyWarning`` (xp's routing).
 from __future__ import annotations
 
 from xp import _boundary as boundary
+from xp import _dtypes as dt
 from xp import _special_functions_elementary as elementary
 from xp import _special_functions_gamma as gamma_functions
 from xp import _special_functions_integrals as integrals
@@ -60,6 +61,7 @@ def multigammaln(a: ArrayLike, d: int) -> Array:
     dimension = boundary.integer(d, "d")
     if dimension < 1:
         fail(ValueError, f"d must be a positive integer, got {dimension}")
+    boundary.check_int_range(dimension, dt.default_int(), "d")  # (JAX sums d terms, counted in a default int)
     return call(gamma_functions.MULTIGAMMALN, a, static=(dimension,))
 
 

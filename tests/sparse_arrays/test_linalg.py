@@ -50,13 +50,13 @@ def test_spsolve_errors():
     A = xs.fromdense(xp.asarray(a))
     with pytest.raises(TypeError, match="^xp.sparse.linalg.spsolve: A must be a sparse array .* use xp.linalg.solve$"):
         xs.linalg.spsolve(xp.asarray(a), xp.asarray(rhs))
-    with pytest.raises(ValueError, match=r"^xp.sparse.linalg.spsolve: b must be 1-d of size 6"):
+    with pytest.raises(ValueError, match=r"^xp.sparse.linalg.spsolve: b_ must be 1-d of size 6"):
         xs.linalg.spsolve(A, xp.ones(5))
     with pytest.raises(ValueError, match="^xp.sparse.linalg.spsolve: A must be a square 2-d sparse matrix"):
         xs.linalg.spsolve(xs.fromdense(xp.asarray(a[:4])), xp.ones(4))
     with pytest.raises(ValueError, match="^xp.sparse.linalg.spsolve: reorder must be one of 0, 1, 2, 3, got 7$"):
         xs.linalg.spsolve(A, xp.asarray(rhs), reorder=7)
-    with pytest.raises(TypeError, match="^xp.sparse.linalg.spsolve: b must be a dense array"):
+    with pytest.raises(TypeError, match="^xp.sparse.linalg.spsolve: b_ must be a dense array"):
         xs.linalg.spsolve(A, A)
 
 

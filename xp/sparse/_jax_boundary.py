@@ -148,15 +148,16 @@ def check_dims(dims: Sequence[int], ndim: int, param: str) -> None:
         fail(ValueError, f"{param} has repeated dimensions: {tuple(dims)}")
 
 
-def promoted(lhs: Any, rhs: Any) -> tuple[Any, Any]:
-    """Both operands in their promoted numeric dtype (as xp's products)."""
-    for value, name in ((lhs, "lhs"), (rhs, "rhs")):
+def promoted(lhs: Any, rhs: Any, names: tuple[str, str] = ("lhs", "rhs")) -> tuple[Any, Any]:
+    """Both operands in their promoted numeric dtype (as xp's products); ``names`` are the
+    function's parameters for them."""
+    for value, name in zip((lhs, rhs), names, strict=True):
         if value.dtype not in dt.NUMERIC:
             fail(TypeError, f"{name} must have a numeric dtype, got {value.dtype}")
     try:
         dtype = dt.promote(lhs.dtype, rhs.dtype)
     except dt.PromotionError as e:
-        fail(TypeError, f"lhs and rhs: {e}")
+        fail(TypeError, f"{names[0]} and {names[1]}: {e}")
     return astype(lhs, dtype), astype(rhs, dtype)
 
 

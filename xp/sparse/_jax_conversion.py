@@ -20,9 +20,10 @@ from jax.experimental.sparse import bcoo as _jbcoo
 from jax.experimental.sparse import bcsr as _jbcsr
 
 from xp import _boundary as boundary
-from xp._array import Array
+from xp._array import Array, wrap
 from xp._errors import fail
 from xp._routing import api
+from xp.sparse import _dense_conversion as dense_conversion
 from xp.sparse import _jax_boundary as jax_boundary
 from xp.sparse._array import BCOO, BCSR
 
@@ -97,20 +98,28 @@ def _count(value: Any, n_batch: int, n_dense: int) -> Any:
 @api
 def bcoo_todense(mat: Any) -> Array:
     """The dense array of a BCOO (the explicit densification)."""
-    return jax_boundary.result(
-        jax_boundary.call_jax(jsparse.bcoo_todense, jax_boundary.sparse_argument(mat, "mat", BCOO))
-    )
+    value = jax_boundary.sparse_argument(mat, "mat", BCOO)
+    if value.dtype == bool:  # JAX's sums duplicates with add, which has no bool: xp's combines them with "or"
+        return wrap(dense_conversion.todense(value))
+    return jax_boundary.result(jax_boundary.call_jax(jsparse.bcoo_todense, value))
 
 
 @api
 def bcsr_todense(mat: Any) -> Array:
     """The dense array of a BCSR (the explicit densification)."""
-    return jax_boundary.result(
-        jax_boundary.call_jax(jsparse.bcsr_todense, jax_boundary.sparse_argument(mat, "mat", BCSR))
-    )
+    value = jax_boundary.sparse_argument(mat, "mat", BCSR)
+    if value.dtype == bool:  # as in bcoo_todense
+        return wrap(dense_conversion.todense(value))
+    return jax_boundary.result(jax_boundary.call_jax(jsparse.bcsr_todense, value))
 
 
 # --- duplicates, order, layout --------------------------------------------------------------
+
+
+def _summable(value: Any, name: str) -> None:
+    if value.dtype == bool:  # JAX sums duplicate entries with add, which has no bool
+        fail(TypeError, f"mat has dtype bool, which jax.experimental.sparse.{name} cannot sum (cast it with "
+               f"xp.astype, or keep to xp's functions, which combine boolean duplicates with 'or')")  # fmt: skip
 
 
 @api
@@ -118,6 +127,7 @@ def bcoo_sum_duplicates(mat: Any, nse: int | None = None) -> BCOO:
     """Duplicate entries added together, indices sorted; with ``nse``, padded to that many entries
     (an eager call checks that ``nse`` keeps every distinct entry)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCOO)
+    _summable(value, "bcoo_sum_duplicates")
     count = None if nse is None else boundary.non_negative(nse, "nse")
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(_distinct(value), count, "distinct entries of mat")
@@ -128,6 +138,7 @@ def bcoo_sum_duplicates(mat: Any, nse: int | None = None) -> BCOO:
 def bcsr_sum_duplicates(mat: Any, nse: int | None = None) -> BCSR:
     """Duplicate entries added together, indices sorted (``nse`` as in ``bcoo_sum_duplicates``)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCSR)
+    _summable(value, "bcsr_sum_duplicates")
     count = None if nse is None else boundary.non_negative(nse, "nse")
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(_distinct(value.to_bcoo()), count, "distinct entries of mat")
@@ -144,6 +155,7 @@ def bcoo_eliminate_zeros(mat: Any, nse: int | None = None) -> BCOO:
     """The BCOO without its explicitly stored zeros (duplicates summed; ``nse`` as in
     ``bcoo_sum_duplicates``)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCOO)
+    _summable(value, "bcoo_eliminate_zeros")
     count = None if nse is None else boundary.non_negative(nse, "nse")
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(
@@ -156,6 +168,7 @@ def bcoo_eliminate_zeros(mat: Any, nse: int | None = None) -> BCOO:
 def bcsr_eliminate_zeros(mat: Any, nse: int | None = None) -> BCSR:
     """The BCSR without its explicitly stored zeros."""
     value = jax_boundary.sparse_argument(mat, "mat", BCSR)
+    _summable(value, "bcsr_eliminate_zeros")
     count = None if nse is None else boundary.non_negative(nse, "nse")
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(
@@ -183,6 +196,8 @@ def bcoo_update_layout(
     jax_boundary.layout(nb, nd, value.ndim)
     if on_inefficient is not None:
         boundary.choice(on_inefficient, ("error", "warn"), "on_inefficient")
-    return jax_boundary.result(
-        jax_boundary.call_jax(jsparse.bcoo_update_layout, value, n_batch=nb, n_dense=nd, on_inefficient=on_inefficient)
-    )
+    try:
+        updated = jsparse.bcoo_update_layout(value, n_batch=nb, n_dense=nd, on_inefficient=on_inefficient)
+    except jsparse.SparseEfficiencyError as e:  # a ValueError of JAX's own type, with JAX's message
+        fail(ValueError, f"{e} (from jax.experimental.sparse.bcoo_update_layout)")
+    return jax_boundary.result(updated)

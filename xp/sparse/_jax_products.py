@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import numpy as np
+from jax import lax
 from jax.experimental import sparse as jsparse
 
 from xp import _boundary as boundary
+from xp import _dtypes as dt
 from xp._array import Array
 from xp._errors import fail
 from xp._routing import api
@@ -22,22 +25,27 @@ from xp.sparse import _jax_boundary as jax_boundary
 from xp.sparse._array import BCOO, BCSR, SparseArray
 
 
-def _dot_arguments(lhs: Any, rhs: Any, dimension_numbers: Any, kind: type[SparseArray]) -> tuple[Any, Any, Any]:
-    lhs, rhs = jax_boundary.operand(lhs, "lhs", kind), jax_boundary.operand(rhs, "rhs", kind)
+def _dot_arguments(
+    lhs: Any, rhs: Any, dimension_numbers: Any, kind: type[SparseArray], names: tuple[str, str] = ("lhs", "rhs")
+) -> tuple[Any, Any, Any]:
+    lhs, rhs = jax_boundary.operand(lhs, names[0], kind), jax_boundary.operand(rhs, names[1], kind)
     numbers = jax_boundary.dimension_numbers(dimension_numbers)
     (lc, rc), (lb, rb) = numbers
     jax_boundary.check_dims((*lc, *lb), lhs.ndim, "dimension_numbers (lhs)")
     jax_boundary.check_dims((*rc, *rb), rhs.ndim, "dimension_numbers (rhs)")
     for d1, d2 in (*zip(lc, rc, strict=True), *zip(lb, rb, strict=True)):
         if lhs.shape[d1] != rhs.shape[d2]:
-            fail(ValueError, f"dimension {d1} of lhs (size {lhs.shape[d1]}) and dimension {d2} of rhs "
+            fail(ValueError, f"dimension {d1} of {names[0]} (size {lhs.shape[d1]}) and dimension {d2} of {names[1]} "
                    f"(size {rhs.shape[d2]}) are paired but differ in size")  # fmt: skip
-    lhs, rhs = jax_boundary.promoted(lhs, rhs)
+    lhs, rhs = jax_boundary.promoted(lhs, rhs, names)
     return lhs, rhs, numbers
 
 
 def _preferred(value: Any) -> np.dtype | None:
-    return boundary.optional_dtype(value, "preferred_element_type")
+    dtype = boundary.optional_dtype(value, "preferred_element_type")
+    if dtype is not None and dtype not in dt.NUMERIC:  # JAX's products have no bool accumulation
+        fail(TypeError, f"preferred_element_type must be a numeric dtype, got {dtype}")
+    return dtype
 
 
 @api
@@ -89,7 +97,7 @@ def bcsr_dot_general(
 def bcoo_dot_general_sampled(A: Any, B: Any, indices: Any, *, dimension_numbers: Any) -> Array:  # noqa: N803
     """The values of ``lax.dot_general(A, B)`` at ``indices`` only (the data of a BCOO with them)."""
     a, b_, numbers = _dot_arguments(
-        jax_boundary.dense_argument(A, "A"), jax_boundary.dense_argument(B, "B"), dimension_numbers, BCOO
+        jax_boundary.dense_argument(A, "A"), jax_boundary.dense_argument(B, "B"), dimension_numbers, BCOO, ("A", "B")
     )
     index = jax_boundary.index_argument(indices, "indices")
     if index.ndim < 2:
@@ -99,6 +107,11 @@ def bcoo_dot_general_sampled(A: Any, B: Any, indices: Any, *, dimension_numbers:
     if index.ndim - 2 + index.shape[-1] > product_ndim:  # JAX asserts this without a message
         fail(ValueError, f"indices of shape {tuple(index.shape)} address {index.ndim - 2} batch and "
                f"{index.shape[-1]} sparse dimensions, more than the {product_ndim} of the product of A and B")  # fmt: skip
+    product = jax.eval_shape(lambda p, q: lax.dot_general(p, q, numbers), a, b_).shape
+    addressed = product[: index.ndim - 2 + index.shape[-1]]
+    if index.shape[-2] and 0 in addressed:  # JAX fails in a gather naming no parameter
+        fail(ValueError, f"indices of shape {tuple(index.shape)} address entries of a product of A and B "
+               f"of shape {product}, which has none")  # fmt: skip
     return jax_boundary.result(
         jax_boundary.call_jax(jsparse.bcoo_dot_general_sampled, a, b_, index, dimension_numbers=numbers)
     )
@@ -123,5 +136,5 @@ def bcoo_multiply_dense(sp_mat: Any, v: Any) -> Array:
         np.broadcast_shapes(tuple(value.shape), tuple(mat.shape))
     except ValueError:
         fail(ValueError, f"v of shape {tuple(value.shape)} does not broadcast to sp_mat's shape {tuple(mat.shape)}")
-    mat, value = jax_boundary.promoted(mat, value)
+    mat, value = jax_boundary.promoted(mat, value, ("sp_mat", "v"))
     return jax_boundary.result(jax_boundary.call_jax(jsparse.bcoo_multiply_dense, mat, value))

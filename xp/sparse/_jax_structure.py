@@ -51,9 +51,12 @@ def bcsr_extract(indices: Any, indptr: Any, mat: Any) -> Array:
         jax_boundary.dense_argument(mat, "mat"),
     )
     n_batch = cols.ndim - 1
-    if n_batch < 0 or value.ndim < n_batch + 2 or ptr.shape[-1] != value.shape[n_batch] + 1:
+    if n_batch < 0 or ptr.ndim != cols.ndim or value.ndim < n_batch + 2 or ptr.shape[-1] != value.shape[n_batch] + 1:
         fail(ValueError, f"indices of shape {tuple(cols.shape)} and indptr of shape {tuple(ptr.shape)} do not "
                f"describe a BCSR pattern of mat's shape {tuple(value.shape)}")  # fmt: skip
+    width = value.shape[n_batch + 1]
+    if cols.size and not jax_boundary.is_traced(cols) and not 0 <= int(cols.min()) <= int(cols.max()) < width:
+        fail(IndexError, f"indices holds a column out of range for the {width} columns of mat")
     return jax_boundary.result(jax_boundary.call_jax(jsparse.bcsr_extract, cols, ptr, value))
 
 
@@ -72,6 +75,8 @@ def bcoo_gather(
     """``lax.gather`` of a BCOO (a BCOO result)."""
     mat = jax_boundary.sparse_argument(operand, "operand", BCOO)
     start = jax_boundary.index_argument(start_indices, "start_indices")
+    if start.ndim < 1:
+        fail(ValueError, "start_indices must have at least 1 dimension (one row of indices per slice), got a 0-d array")
     if not isinstance(dimension_numbers, jax.lax.GatherDimensionNumbers):
         fail(
             TypeError,
@@ -80,6 +85,11 @@ def bcoo_gather(
     sizes = jax_boundary.ints(slice_sizes, "slice_sizes")
     if len(sizes) != mat.ndim:
         fail(ValueError, f"slice_sizes must have one size per dimension of operand ({mat.ndim}), got {sizes}")
+    for axis, (size, dim) in enumerate(zip(sizes, mat.shape, strict=True)):
+        if not 0 <= size <= dim:
+            fail(ValueError, f"slice_sizes[{axis}]={size} must be in [0, {dim}]")
+    if fill_value is not None and type(fill_value) not in boundary.PY_SCALARS:  # JAX hashes it (a static argument)
+        fail(TypeError, f"fill_value must be None or a Python scalar, got {describe(fill_value)}")
     return jax_boundary.result(
         jax_boundary.call_jax(
             jsparse.bcoo_gather,
@@ -134,7 +144,8 @@ def bcoo_slice(
             fail(ValueError, f"{name} must have one entry per dimension of mat ({value.ndim}), got {len(part)}")
     for axis, (lo, hi, dim) in enumerate(zip(start, limit, value.shape, strict=True)):
         if not 0 <= lo <= hi <= dim:
-            fail(IndexError, f"the slice [{lo}, {hi}) of dimension {axis} is out of bounds for its size {dim}")
+            fail(IndexError, f"start_indices and limit_indices: the slice [{lo}, {hi}) of dimension {axis} is out "
+                   f"of bounds for its size {dim}")  # fmt: skip
     if step is not None and any(s < 1 for s in step):
         fail(ValueError, f"strides must be positive, got {step}")
     return jax_boundary.result(

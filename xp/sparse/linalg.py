@@ -86,16 +86,16 @@ def spsolve(A: SparseArray, b_: ArrayLike, /, *, tol: float = 1e-6, reorder: int
         fail(TypeError, f"A must be a sparse array (xp.sparse.BCSR or BCOO), got {describe(A)}; "
                f"for a dense A use xp.linalg.solve")  # fmt: skip
     if isinstance(b_, SparseArray):
-        fail(TypeError, f"b must be a dense array, got a sparse {type(b_).__name__}")
+        fail(TypeError, f"b_ must be a dense array, got a sparse {type(b_).__name__}")
     matrix = A._value
-    rhs = boundary.array(b_, "b")
+    rhs = boundary.array(b_, "b_")
     if matrix.ndim != 2 or matrix.n_batch or matrix.n_dense or matrix.shape[0] != matrix.shape[1]:
         fail(ValueError, f"A must be a square 2-d sparse matrix without batch or dense dimensions, got shape "
                f"{tuple(matrix.shape)} (n_batch={matrix.n_batch}, n_dense={matrix.n_dense})")  # fmt: skip
     if rhs.ndim != 1 or rhs.shape[0] != matrix.shape[0]:
-        fail(ValueError, f"b must be 1-d of size {matrix.shape[0]} (A has shape {tuple(matrix.shape)}), got shape "
+        fail(ValueError, f"b_ must be 1-d of size {matrix.shape[0]} (A has shape {tuple(matrix.shape)}), got shape "
                f"{tuple(rhs.shape)}")  # fmt: skip
-    for value, name in ((matrix, "A"), (rhs, "b")):
+    for value, name in ((matrix, "A"), (rhs, "b_")):
         if value.dtype not in dt.NUMERIC:
             fail(TypeError, f"{name} must have a numeric dtype, got {value.dtype}")
     dtype = dt.promote(matrix.dtype, rhs.dtype)
@@ -145,6 +145,7 @@ def lobpcg_standard(
     if start.dtype not in dt.FLOATING:
         fail(TypeError, f"X must have a floating dtype, got {start.dtype}")
     iterations = boundary.non_negative(m, "m")
+    boundary.check_int_range(iterations, dt.default_int(), "m")  # JAX's loop counter is a default int
     tolerance = None if tol is None else boundary.finite_float(tol, "tol")
     operator: Any
     if isinstance(A, SparseArray):
