@@ -18,7 +18,7 @@ from datetime import date
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["eager", "sparse", "checked"]
+BENCHMARKS = ["eager", "sparse", "checked", "sharding"]
 
 
 def main() -> None:

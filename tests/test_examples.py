@@ -2,6 +2,7 @@
 input, eagerly and with jitted steps (and on NumPy arrays, since nothing in it is JAX's)."""
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -140,3 +141,16 @@ def test_transforms_script_runs():
         [sys.executable, str(EXAMPLES / "jax_transforms.py")], capture_output=True, text=True, timeout=600, check=True
     )
     assert "largest parameter difference, dense vs sparse" in done.stdout
+
+
+# --- examples/distributed.py: a generic ridge regression on a 2-process jax.distributed cluster --
+
+
+def test_distributed_script_runs_a_two_process_cluster():
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "distributed.py")], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
+    assert "2 processes, 8 devices, 8192 rows" in done.stdout, done.stdout
+    difference = float(re.search(r"largest difference from NumPy on all the data: (\S+)", done.stdout)[1])
+    assert difference < 1e-3, done.stdout  # float32 on the cluster against float64 NumPy

@@ -53,7 +53,10 @@ DEVICE_EXPECTED = "a jax.Device or a jax.sharding.Sharding (such as x.device or 
 
 
 def default_device() -> JaxDevice:
-    return jax.devices()[0]
+    """Where an array made without ``device=`` lives: this process's first device, as JAX places
+    it. (``jax.devices()[0]`` is the cluster's first device: on a ``jax.distributed`` cluster it
+    belongs to process 0, and no other process can put an array there.)"""
+    return jax.local_devices()[0]
 
 
 def device_of(value: Any) -> JaxDevice | Sharding | TracedDevice:
