@@ -39,7 +39,7 @@ import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
-from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from xp import _boundary as boundary
 from xp import _linear_algebra as dense
@@ -50,6 +50,7 @@ from xp._statistical import accumulation_dtype
 from xp.sparse import _dense_conversion as dense_conversion
 from xp.sparse import _interop as interop
 from xp.sparse import _kernels as kernels
+from xp.sparse import _meshes as meshes
 
 P = PartitionSpec
 
@@ -288,7 +289,7 @@ class RowPartitioned:
     def _mapped(self, local: Callable[..., Any], operands: tuple[Any, ...], specs: tuple[Any, ...], out: Any) -> Any:
         """``local(data, indices, indptr, *operands)`` on each device's block (``jax.shard_map``),
         the operands first placed as ``specs`` say over the matrix's mesh."""
-        placed = tuple(_placed(x, self._mesh, spec) for x, spec in zip(operands, specs, strict=True))
+        placed = tuple(meshes.placed(x, self._mesh, spec) for x, spec in zip(operands, specs, strict=True))
         blocks = P(self._axis)
         mapped = jax.shard_map(local, mesh=self._mesh, in_specs=(blocks, blocks, blocks, *specs), out_specs=out,
                                check_vma=False)  # fmt: skip
@@ -413,26 +414,6 @@ def _block(data: Any, indices: Any, indptr: Any, shape: tuple[int, int]) -> Any:
 
 def _aval(x: Any) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(tuple(x.shape), x.dtype)
-
-
-def _placed(x: Any, mesh: Mesh, spec: PartitionSpec) -> Any:
-    """``x`` placed as ``spec`` over ``mesh`` for ``shard_map`` (which reshards a value over Auto axes
-    itself, but refuses one whose Explicit sharding differs from its ``in_specs``)."""
-    target = NamedSharding(mesh, spec)
-    if isinstance(x, jax.core.Tracer):
-        explicit = any(t == AxisType.Explicit for t in mesh.axis_types)
-        current = jax.typeof(x).sharding
-        if explicit and _normalized(getattr(current, "spec", P()), x.ndim) != _normalized(spec, x.ndim):
-            return jax.reshard(x, target)
-        return x
-    if x.sharding != target and not x.sharding.is_equivalent_to(target, x.ndim):
-        return jax.device_put(x, target)
-    return x
-
-
-def _normalized(spec: Any, ndim: int) -> tuple[Any, ...]:
-    entries = tuple(spec) + (None,) * (ndim - len(tuple(spec)))
-    return tuple(e[0] if isinstance(e, tuple) and len(e) == 1 else e for e in entries)
 
 
 # --- the routed functions -------------------------------------------------------------------
