@@ -61,7 +61,7 @@ def buffer_shardings(v: Any, sharding: NamedSharding) -> list[NamedSharding]:
     parts = math.prod(sizes[name] for name in names)
     entries: Any = None
     if names and v.nse % parts == 0:
-        entries = names if len(names) > 1 else names[0]
+        entries = names[0] if len(names) == 1 else names
     mesh = sharding.mesh
     data = NamedSharding(mesh, P(*batch, entries, *dense))
     if isinstance(v, jsparse.BCSR):
