@@ -266,6 +266,18 @@ class RowPartitioned:
     def __rmatmul__(self, other: Any, /) -> Array:
         return routing.PUBLIC_FUNCTIONS["matmul"](other, self)
 
+    def __add__(self, other: Any, /) -> Any:
+        return routing.PUBLIC_FUNCTIONS["add"](self, other)  # not implemented: says so
+
+    def __radd__(self, other: Any, /) -> Any:
+        return routing.PUBLIC_FUNCTIONS["add"](other, self)
+
+    def __sub__(self, other: Any, /) -> Any:
+        return routing.PUBLIC_FUNCTIONS["subtract"](self, other)
+
+    def __rsub__(self, other: Any, /) -> Any:
+        return routing.PUBLIC_FUNCTIONS["subtract"](other, self)
+
     def __mul__(self, other: Any, /) -> Self:
         return routing.PUBLIC_FUNCTIONS["multiply"](self, other)
 

@@ -114,7 +114,8 @@ def product(kernel: Callable[..., Any], x1: Any, x2: Any) -> Any:
     known = known_sharding(x)
     if known is None:
         return kernel(x1, x2, partitionable=on_auto_mesh(x))
-    jax.eval_shape(functools.partial(kernel, partitionable=False), x1, x2)  # the checks, on the whole shapes
+    # the checks and their messages, on the whole shapes (without the shardings, which JAX would check)
+    jax.eval_shape(functools.partial(kernel, partitionable=False), _shapes(x1), _shapes(x2))
     mesh, spec = known[0], padded(known[1], x.ndim)
     if x.ndim == 1:
         operand, out = (None,), ()
@@ -186,6 +187,10 @@ def _without(entry: Any, axes: set[str]) -> Any:
 
 def names_of(entry: Any) -> tuple[str, ...]:
     return entry if isinstance(entry, tuple) else (entry,)
+
+
+def _shapes(value: Any) -> Any:
+    return jax.tree_util.tree_map(lambda leaf: jax.ShapeDtypeStruct(leaf.shape, leaf.dtype), value)
 
 
 def _is_sparse(x: Any) -> bool:
