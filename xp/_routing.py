@@ -18,6 +18,10 @@ The route, step by step:
    :class:`SparseEfficiencyWarning` that gives the reason. This is the one place xp densifies
    a sparse array; an error under ``warnings.simplefilter("error", SparseEfficiencyWarning)``.
 
+A type registered with :func:`register_own_route` (``xp.sparse.RowPartitioned``, a matrix spread
+over a mesh) takes the whole call at step 2 when an argument is of that type: its route computes
+the call or raises NotImplementedError; it is never densified here.
+
 The contract of an implementation (docs/DEVELOPING.md): before it reports a dense result it may
 only read its arguments (shapes, dtypes, static parameters, stored values): no side effects and
 no warnings, because the whole call is then computed again, densely, from the same arguments.
