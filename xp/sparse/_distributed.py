@@ -163,6 +163,8 @@ class RowPartitioned:
         if itype.kind not in "iu" or np.iinfo(itype).max < max(n, block_rows):
             fail(ValueError, f"index_dtype {itype} cannot hold the indices of a block of shape {(block_rows, n)}")
         nse = _global_max(max(b.nnz for b in host.values()))
+        if np.iinfo(itype).max < nse:  # the row pointers count up to nse
+            fail(ValueError, f"index_dtype {itype} cannot count the {nse} entries of a block")
         buffers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         for i, csr in host.items():
             data = np.zeros(nse, want)

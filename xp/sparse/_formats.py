@@ -300,5 +300,5 @@ def placed_on(v: Any, device: Any) -> bool:
     if device is None or device is _devices.TRACED:
         return True
     if isinstance(device, NamedSharding) and len(device.device_set) > 1:
-        return meshes.place(v, device) is v
+        return meshes.is_placed(v, device)
     return _devices.same_placement(v.data, device)

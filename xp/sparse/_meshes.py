@@ -71,15 +71,22 @@ def buffer_shardings(v: Any, sharding: NamedSharding) -> list[NamedSharding]:
 
 def place(v: Any, sharding: NamedSharding) -> Any:
     """``v`` with its buffers placed by the rule (eagerly a transfer, under a trace a placement)."""
+    if is_placed(v, sharding):
+        return v
     leaves, tree = jax.tree_util.tree_flatten(v)
     targets = buffer_shardings(v, sharding)
-    if not any(isinstance(leaf, jax.core.Tracer) for leaf in leaves) and all(
-        _holds(leaf, target) for leaf, target in zip(leaves, targets, strict=True)
-    ):
-        return v
     return jax.tree_util.tree_unflatten(
         tree, [_devices.place(leaf, t) for leaf, t in zip(leaves, targets, strict=True)]
     )
+
+
+def is_placed(v: Any, sharding: NamedSharding) -> bool:
+    """Whether the concrete buffers of ``v`` are placed as ``sharding`` says already (traced ones
+    never are: a placement under a trace is a constraint, free where it holds)."""
+    leaves = jax.tree_util.tree_leaves(v)
+    if any(isinstance(leaf, jax.core.Tracer) for leaf in leaves):
+        return False
+    return all(_holds(leaf, target) for leaf, target in zip(leaves, buffer_shardings(v, sharding), strict=True))
 
 
 def array_sharding(v: Any) -> Any:
