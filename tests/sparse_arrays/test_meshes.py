@@ -99,11 +99,19 @@ PLACEMENT = COMMON + textwrap.dedent(
                 assert all(len(leaf.sharding.device_set) == 8 for leaf in leaves)
                 assert B.device == NamedSharding(mesh, P(entries, None)), (kind, name, how, B.device)
                 np.testing.assert_array_equal(np.asarray(B.todense()), a)
-                # a placed array computes like the original: products, element-wise, reductions
+                # a placed array computes like the original, where it is: a product with a vector
+                # on one device is replicated over the mesh, an element-wise result keeps the
+                # placement of the entries, a sum is replicated
                 x = np.arange(16, dtype=np.float32)
-                assert np.allclose(np.asarray(B @ xp.asarray(x)), a @ x, atol=1e-4)
-                assert np.allclose(np.asarray((B * 2).todense()), 2 * a)
-                assert np.allclose(np.asarray(xp.sum(B, axis=0).todense()), a.sum(0), atol=1e-4)  # sparse
+                for out in (B @ xp.asarray(x), jax.jit(lambda B: B @ xp.asarray(x))(B)):
+                    check(out, a @ x, (None,), (kind, name, how, "B @ x"))
+                    assert len(out.jax.sharding.device_set) == 8
+                for out in (B * 2, jax.jit(lambda B: B * 2)(B)):
+                    assert out.device == B.device, (kind, name, how, out.device)
+                    np.testing.assert_array_equal(np.asarray(out.todense()), 2 * a)
+                total = xp.sum(B)
+                check(total, a.sum(), (), (kind, name, how, "sum"))
+                assert len(total.jax.sharding.device_set) == 8
             assert A.to_device(rows).to_device(jax.devices()[2]).device == jax.devices()[2]
             # placed again where it is: the same array
             placed = A.to_device(rows)
