@@ -8,6 +8,7 @@ Each check runs in a subprocess with 8 host CPU devices (XLA_FLAGS must be set b
 """
 
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -212,6 +213,40 @@ ROW_PARTITIONED = COMMON + textwrap.dedent(
     """
 )
 
+# Two processes of 4 CPU devices each (jax.distributed over 127.0.0.1, CPU collectives over gloo):
+# each process gives only the blocks of its own devices; the products gather and reduce across them.
+PROCESSES = textwrap.dedent(
+    """
+    import sys
+    import jax
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    process, port = int(sys.argv[1]), sys.argv[2]
+    jax.distributed.initialize(f"127.0.0.1:{port}", num_processes=2, process_id=process)
+    import numpy as np, scipy.sparse as sp
+    from jax.experimental import multihost_utils
+    from jax.sharding import AxisType, PartitionSpec as P
+    import xp, xp.sparse as xs
+
+    S = sp.random(64, 40, density=0.1, random_state=3, format="csr", dtype=np.float32)
+    D = S.toarray()
+    x = np.arange(40, dtype=np.float32)
+    for kind in (AxisType.Auto, AxisType.Explicit):
+        mesh = jax.make_mesh((8,), ("x",), axis_types=(kind,))
+        mine = {i: S[i * 8:(i + 1) * 8] for i in range(8) if mesh.devices[i].process_index == process}
+        assert len(mine) == 4, mine
+        A = xs.RowPartitioned.from_blocks(mine, mesh, "x")
+        assert A.shape == (64, 40)
+        y = jax.jit(lambda A: A @ xp.asarray(x))(A)
+        z = jax.jit(lambda A, v: A.T @ v)(A, y)
+        assert tuple(y.jax.sharding.spec) == ("x",) and tuple(z.jax.sharding.spec) == ("x",)
+        whole_y = multihost_utils.process_allgather(y.jax, tiled=True)
+        whole_z = multihost_utils.process_allgather(z.jax, tiled=True)
+        assert np.allclose(whole_y, D @ x, rtol=1e-4, atol=1e-3), (kind, whole_y)
+        assert np.allclose(whole_z, D.T @ (D @ x), rtol=1e-4, atol=1e-2), (kind, whole_z)
+    print("ok")
+    """
+)
+
 
 def run(script: str) -> None:
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
@@ -230,3 +265,31 @@ def test_to_device_places_buffers_by_the_rule_for_index_arrays():
 
 def test_row_partitioned_matrix_on_auto_and_explicit_meshes():
     run(ROW_PARTITIONED)
+
+
+def test_row_partitioned_from_each_processs_blocks():
+    with socket.socket() as probe:  # a free port for the coordinator
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", PROCESSES, str(i), port],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    outputs = []
+    for process in runs:
+        try:
+            outputs.append(process.communicate(timeout=300))
+        except subprocess.TimeoutExpired:
+            for other in runs:
+                other.kill()
+            raise
+    for process, (out, err) in zip(runs, outputs, strict=True):
+        assert process.returncode == 0 and out.strip().endswith("ok"), out[-3000:] + err[-3000:]
