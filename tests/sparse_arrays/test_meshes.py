@@ -60,6 +60,7 @@ PRODUCTS = COMMON + textwrap.dedent(
                 "A @ wide": (lambda A: xp.matmul(A, wide), a @ np.asarray(wide), (None, "x")),
                 "rows @ A": (lambda A: rows @ A, np.asarray(rows) @ a, ("x", None)),
                 "A @ v": (lambda A: A @ v, a @ np.asarray(v), (None,)),
+                "tensordot(A, X)": (lambda A: xp.tensordot(A, X, axes=1), a @ np.asarray(X), (None, "x")),
             }
             for name, (f, expected, spec) in cases.items():
                 for how, g in both(f):
@@ -175,6 +176,11 @@ ROW_PARTITIONED = COMMON + textwrap.dedent(
         for name, (f, expected, spec) in cases.items():
             for how, g in both(f):
                 check(g(A), expected, spec, (kind, name, how))
+        # duplicates are summed; a COO input is converted
+        duplicates = sp.coo_array((np.ones(3, np.float32), ([0, 0, 9], [1, 1, 2])), shape=(m, n))
+        dense = np.asarray(xs.RowPartitioned.from_scipy(duplicates, mesh, "x").todense())
+        np.testing.assert_array_equal(dense, duplicates.toarray())
+        assert dense[0, 1] == 2
         # a pytree: through jit and back
         doubled = jax.jit(lambda A: A * 2)(A)
         assert type(doubled) is xs.RowPartitioned and doubled.device == A.device

@@ -152,7 +152,9 @@ class RowPartitioned:
             if not sp.issparse(block) or len(block.shape) != 2:
                 fail(TypeError, f"blocks[{i}] must be a 2-d scipy.sparse array or matrix, got {type(block).__name__}")
             csr = sp.csr_array(block)
-            csr.sum_duplicates()
+            if not csr.has_canonical_format:  # summed on a copy: the caller's matrix is left as it is
+                csr = csr.copy()
+                csr.sum_duplicates()
             host[i] = csr
         shapes = {tuple(int(n) for n in b.shape) for b in host.values()}
         if len(shapes) != 1 or (columns is not None and next(iter(shapes))[1] != columns):

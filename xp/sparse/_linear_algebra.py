@@ -243,7 +243,18 @@ def bcoo_swap_last(x: Any) -> Any:
 def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array | SparseArray:
     """Sum of products over ``axes`` (as ``xp.tensordot``) with a sparse operand."""
     pair = dense._axes_argument(axes)
-    return result(_tensordot(operand(x1, "x1"), operand(x2, "x2"), axes=pair))
+    a, b = operand(x1, "x1"), operand(x2, "x2")
+    if _is_matrix_product(a, b, pair):  # the same product as matmul's, so placed as matmul's is
+        return result(meshes.product(_matmul, a, b))
+    return result(_tensordot(a, b, axes=pair))
+
+
+def _is_matrix_product(a: Any, b: Any, pair: Any) -> bool:
+    """Whether ``tensordot(a, b, axes=pair)`` is the matrix product of a 2-d sparse and a 2-d
+    dense array (bool, which matmul rejects, excepted)."""
+    if a.ndim != 2 or b.ndim != 2 or is_sparse(a) == is_sparse(b) or np.bool_ in (a.dtype, b.dtype):
+        return False
+    return pair == 1 or pair in (((1,), (0,)), ((-1,), (0,)), ((1,), (-2,)), ((-1,), (-2,)))
 
 
 def contracted(axes: Any, ndim1: int, ndim2: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
