@@ -18,6 +18,10 @@ The route, step by step:
    :class:`SparseEfficiencyWarning` that gives the reason. This is the one place xp densifies
    a sparse array; an error under ``warnings.simplefilter("error", SparseEfficiencyWarning)``.
 
+A type registered with :func:`register_own_route` (``xp.sparse.RowPartitioned``, a matrix spread
+over a mesh) takes the whole call at step 2 when an argument is of that type: its route computes
+the call or raises NotImplementedError; it is never densified here.
+
 The contract of an implementation (docs/DEVELOPING.md): before it reports a dense result it may
 only read its arguments (shapes, dtypes, static parameters, stored values): no side effects and
 no warnings, because the whole call is then computed again, densely, from the same arguments.
@@ -79,6 +83,17 @@ def is_sparse(x: object) -> bool:
     return bool(SPARSE_TYPES) and isinstance(x, SPARSE_TYPES)
 
 
+OWN_ROUTES: dict[type, Callable[[str, tuple[Any, ...], dict[str, Any]], Any]] = {}
+"""Sparse types that route every call themselves (``xp.sparse.RowPartitioned``): ``route(name, args,
+kwargs)`` computes the call or raises; nothing is densified for them by this module, because such
+an array is meant to be larger than a dense copy could be."""
+
+
+def register_own_route(cls: type, route: Callable[[str, tuple[Any, ...], dict[str, Any]], Any]) -> None:
+    register_sparse_types(cls)
+    OWN_ROUTES[cls] = route
+
+
 def implements(*names: str) -> Callable[[F], F]:
     """Register the decorated function as the sparse implementation of ``xp.<name>`` for each
     name; a name that is not a public function's, or that has an implementation already, is an
@@ -136,6 +151,13 @@ def route_sparse(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> An
     """Call the sparse implementation of ``xp.<name>``, or compute the call on dense copies of
     the sparse arguments, with a warning, where it has none or its result is dense."""
     where = f"xp.{name}"
+    for arg in (*args, *kwargs.values()):
+        own = OWN_ROUTES.get(type(arg))
+        if own is not None:
+            try:
+                return own(name, args, kwargs)
+            except ArgumentError as e:
+                raise e.public(where) from None
     implementation = SPARSE_IMPLEMENTATIONS.get(name)
     if implementation is None:
         return _densely(name, f"{where} has no sparse implementation", args, kwargs)

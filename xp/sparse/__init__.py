@@ -11,6 +11,8 @@
   ``linalg`` is the standard's extension (xp's functions) plus the sparse solvers.
 - ``fromdense``, ``from_scipy``, ``from_pydata`` and the methods ``todense``, ``to_scipy``,
   ``to_bcoo``, ``to_bcsr`` convert.
+- ``RowPartitioned``: a sparse matrix whose rows are partitioned over the devices of a mesh axis
+  (docs/sharding.md, "Sparse arrays on meshes").
 - JAX's sparse API (``bcoo_fromdense``, ``bcoo_dot_general``, ..., ``sparsify``) is here with
   xp's argument handling.
 """
@@ -163,6 +165,7 @@ from xp._utility import any as any
 from xp._utility import diff as diff
 from xp.sparse import _array_methods as _array_methods
 from xp.sparse import _creation as _creation
+from xp.sparse import _distributed as _distributed
 
 # The implementations register themselves with xp._routing on import.
 from xp.sparse import _elementwise as _elementwise
@@ -193,6 +196,7 @@ from xp.sparse._creation import tril as tril
 from xp.sparse._creation import triu as triu
 from xp.sparse._creation import zeros as zeros
 from xp.sparse._creation import zeros_like as zeros_like
+from xp.sparse._distributed import RowPartitioned as RowPartitioned
 from xp.sparse._jax_conversion import bcoo_eliminate_zeros as bcoo_eliminate_zeros
 from xp.sparse._jax_conversion import bcoo_fromdense as bcoo_fromdense
 from xp.sparse._jax_conversion import bcoo_sort_indices as bcoo_sort_indices

@@ -34,7 +34,6 @@ import numpy as np
 from jax.experimental import sparse as jsparse
 
 from xp import _boundary as boundary
-from xp import _devices
 from xp import _dtypes as dt
 from xp import _routing as routing
 from xp._array import Array, namespace, wrap
@@ -44,6 +43,7 @@ from xp.sparse import _build as build
 from xp.sparse import _dense_conversion as dense_conversion
 from xp.sparse import _formats as formats
 from xp.sparse import _interop as interop
+from xp.sparse import _meshes as meshes
 
 if TYPE_CHECKING:
     from xp._array import IndexItem
@@ -127,7 +127,7 @@ class SparseArray:
 
     @property
     def device(self) -> Device:
-        return _devices.device_of(self._value.data)
+        return meshes.array_sharding(self._value)
 
     @property
     def nse(self) -> int:

@@ -194,7 +194,7 @@ def asarray(
             if copy is False:
                 fail(ValueError, "copy=False, but converting the array needs a copy (a dtype change)")
             result = result._replaced(formats.astype(result._value, want))
-        if not _devices.same_placement(obj._value.data, target):
+        if not formats.placed_on(obj._value, target):
             if copy is False:
                 fail(ValueError, "copy=False, but converting the array needs a copy (a device transfer)")
             result = result._replaced(formats.place(result._value, target))

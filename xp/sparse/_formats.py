@@ -17,11 +17,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
+from jax.sharding import NamedSharding
 
 from xp import _devices
 from xp._errors import fail
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
+from xp.sparse import _meshes as meshes
 
 kernel = functools.partial(jax.jit, inline=True)
 
@@ -282,7 +284,21 @@ def astype(v: Any, dtype: np.dtype) -> Any:
 
 def place(v: Any, device: Any) -> Any:
     """A JAX sparse array with its buffers on ``device`` (itself if they are there; ``None`` and a
-    traced device leave it where it is)."""
-    if device is None or device is _devices.TRACED or _devices.same_placement(v.data, device):
+    traced device leave it where it is). On a mesh, the buffers are split by the rule of
+    ``xp.sparse._meshes`` (the index arrays are not shaped like the array)."""
+    if device is None or device is _devices.TRACED:
+        return v
+    if isinstance(device, NamedSharding) and len(device.device_set) > 1:
+        return meshes.place(v, device)
+    if _devices.same_placement(v.data, device):
         return v
     return jax.device_put(v, device)
+
+
+def placed_on(v: Any, device: Any) -> bool:
+    """Whether placing ``v`` on ``device`` would leave it as it is (eagerly)."""
+    if device is None or device is _devices.TRACED:
+        return True
+    if isinstance(device, NamedSharding) and len(device.device_set) > 1:
+        return meshes.is_placed(v, device)
+    return _devices.same_placement(v.data, device)

@@ -245,24 +245,25 @@ def _native_pays(nse: int, x: Any) -> bool:
     return k >= CSR_MIN_COLUMNS or nse * k * np.dtype(x.dtype).itemsize > NATIVE_PARALLEL_BYTES
 
 
-def bcoo_matmul(matrix: Any, x: Any) -> Any:
+def bcoo_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
     """``A @ x`` for a 2-d BCOO ``A`` without batch or dense dimensions and a 1-d or 2-d ``x``
-    of the same dtype (traced inside the callers' kernels)."""
+    of the same dtype (traced inside the callers' kernels); ``native``: whether the native CSR
+    kernel may be chosen."""
     n_rows, n_cols = matrix.shape
     rows, cols = matrix.indices[:, 0], matrix.indices[:, 1]
-    if not _native_pays(matrix.data.shape[0], x):
+    if not (native and _native_pays(matrix.data.shape[0], x)):
         return coo_matmul(matrix.data, rows, cols, x, n_out=n_rows, sorted_out=bool(matrix.indices_sorted))
 
-    def native(data: Any, rows: Any, cols: Any, x: Any) -> Any:
+    def on_pointers(data: Any, rows: Any, cols: Any, x: Any) -> Any:
         return csr_matmul(data, cols, indptr_from_sorted_rows(rows, n_rows=n_rows), x, n_cols=n_cols)
 
     if matrix.indices_sorted:
-        return native(matrix.data, rows, cols, x)
+        return on_pointers(matrix.data, rows, cols, x)
 
     def scatter(data: Any, rows: Any, cols: Any, x: Any) -> Any:
         return coo_matmul(data, rows, cols, x, n_out=n_rows, sorted_out=False)
 
-    return jax.lax.cond(is_sorted(rows), native, scatter, matrix.data, rows, cols, x)
+    return jax.lax.cond(is_sorted(rows), on_pointers, scatter, matrix.data, rows, cols, x)
 
 
 def bcoo_rmatmul(matrix: Any, x: Any) -> Any:
@@ -271,9 +272,9 @@ def bcoo_rmatmul(matrix: Any, x: Any) -> Any:
     return coo_matmul(matrix.data, cols, rows, x, n_out=matrix.shape[1], sorted_out=False)
 
 
-def bcsr_matmul(matrix: Any, x: Any) -> Any:
+def bcsr_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
     """``A @ x`` for a 2-d BCSR ``A`` (no batch or dense dimensions) and a 1-d or 2-d ``x``."""
-    if _native_pays(matrix.data.shape[0], x):
+    if native and _native_pays(matrix.data.shape[0], x):
         return csr_matmul(matrix.data, matrix.indices, matrix.indptr, x, n_cols=matrix.shape[1])
     if x.ndim == 1:
         return csr_matvec(matrix.data, matrix.indices, matrix.indptr, x)

@@ -44,6 +44,7 @@ from xp._array import Array, wrap
 from xp._errors import fail
 from xp._routing import dense_result, implements
 from xp.sparse import _kernels
+from xp.sparse import _meshes as meshes
 from xp.sparse._array import BCOO, BCSR, SparseArray
 
 kernel = functools.partial(jax.jit, inline=True)
@@ -106,9 +107,12 @@ def as_bcoo(value: Any) -> Any:
     return value.to_bcoo() if isinstance(value, jsparse.BCSR) else value
 
 
-def matrix_product(matrix: Any, x: Any) -> Any:
-    """``A @ x`` for a plain 2-d sparse ``A`` and a 1-d or 2-d dense ``x``."""
-    return _kernels.bcsr_matmul(matrix, x) if isinstance(matrix, jsparse.BCSR) else _kernels.bcoo_matmul(matrix, x)
+def matrix_product(matrix: Any, x: Any, native: bool = True) -> Any:
+    """``A @ x`` for a plain 2-d sparse ``A`` and a 1-d or 2-d dense ``x`` (``native``: whether the
+    native CSR kernel may be chosen; not where XLA must partition the product, see _meshes)."""
+    if isinstance(matrix, jsparse.BCSR):
+        return _kernels.bcsr_matmul(matrix, x, native=native)
+    return _kernels.bcoo_matmul(matrix, x, native=native)
 
 
 def transposed_product(matrix: Any, x: Any) -> Any:
@@ -135,11 +139,11 @@ def _columns(x: Any) -> Any:
 @implements("matmul")
 def matmul(x1: Any, x2: Any, /) -> Array | SparseArray:
     """``x1 @ x2`` with a sparse operand: dense for sparse with dense, sparse for two sparse ones."""
-    return result(_matmul(operand(x1, "x1"), operand(x2, "x2")))
+    return result(meshes.product(_matmul, operand(x1, "x1"), operand(x2, "x2")))
 
 
-@kernel
-def _matmul(x1: Any, x2: Any) -> Any:
+@functools.partial(kernel, static_argnames="partitionable")
+def _matmul(x1: Any, x2: Any, partitionable: bool = False) -> Any:
     spec = jax.eval_shape(dense._matmul, aval(x1), aval(x2))  # the dense checks and messages
     dtype = spec.dtype
     if math.prod(spec.shape) == 0:  # nothing to compute (and JAX's batching rules fail on it)
@@ -148,9 +152,9 @@ def _matmul(x1: Any, x2: Any) -> Any:
     x1, x2 = cast(x1, dtype), cast(x2, dtype)
     if plain(x1) and not is_sparse(x2):
         if x2.ndim <= 2:
-            return matrix_product(x1, x2)
+            return matrix_product(x1, x2, not partitionable)
         folded, unfold = _columns(x2)
-        return unfold(matrix_product(x1, folded))
+        return unfold(matrix_product(x1, folded, not partitionable))
     if plain(x2) and not is_sparse(x1):  # x1 @ A = (A.T @ x1.T).T
         if x1.ndim == 1:
             return transposed_product(x2, x1)
@@ -239,7 +243,18 @@ def bcoo_swap_last(x: Any) -> Any:
 def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array | SparseArray:
     """Sum of products over ``axes`` (as ``xp.tensordot``) with a sparse operand."""
     pair = dense._axes_argument(axes)
-    return result(_tensordot(operand(x1, "x1"), operand(x2, "x2"), axes=pair))
+    a, b = operand(x1, "x1"), operand(x2, "x2")
+    if _is_matrix_product(a, b, pair):  # the same product as matmul's, so placed as matmul's is
+        return result(meshes.product(_matmul, a, b))
+    return result(_tensordot(a, b, axes=pair))
+
+
+def _is_matrix_product(a: Any, b: Any, pair: Any) -> bool:
+    """Whether ``tensordot(a, b, axes=pair)`` is the matrix product of a 2-d sparse and a 2-d
+    dense array (bool, which matmul rejects, excepted)."""
+    if a.ndim != 2 or b.ndim != 2 or is_sparse(a) == is_sparse(b) or np.bool_ in (a.dtype, b.dtype):
+        return False
+    return pair == 1 or pair in (((1,), (0,)), ((-1,), (0,)), ((1,), (-2,)), ((-1,), (-2,)))
 
 
 def contracted(axes: Any, ndim1: int, ndim2: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
