@@ -52,12 +52,18 @@ CHECKS = textwrap.dedent(
 )
 
 
+def run_with_devices(script: str, devices: int) -> None:
+    """Run ``script`` in a fresh Python with ``devices`` simulated CPU devices (XLA_FLAGS must be
+    set before JAX starts; JAX_ENABLE_X64 as in this session); it must print ``ok`` last."""
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]
+
+
 def test_sharded_generic_code():
     # JAX_ENABLE_X64 as in this session (the suite runs with 64-bit mode on and off)
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-c", CHECKS], env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]
+    run_with_devices(CHECKS, 8)
 
 
 MIXED_DEVICES = textwrap.dedent(
@@ -93,10 +99,7 @@ MIXED_DEVICES = textwrap.dedent(
 
 
 def test_arrays_on_different_devices_are_a_named_value_error():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4")
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-c", MIXED_DEVICES], env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]
+    run_with_devices(MIXED_DEVICES, 4)
 
 
 PLACEMENT = textwrap.dedent(
@@ -186,10 +189,7 @@ PLACEMENT = textwrap.dedent(
 
 
 def test_device_is_honoured_eagerly_and_under_jit_on_auto_and_explicit_meshes():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-c", PLACEMENT], env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]
+    run_with_devices(PLACEMENT, 8)
 
 
 EXPLICIT_AXES = textwrap.dedent(
@@ -259,7 +259,4 @@ EXPLICIT_AXES = textwrap.dedent(
 
 
 def test_standard_calls_jax_refuses_on_explicit_axes_follow_xps_rule():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-c", EXPLICIT_AXES], env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]
+    run_with_devices(EXPLICIT_AXES, 8)
