@@ -254,6 +254,8 @@ def _is_matrix_product(a: Any, b: Any, pair: Any) -> bool:
     dense array (bool, which matmul rejects, excepted)."""
     if a.ndim != 2 or b.ndim != 2 or is_sparse(a) == is_sparse(b) or np.bool_ in (a.dtype, b.dtype):
         return False
+    if a.shape[1] != b.shape[0]:
+        return False  # tensordot's own check names the axes
     return pair == 1 or pair in (((1,), (0,)), ((-1,), (0,)), ((1,), (-2,)), ((-1,), (-2,)))
 
 
