@@ -1,24 +1,48 @@
-"""Run the benchmarks and write bench/RESULTS.md.
+"""Run the benchmarks and write their sections of bench/RESULTS.md.
 
     python bench/run.py                 # every benchmark
-    python bench/run.py eager           # some of them
+    python bench/run.py eager           # some of them: the others' sections are kept as they are
     python bench/run.py --quick         # a smoke test (fewer rounds; results not meaningful)
 
 Benchmarks compare xp with jax.numpy (and, for sparse arrays, SciPy and pydata sparse) in the
 same run and report ratios; they are not tests. On a shared CPU machine absolute times are noisy;
 ratios of interleaved medians are what to read.
+
+Each benchmark's section sits between ``<!-- bench:NAME -->`` markers and says when and how it
+was run, so that rerunning one benchmark replaces its section only.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
 import sys
 from datetime import date
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["eager", "sparse", "checked", "sharding"]
+BENCHMARKS = ["eager", "overhead", "sparse", "cg", "checked", "sharding"]
+HEADER = "# Benchmark results\n\nWritten by `python bench/run.py`; each section says when it was run.\n"
+
+
+def section(name: str, body: str, quick: bool) -> str:
+    how = f"`python bench/run.py {name}{' --quick' if quick else ''}`"
+    load = os.getloadavg()[0]
+    stamp = f"_Run on {date.today().isoformat()} with {how}; load average {load:.1f} at the end._\n\n"
+    return f"<!-- bench:{name} -->\n{stamp}{body.strip()}\n<!-- /bench:{name} -->\n"
+
+
+_SECTION = re.compile(r"<!-- bench:(\w+) -->\n.*?<!-- /bench:\1 -->\n", flags=re.S)
+
+
+def merge(existing: str, sections: dict[str, str]) -> str:
+    """``existing`` with the sections of ``sections`` replaced (or added), in BENCHMARKS order."""
+    kept = {m.group(1): m.group(0) for m in _SECTION.finditer(existing)}
+    kept.update(sections)
+    order = [n for n in BENCHMARKS if n in kept] + [n for n in kept if n not in BENCHMARKS]
+    return HEADER + "".join("\n" + kept[n] for n in order)
 
 
 def main() -> None:
@@ -28,12 +52,12 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
-    sections = []
+    sections = {}
     for name in args.names:
         module = importlib.import_module(name)
-        sections.append(module.main(["--quick"] if args.quick else []))
-    header = f"# Benchmark results\n\nWritten by `python bench/run.py` on {date.today().isoformat()}.\n\n"
-    args.output.write_text(header + "\n".join(sections))
+        sections[name] = section(name, module.main(["--quick"] if args.quick else []), args.quick)
+    existing = args.output.read_text() if args.output.exists() else ""
+    args.output.write_text(merge(existing, sections))
     print(f"wrote {args.output}", file=sys.stderr)
 
 

@@ -9,6 +9,8 @@ hidden in a method-local import counts as one.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,8 +30,11 @@ LAZY_IMPORTS = {
     ("conformance.cli", "conformance.checks"),
     # a special-case engine that fails to import skips its chapter instead of stopping the tool
     ("conformance.checks.special", "conformance.special_cases"),
-    # xp.sparse is imported on first use of ``xp.sparse``: dense-only code does not pay for it
+    # xp.sparse, xp.special and xp.checked (with JAX's checkify) are imported on first use:
+    # code that does not use them does not pay for them at import
     ("xp", "xp.sparse"),
+    ("xp", "xp.special"),
+    ("xp", "xp._checked"),
 }
 
 
@@ -189,3 +194,38 @@ def test_registering_a_sparse_implementation_of_no_public_function_is_an_error()
     with pytest.raises(RuntimeError, match="two sparse implementations of xp.add"):
         _routing.implements("add")(lambda x1, x2: x1)
     assert "linalg.no_such_function" not in _routing.SPARSE_IMPLEMENTATIONS
+
+
+_IMPORT_PROBE = """
+import sys
+import jax.monitoring
+
+events = []
+jax.monitoring.register_event_duration_secs_listener(lambda event, *args, **kwargs: events.append(event))
+import xp
+
+assert not [e for e in events if "compile" in e], events  # no computation compiled (nor run) at import
+for name in ("xp.sparse", "xp.special", "xp._checked", "jax.experimental.checkify", "jax.experimental.sparse"):
+    assert name not in sys.modules, name
+assert {"sparse", "special", "checked"} <= set(dir(xp))
+xp.checked, xp.special.erf, xp.sparse.BCOO  # then imported on first use
+assert "xp._checked" in sys.modules and "xp.special" in sys.modules and "xp.sparse" in sys.modules
+"""
+
+
+def test_import_xp_compiles_nothing_and_defers_the_optional_parts():
+    # import time is measured in bench/overhead.py; this pins what makes it cheap
+    subprocess.run([sys.executable, "-c", _IMPORT_PROBE], check=True, cwd=ROOT, timeout=300)
+
+
+def test_a_kernel_is_jitted_on_its_first_call_and_then_takes_its_stubs_place():
+    from xp._jit import kernel
+
+    namespace: dict[str, object] = {"kernel": kernel}
+    exec("@kernel(static_argnames='n')\ndef scaled(x, *, n):\n    return x * n\n", namespace)
+    stub = namespace["scaled"]
+    assert not hasattr(stub, "lower")  # nothing jitted at definition
+    assert int(stub(xp.asarray(3).jax, n=2)) == 6
+    jitted = namespace["scaled"]
+    assert jitted is not stub and hasattr(jitted, "lower")  # the module's name is the jitted function now
+    assert int(jitted(xp.asarray(3).jax, n=4)) == 12 and int(stub(xp.asarray(1).jax, n=5)) == 5

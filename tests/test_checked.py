@@ -9,6 +9,7 @@
 Runs with JAX's 64-bit mode on or off.
 """
 
+import functools
 import warnings
 
 import jax
@@ -155,9 +156,27 @@ def test_checked_take_and_take_along_axis(n, indices):
         message = TAKE_OUT_OF_BOUNDS.format(offending, 0, n)
         with pytest.raises(IndexError, match=rf"^xp\.{public}: {message}"):
             CHECKED[name](v, index)
-    # xp.checked(jax.jit(take)) is left out here: in one CI run (the whole suite under xdist) this
-    # call crashed the process with a segmentation fault inside checkify of the jitted function,
-    # not reproduced alone; an open defect of issue #10 (docs/checked.md, "Known defect")
+    if bad:
+        with pytest.raises(IndexError, match=r"^xp\.take: " + TAKE_OUT_OF_BOUNDS.format(offending, 0, n)):
+            CHECKED_INSIDE["take"](v, index)
+
+
+def test_checked_of_a_jitted_function_compiles_it_once_with_its_checks():
+    traces = []
+
+    @functools.partial(jax.jit, static_argnums=2)
+    def window(a, start, length):  # length static in f's own jit: it stays static
+        traces.append(length)
+        return a[start] + a[start + length - 1]
+
+    checked = xp.checked(window)
+    v = vector(6)
+    for start in (0, 1, 2):
+        assert int(checked(v, xp.asarray(start, dtype=INT), 3)) == 2 * 10 + 2 * start + 2
+    assert int(checked(v, xp.asarray(0, dtype=INT), 2)) == 21
+    assert traces == [3, 2]  # traced once per static value, not once per call
+    with pytest.raises(IndexError, match=r"^xp\.Array\.__getitem__: index 7 is out of bounds for axis 0 with size 6"):
+        checked(v, xp.asarray(5, dtype=INT), 3)
 
 
 def test_checked_under_vmap_names_the_first_failing_example():

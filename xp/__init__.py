@@ -15,10 +15,8 @@ from xp import _array_methods as _array_methods
 from xp import _dtypes as _dtypes
 from xp import fft as fft
 from xp import linalg as linalg
-from xp import special as special
 from xp import transforms as transforms
 from xp._array import Array as Array
-from xp._checked import checked as checked
 from xp._constants import bool as bool
 from xp._constants import complex64 as complex64
 from xp._constants import complex128 as complex128
@@ -192,13 +190,23 @@ if TYPE_CHECKING:
     # Type checkers see ``xp.sparse`` as the submodule it is, and no module ``__getattr__``
     # (which would make a misspelt ``xp.name`` an ``object`` instead of an error).
     from xp import sparse as sparse
+    from xp import special as special
+    from xp._checked import checked as checked
 else:
 
     def __getattr__(name: str) -> object:
-        # ``xp.sparse`` is imported on first use: dense-only code does not pay for it
+        # imported on first use: code that does not use them does not pay for them at import
+        # (bench/RESULTS.md, "Import time")
         if name == "sparse":
             return _importlib.import_module("xp.sparse")
+        if name == "special":
+            return _importlib.import_module("xp.special")
+        if name == "checked":  # with JAX's checkify
+            return _importlib.import_module("xp._checked").checked
         raise AttributeError(f"module 'xp' has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), "sparse", "special", "checked"})
 
 
 del TYPE_CHECKING  # not one of xp's names

@@ -66,12 +66,21 @@ def checked(f: F, /, *, errors: Iterable[str] = ("index",)) -> F:
     categories = _categories(errors)
     jax_errors = checkify.user_checks.union(*(_JAX_ERRORS[c] for c in categories))
 
+    checkified = checkify.checkify(f, errors=jax_errors)
+    # f compiled already (xp.checked(jax.jit(f))): f and its checks compiled together, as
+    # jax.jit(checkify(f)), rather than checkify interpreting f's jaxpr on every call (which
+    # dispatches a freshly checked copy of the computation each time: about 150x slower)
+    compiled = _Compiled(checkified) if _is_jitted(f) else None
+
     @functools.wraps(f)
     def run(*args: Any, **kwargs: Any) -> Any:
         # fresh wrappers: f's writes into its arguments stay inside (checkify closes over them)
         args, kwargs = jax.tree.map(lambda leaf: leaf, (args, kwargs))
-        with checks.MODE(categories):
-            error, out = checkify.checkify(f, errors=jax_errors)(*args, **kwargs)
+        with checks.MODE(categories):  # a JAX user context: part of jax.jit's cache key
+            if compiled is not None and not _traced((args, kwargs)):
+                error, out = compiled(*args, **kwargs)
+            else:
+                error, out = checkified(*args, **kwargs)
         leaves, treedef = jax.tree.flatten(error)
         if not leaves:  # no check was emitted
             return out
@@ -88,6 +97,44 @@ def checked(f: F, /, *, errors: Iterable[str] = ("index",)) -> F:
         return _attach(out, leaves, treedef)
 
     return run  # type: ignore[return-value]
+
+
+class _Compiled:
+    """``jax.jit(checkified)``, with the arguments that hold no array static (f's own static
+    arguments must stay static; any other such argument f's jit would trace anyway)."""
+
+    def __init__(self, checkified: Callable[..., Any]) -> None:
+        self.checkified = checkified
+        self.jitted: dict[tuple[tuple[int, ...], tuple[str, ...]], Callable[..., Any]] = {}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        numbers = tuple(i for i, a in enumerate(args) if _static(a))
+        names = tuple(sorted(k for k, a in kwargs.items() if _static(a)))
+        jitted = self.jitted.get((numbers, names))
+        if jitted is None:
+            jitted = jax.jit(self.checkified, static_argnums=numbers, static_argnames=names)
+            self.jitted[numbers, names] = jitted
+        return jitted(*args, **kwargs)
+
+
+def _static(argument: Any) -> bool:
+    """Holds no array, and is hashable (jit's condition for a static argument)."""
+    if any(isinstance(leaf, (jax.Array, np.ndarray, np.generic)) for leaf in jax.tree.leaves(argument)):
+        return False
+    try:
+        hash(argument)
+    except TypeError:
+        return False
+    return True
+
+
+def _traced(tree: Any) -> bool:
+    return any(isinstance(leaf, Tracer) for leaf in jax.tree.leaves(tree))
+
+
+def _is_jitted(f: Any) -> bool:
+    """Whether ``f`` is a ``jax.jit``-wrapped function (whose arguments are all jit's anyway)."""
+    return callable(getattr(f, "lower", None)) and callable(getattr(f, "trace", None))
 
 
 def _categories(errors: Iterable[str]) -> frozenset[str]:

@@ -22,7 +22,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.experimental import checkify
 
 from xp._errors import CheckedIndexError, CheckedValueError
 
@@ -45,6 +44,8 @@ def enabled(category: str) -> bool:
 def check(ok: Any, kind: type[Exception], message: str, *values: Any) -> None:
     """Raise ``kind(message.format(*values))`` from ``xp.checked`` when ``ok`` (a traced scalar
     bool) is False."""
+    from jax.experimental import checkify  # here: checked mode only (import xp stays lighter)
+
     KINDS[message] = kind
     checkify.debug_check(ok, message, *values)
 

@@ -24,11 +24,11 @@ from xp import _dtypes as dt
 from xp import _routing as routing
 from xp._array import Array, view, wrap
 from xp._errors import describe, fail
+from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
 from xp._views import IDENTITY
 
-kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
 
 
@@ -96,7 +96,8 @@ def _from_array(x: Array, dtype: np.dtype | None, device: Any, copy: bool | None
         fail(ValueError, "copy=False, but converting the array needs a copy "
                f"({'a dtype change' if needs_cast else 'a device transfer'})")  # fmt: skip
     if needs_cast:
-        if value.dtype.kind == "c" and dtype.kind != "c":  # type: ignore[union-attr]
+        assert dtype is not None  # needs_cast says so
+        if value.dtype.kind == "c" and dtype.kind != "c":
             fail(TypeError, f"cannot convert a complex array to {dtype} (take xp.real or xp.imag first)")
         value = _cast(value, dtype=dtype)
     if needs_move:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ from xp import _dtypes as dt
 from xp import _routing as routing
 from xp._array import Array, wrap
 from xp._errors import fail
+from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
 
@@ -55,7 +55,7 @@ def _check_fits_int32(value: Any) -> None:
                f"what dtype=int64 is narrowed to (enable JAX's 64-bit mode to keep it)")  # fmt: skip
 
 
-@functools.partial(jax.jit, inline=True, static_argnames="dtype")
+@kernel(static_argnames="dtype")
 def _astype(value: Any, dtype: np.dtype) -> Any:
     return jax.lax.convert_element_type(value, dtype)
 

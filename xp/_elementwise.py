@@ -29,6 +29,7 @@ import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jaxlib import xla_client
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
@@ -37,6 +38,7 @@ from xp import _routing as routing
 from xp import _special
 from xp._array import Array, wrap
 from xp._errors import ArgumentError, fail
+from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike
 
@@ -230,12 +232,20 @@ class BinaryFunction(Protocol):
 
 
 def _unary(op: Op) -> Callable[[ArrayLike], Array]:
-    kernel = jax.jit(functools.partial(_unary_kernel, op), inline=True)
+    run: Callable[..., Any]
+
+    def first_call(*args: Any) -> Any:  # the jitted kernel takes its place (as in xp/_jit.py)
+        nonlocal run
+        run = jax.jit(functools.partial(_unary_kernel, op), inline=True)
+        return run(*args)
+
+    run = first_call
+
     where = f"xp.{op.name}"
 
     def function(x: ArrayLike, /) -> Array:
         try:
-            return wrap(kernel(x._value if type(x) is Array else boundary.array(x, "x")))
+            return wrap(run(x._value if type(x) is Array else boundary.array(x, "x")))
         except ArgumentError as e:
             raise e.public(where) from None
         except routing.SparseArgument:
@@ -247,20 +257,28 @@ def _unary(op: Op) -> Callable[[ArrayLike], Array]:
 
 
 def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
-    kernel = jax.jit(functools.partial(_binary_kernel, op), inline=True)
+    run: Callable[..., Any]
+
+    def first_call(*args: Any) -> Any:  # the jitted kernel takes its place (as in xp/_jit.py)
+        nonlocal run
+        run = jax.jit(functools.partial(_binary_kernel, op), inline=True)
+        return run(*args)
+
+    run = first_call
+
     where = f"xp.{op.name}"
 
     def function(x1: ArrayLike, x2: ArrayLike, /) -> Array:
         try:
             if type(x1) is Array:
                 if type(x2) is Array:
-                    return wrap(kernel(x1._value, x2._value))
+                    return wrap(run(x1._value, x2._value))
                 kind = type(x2)
                 if (kind is float or kind is int) and type(x1._value) is _ArrayImpl:
                     scalar = _SCALARS.get((kind, x2, x1._value.dtype))
                     if scalar is not None:
-                        return wrap(kernel(x1._value, scalar))
-            return wrap(kernel(*operands(op, x1, x2)))
+                        return wrap(run(x1._value, scalar))
+            return wrap(run(*operands(op, x1, x2)))
         except ArgumentError as e:
             raise e.public(where) from None
         except routing.SparseArgument:
@@ -274,7 +292,8 @@ def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
 # Python scalars already converted for an eager array of a dtype: (type, value, dtype) -> array.
 # Only ints and finite non-zero floats, whose == and hash agree with their bits.
 _SCALARS: dict[tuple[type, Any, np.dtype], Any] = {}
-_ArrayImpl = type(jnp.zeros(()))
+# the class of concrete jax arrays (not tracers); named without computing anything at import
+_ArrayImpl = xla_client.ArrayImpl
 
 
 def operands(op: Op | None, x1: Any, x2: Any, names: tuple[str, str] = ("x1", "x2")) -> tuple[Any, Any]:
@@ -425,7 +444,7 @@ def clip(
     return wrap(_clip(value, *bounds))
 
 
-@functools.partial(jax.jit, inline=True)
+@kernel
 def _clip(x: Any, low: Any, high: Any) -> Any:
     shapes = [v.shape for v in (x, low, high) if v is not None]
     try:

@@ -30,9 +30,9 @@ from xp import _checks as checks
 from xp import _dtypes as dt
 from xp._array import Array
 from xp._errors import ArgumentError, DataDependentShapeError, describe, fail
+from xp._jit import kernel
 
 Tracer = jax.core.Tracer
-kernel = functools.partial(jax.jit, inline=True)
 _ARRAY_INDEX_TYPES = (Array, jax.Array, Tracer, np.ndarray)
 
 
@@ -320,6 +320,7 @@ class AdvancedIndex:
 
     def get(self, value: Any) -> Any:
         self._resolve()
+        assert self.structure is not None  # _resolve sets it
         return _advanced_get(value, self.arrays, structure=self.structure)
 
     def _write_nothing(self, value: Any) -> Any:
@@ -360,6 +361,7 @@ class AdvancedIndex:
             return _mask_set(value, mask, update)
         self._resolve()
         try:
+            assert self.structure is not None  # _resolve sets it
             return _advanced_set(value, self.arrays, update, structure=self.structure)
         except (ValueError, TypeError) as e:  # the value does not broadcast: ValueError, as for basic indices
             raise ArgumentError(

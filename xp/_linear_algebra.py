@@ -17,7 +17,6 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -27,10 +26,9 @@ from xp import _resharding as resharding
 from xp import _views as views
 from xp._array import Array, wrap
 from xp._errors import AxisError, describe, fail
+from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike
-
-kernel = functools.partial(jax.jit, inline=True)
 
 
 def numeric_pair(x1: Any, x2: Any) -> np.dtype:

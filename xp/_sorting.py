@@ -15,18 +15,16 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 from jax import lax
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
+from xp._jit import kernel
 from xp._routing import api
 from xp._searching import check_real
 from xp._typing import ArrayLike
-
-kernel = functools.partial(jax.jit, inline=True)
 
 
 @api

@@ -38,6 +38,7 @@ from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import fail
+from xp._jit import kernel
 
 Tracer = jax.core.Tracer
 
@@ -55,8 +56,7 @@ class Kernel:
     run: Callable[..., Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        jitted = jax.jit(functools.partial(_kernel, self), static_argnames="static", inline=True)
-        object.__setattr__(self, "run", jitted)
+        object.__setattr__(self, "run", kernel(functools.partial(_kernel, self), static_argnames="static"))
 
 
 def call(kernel: Kernel, *args: Any, static: tuple[Any, ...] = ()) -> Array:

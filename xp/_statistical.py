@@ -36,7 +36,6 @@ import functools
 import math
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -45,10 +44,10 @@ from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import fail
+from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike, DTypeLike
 
-kernel = functools.partial(jax.jit, inline=True)
 REDUCTION = ("axes", "keepdims")
 
 

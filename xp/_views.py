@@ -14,14 +14,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from xp._array import Array, Layout, view, wrap
-
-kernel = functools.partial(jax.jit, inline=True)
+from xp._jit import kernel
 
 
 class _Identity:

@@ -24,7 +24,6 @@ import functools
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol, cast
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -34,6 +33,7 @@ from xp import _devices
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import describe, fail
+from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
 
@@ -54,7 +54,6 @@ __all__ = [
     "rfftn",
 ]  # fmt: skip
 
-kernel = functools.partial(jax.jit, inline=True)
 
 Norm = Literal["backward", "ortho", "forward"]
 _NORMS = ("backward", "ortho", "forward")

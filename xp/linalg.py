@@ -35,7 +35,6 @@ import math
 import os
 from typing import Any, Literal, NamedTuple, cast
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -45,6 +44,7 @@ from xp import _dtypes as dt
 from xp import _eig as eig_kernels
 from xp._array import Array, wrap
 from xp._errors import ArgumentError, describe, fail
+from xp._jit import kernel
 from xp._linear_algebra import matmul as matmul
 from xp._linear_algebra import matrix_transpose as matrix_transpose
 from xp._linear_algebra import numeric_pair, shapes_of, vector_axis
@@ -61,7 +61,6 @@ __all__ = [
     "vector_norm",
 ]  # fmt: skip
 
-kernel = functools.partial(jax.jit, inline=True)
 
 EIG_HOST_FALLBACK: str | None = None
 """How ``eig``/``eigvals`` are computed: ``"auto"``, ``"always"``, ``"never"`` (see the module);

@@ -1,0 +1,179 @@
+"""Per-call overhead: jitted generic functions, eager generic pipelines, and ``import xp``.
+
+- **Jitted calls.** The same generic function (written once against a namespace ``ns``) jitted
+  with xp arrays and with jax.numpy arrays: what a call costs in steady state is JAX's dispatch
+  plus flattening the arguments and rebuilding the results, where xp's arrays are pytree nodes
+  around ``jax.Array`` leaves. Sparse: xp's BCOO/BCSR against JAX's own, jitted.
+- **Eager pipelines.** softmax + logsumexp and an MLP forward pass, op by op, not jitted.
+- **Import.** ``import xp`` against ``import jax.numpy``: process CPU time of a fresh
+  interpreter each (bytecode cached, as after any first run), interleaved, medians.
+
+Timing as in ``eager.py``: interleaved rounds of batches, process CPU time, medians.
+
+    python bench/overhead.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from eager import Case, environment, geometric_mean, run
+from jax.experimental import sparse as jsparse
+
+import xp
+
+# --- the generic functions ----------------------------------------------------------------------
+
+
+def affine(ns: Any, x: Any, w: Any, b: Any) -> Any:
+    return x @ w + b
+
+
+def mlp(ns: Any, x: Any, w1: Any, b1: Any, w2: Any, b2: Any) -> Any:
+    hidden = ns.tanh(x @ w1 + b1)
+    return ns.sum(hidden @ w2 + b2, axis=-1)
+
+
+def loop(ns: Any, x: Any, steps: int = 20) -> Any:
+    return jax.lax.fori_loop(0, steps, lambda _, v: v * 0.5 + ns.sin(v), x)
+
+
+def softmax_logsumexp(ns: Any, x: Any) -> Any:
+    top = ns.max(x, axis=-1, keepdims=True)
+    shifted = ns.exp(x - top)
+    total = ns.sum(shifted, axis=-1, keepdims=True)
+    return shifted / total, ns.log(total) + top
+
+
+def matvec_sum(ns: Any, a: Any, x: Any) -> Any:
+    return ns.sum(a @ x)
+
+
+def _pair(name: str, shape: tuple[int, ...], fn: Callable[..., Any], xp_args: list[Any], jnp_args: list[Any]) -> Case:
+    ours = jax.jit(lambda *a: fn(xp, *a))
+    theirs = jax.jit(lambda *a: fn(jnp, *a))
+    return Case(name, shape, lambda: ours(*xp_args), lambda: theirs(*jnp_args))
+
+
+def _random(*shape: int) -> np.ndarray:
+    return np.random.default_rng(len(shape) * 7 + sum(shape)).standard_normal(shape).astype(np.float32)
+
+
+def jitted_cases() -> list[Case]:
+    x, w, b = _random(8, 16), _random(16, 4), _random(4)
+    w1, b1, w2, b2 = _random(16, 32), _random(32), _random(32, 8), _random(8)
+    dense = [
+        ("affine x @ w + b", affine, [x, w, b]),
+        ("MLP forward (2 layers)", mlp, [x, w1, b1, w2, b2]),
+        ("20-step fori_loop", loop, [_random(64)]),
+        ("softmax + logsumexp", softmax_logsumexp, [_random(8, 32)]),
+    ]
+    cases = [
+        _pair(name, (), fn, [xp.asarray(a) for a in args], [jnp.asarray(a) for a in args]) for name, fn, args in dense
+    ]
+    matrix = np.where(np.random.default_rng(1).random((200, 200)) < 0.02, _random(200, 200), 0).astype(np.float32)
+    vector = _random(200)
+    for kind, theirs_of in (("BCOO", jsparse.BCOO.fromdense), ("BCSR", jsparse.BCSR.fromdense)):
+        ours = jax.jit(lambda a, v: matvec_sum(xp, a, v))
+        theirs = jax.jit(lambda a, v: jnp.sum(a @ v))
+        a_xp, v_xp = xp.sparse.fromdense(xp.asarray(matrix), format=kind.lower()), xp.asarray(vector)
+        a_j, v_j = theirs_of(jnp.asarray(matrix)), jnp.asarray(vector)
+        cases.append(
+            Case(
+                f"sparse {kind} sum(A @ x) (xp / JAX's {kind})",
+                (),
+                lambda o=ours, a=a_xp, v=v_xp: o(a, v),
+                lambda t=theirs, a=a_j, v=v_j: t(a, v),
+            )
+        )
+    return cases
+
+
+def eager_cases() -> list[Case]:
+    cases = []
+    for shape in ((8,), (1000,)):
+        data = _random(*shape)
+        ours, theirs = xp.asarray(data), jnp.asarray(data)
+        cases.append(Case("softmax + logsumexp", shape, lambda o=ours: softmax_logsumexp(xp, o),
+                          lambda t=theirs: softmax_logsumexp(jnp, t)))  # fmt: skip
+    args = [_random(8, 16), _random(16, 32), _random(32), _random(32, 8), _random(8)]
+    xp_args, jnp_args = [xp.asarray(a) for a in args], [jnp.asarray(a) for a in args]
+    cases.append(Case("MLP forward (2 layers)", (8, 16), lambda: mlp(xp, *xp_args), lambda: mlp(jnp, *jnp_args)))
+    return cases
+
+
+# --- import time ----------------------------------------------------------------------------------
+
+_IMPORT = "import time; t = time.process_time(); import {}; print(time.process_time() - t)"
+
+
+def import_times(rounds: int) -> tuple[float, float]:
+    """Median CPU seconds of ``import xp`` and of ``import jax.numpy``, each in a fresh process."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    times: dict[str, list[float]] = {"xp": [], "jax.numpy": []}
+    for i in range(rounds + 1):
+        for module in times:
+            out = subprocess.run([sys.executable, "-c", _IMPORT.format(module)], capture_output=True, text=True,
+                                 env=env, check=True)  # fmt: skip
+            if i:  # the first round writes the bytecode caches
+                times[module].append(float(out.stdout))
+    return statistics.median(times["xp"]), statistics.median(times["jax.numpy"])
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+
+def _table(title: str, note: str, rows: list[tuple[Case, float, float]], label: str) -> str:
+    lines = [
+        f"## {title}",
+        "",
+        note,
+        "",
+        f"| {label} | shape | xp / jax.numpy | xp | jax.numpy |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for case, ours, theirs in rows:
+        lines.append(
+            f"| {case.name} | {case.shape} | {ours / theirs:.2f} | {ours * 1e6:.1f} µs | {theirs * 1e6:.1f} µs |"
+        )
+    ratios = [o / t for _, o, t in rows]
+    lines.append(f"| geometric mean | | **{geometric_mean(ratios):.2f}** | | |")
+    lines.append(f"| largest | | **{max(ratios):.2f}** | | |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
+    args = parser.parse_args(argv)
+    rounds, budget, import_rounds = (3, 0.05, 2) if args.quick else (15, 0.6, 15)
+    jitted = run(jitted_cases(), rounds, budget)
+    eager = run(eager_cases(), rounds, budget)
+    ours, theirs = import_times(import_rounds)
+    load = os.getloadavg()[0]
+    note = "Median CPU time per call, xp / jax.numpy (below 1 is faster). " + environment()
+    return (
+        _table("Jitted calls: generic functions, per call", note + " Target: at most 1.05 each.", jitted, "function")
+        + "\n"
+        + _table("Eager generic pipelines", note + " Target: at most 1.0 each.", eager, "pipeline")
+        + "\n## Import time\n\n"
+        + f"Process CPU time of `import xp` and of `import jax.numpy` in fresh interpreters (bytecode cached), "
+        f"interleaved, medians of {import_rounds}; load average {load:.1f}. Target: xp at most jax.numpy + 50 ms.\n\n"
+        + "| import | CPU time |\n|---|---:|\n"
+        + f"| `import jax.numpy` | {theirs * 1e3:.0f} ms |\n| `import xp` | {ours * 1e3:.0f} ms |\n"
+        + f"| difference | **{(ours - theirs) * 1e3:+.0f} ms** |\n"
+    )
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    print(main())

@@ -1,0 +1,47 @@
+"""``kernel``: xp's jitted kernels, each created on its first call.
+
+xp defines about 230 kernels (``jax.jit(f, inline=True)``: one cached XLA computation per
+signature, inlined when called under an enclosing trace). Creating a ``jax.jit`` object costs
+40-60 µs (it inspects the function's signature), about 10 ms in all at import; most programs
+call a few dozen of them. So a kernel is created when first called, and then takes the place of
+its stub in the module that defined it: later calls through the module's global name go
+straight to the jitted function, without the stub's extra Python frame (which the hottest eager
+paths would feel: the dispatch floor is a few µs).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
+import jax
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def kernel(fun: F, /, **options: Any) -> F: ...
+@overload
+def kernel(fun: None = None, /, **options: Any) -> Callable[[F], F]: ...
+def kernel(fun: Callable[..., Any] | None = None, /, **options: Any) -> Any:
+    """``jax.jit(fun, inline=True, **options)``, created on the first call.
+
+    Used as a decorator (``@kernel``, ``@kernel(static_argnames=...)``) on module-level
+    functions: the first call rebinds the module's name to the jitted function.
+    """
+    if fun is None:
+        return functools.partial(kernel, **options)
+    jitted: Any = None
+
+    @functools.wraps(fun)
+    def first_call(*args: Any, **kwargs: Any) -> Any:
+        nonlocal jitted
+        if jitted is None:
+            jitted = jax.jit(fun, inline=True, **options)
+            namespace = getattr(fun, "__globals__", {})
+            if namespace.get(getattr(fun, "__name__", None)) is first_call:
+                namespace[fun.__name__] = jitted
+        return jitted(*args, **kwargs)
+
+    return first_call
