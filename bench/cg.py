@@ -27,8 +27,9 @@ about 4e5) float32 CG loses its residual to rounding (measured: SciPy and xp sto
 is measured on both matrices.
 
 Then where an iteration's time goes: the product ``A @ p`` alone and the vector work of one
-iteration alone (two ``vecdot``, three ``axpy``), each jitted as one call (xp) or as SciPy's cg
-does it (NumPy), against the whole iteration.
+iteration alone (two ``vecdot``, three ``axpy``), for xp each in a jitted loop (as in the solve),
+for SciPy as its cg does it (NumPy), against the whole iteration. SciPy's iteration is also timed
+with NumPy's BLAS on one thread (``threadpoolctl``, where installed).
 
 Wall-clock and process CPU time (all threads). Float64 needs JAX's 64-bit mode: if it is off, the
 benchmark reruns itself in a subprocess with ``JAX_ENABLE_X64=1``.
@@ -43,6 +44,8 @@ benchmark reruns itself in a subprocess with ``JAX_ENABLE_X64=1``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import importlib.util
 import os
 import platform
@@ -60,6 +63,9 @@ SHIFT = 0.1
 RTOL = 1e-5
 FIXED = 20  # iterations in a per-iteration measurement
 ANCHOR = "jax.scipy cg, JAX BCOO jit"
+# NumPy's dot products run on OpenBLAS's threads; on a loaded machine waking them costs more than
+# the work (measured: 67 ms against 24 ms per iteration, 1M Poisson, load average 9 on 2 CPUs)
+ONE_THREAD = "scipy cg, 1 BLAS thread"
 IMPLEMENTATIONS = ["scipy cg", "xp BCOO jit", "xp BCSR jit"]
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "conjugate_gradient.py"
 
@@ -154,8 +160,15 @@ class Solvers:
             x.block_until_ready()
             return x, maxiter
 
+        def scipy_one_thread(rtol: float, maxiter: int | None) -> tuple[Any, int]:
+            import threadpoolctl
+
+            with threadpoolctl.threadpool_limits(1):
+                return scipy_solve(rtol, maxiter)
+
         self.solve: dict[str, Callable[[float, int | None], tuple[Any, int]]] = {
             "scipy cg": scipy_solve,
+            ONE_THREAD: scipy_one_thread,
             **{name: xp_solver(A) for name, A in matrices.items()},
             ANCHOR: anchor_solve,
         }
@@ -237,34 +250,49 @@ def breakdown(solvers: Solvers, rounds: int, fixed: int) -> dict[str, dict[str, 
         p += r
         return x
 
-    @jax.jit
     def xp_vectors(x: Any, r: Any, p: Any, q: Any) -> Any:
         # the body of examples/conjugate_gradient.py's loop without the product
         rho = xp.vecdot(r, r)
         alpha = rho / xp.vecdot(p, q)
         x = x + alpha * p
         r = r - alpha * q
-        return x, r, r + (xp.vecdot(r, r) / rho) * p
+        return x, r, r + (xp.vecdot(r, r) / rho) * p, q
 
-    matvec = jax.jit(lambda A, v: A @ v)
+    # xp's parts run in a fori_loop of `fixed` steps, as in the solve: called alone, a product
+    # allocates its intermediates (the gathered products, nse long) afresh on every call, which costs
+    # 3-4x the product inside a loop (measured: BCOO 156 ms alone, 45 ms in a loop)
+    matvecs = jax.jit(lambda A, v: jax.lax.fori_loop(0, fixed, lambda i, v: (A @ v) * 0.125, v))
+
+    @jax.jit
+    def vector_steps(x: Any, r: Any, p: Any, q: Any) -> Any:
+        return jax.lax.fori_loop(0, fixed, lambda i, c: xp_vectors(*c, q)[:3], (x, r, p))
+
     cases: dict[str, dict[str, tuple[int, Callable[[], Any]]]] = {
         "scipy cg": {"A @ p": (1, lambda: solvers.S @ p_np), "vectors": (1, numpy_vectors)},
     }
     for name, A in solvers.matrices.items():
         cases[name] = {
-            "A @ p": (1, lambda A=A: matvec(A, p_xp).block_until_ready()),
-            "vectors": (1, lambda: jax.block_until_ready(xp_vectors(x_xp, r_xp, p_xp, q_xp))),
+            "A @ p": (fixed, lambda A=A: matvecs(A, p_xp).block_until_ready()),
+            "vectors": (fixed, lambda: jax.block_until_ready(vector_steps(x_xp, r_xp, p_xp, q_xp))),
         }
     for name, parts in cases.items():
         parts["iteration"] = (fixed, lambda name=name: solvers.solve[name](0.0, fixed))
         for _, fn in parts.values():
             fn()  # compile
+    limits: Callable[[], Any] = contextlib.nullcontext
+    if importlib.util.find_spec("threadpoolctl"):
+        # SciPy's parts with one BLAS thread too (see ONE_THREAD), the limit set once per batch
+        import threadpoolctl
+
+        cases[ONE_THREAD] = cases["scipy cg"]
+        limits = functools.partial(threadpoolctl.threadpool_limits, 1)
     samples: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for _ in range(rounds):
         for name, parts in cases.items():
             for part, (count, fn) in parts.items():
                 calls = 1 if count > 1 else 5  # a part alone: 5 calls, about one solve's duration
-                w, c, _ = _timed(lambda fn=fn, calls=calls: [fn() for _ in range(calls)])
+                with limits() if name == ONE_THREAD else contextlib.nullcontext():
+                    w, c, _ = _timed(lambda fn=fn, calls=calls: [fn() for _ in range(calls)])
                 samples.setdefault((name, part), []).append((w / calls / count, c / calls / count))
     out: dict[str, dict[str, Row]] = {}
     for (name, part), values in samples.items():
@@ -273,6 +301,12 @@ def breakdown(solvers: Solvers, rounds: int, fixed: int) -> dict[str, dict[str, 
             "cpu": statistics.median(v[1] for v in values),
         }
     return out
+
+
+def best_scipy(rows: dict[str, Row]) -> Row:
+    """The reference: the faster SciPy run (default BLAS threads or one), wall and CPU apart."""
+    scipy_rows = [rows[n] for n in ("scipy cg", ONE_THREAD) if n in rows]
+    return {"wall": min(r["wall"] for r in scipy_rows), "cpu": min(r["cpu"] for r in scipy_rows)}
 
 
 def _ms(seconds: float) -> str:
@@ -292,8 +326,9 @@ def run(grid: int, dtype: str, quick: bool) -> list[str]:
         solvers = Solvers(S, b)
         title = f"### {matrix}, {dtype}: {S.shape[0]:,} unknowns, {S.nnz:,} stored ({S.nnz / S.shape[0]:.1f} a row)"
         lines += [title, ""]
-        per = per_iteration(solvers, [*IMPLEMENTATIONS, ANCHOR], rounds, fixed)
-        base = per["scipy cg"]
+        extra = [ONE_THREAD] if importlib.util.find_spec("threadpoolctl") else []
+        per = per_iteration(solvers, [*IMPLEMENTATIONS, *extra, ANCHOR], rounds, fixed)
+        base = best_scipy(per)
         lines += [
             f"Per iteration ({fixed} iterations, median of {rounds} rounds):",
             "",
@@ -308,8 +343,8 @@ def run(grid: int, dtype: str, quick: bool) -> list[str]:
         print("  per iteration: " + "  ".join(f"{n} {_ms(r['wall'])}" for n, r in per.items()), file=sys.stderr)
         lines.append("")
         if not (matrix == "Poisson" and dtype == "float32"):
-            tol = to_tolerance(solvers, IMPLEMENTATIONS, tolerance_rounds)
-            base = tol["scipy cg"]
+            tol = to_tolerance(solvers, [*IMPLEMENTATIONS, *extra], tolerance_rounds)
+            base = best_scipy(tol)
             lines += [
                 f"To tolerance (`rtol = {RTOL:g}`, `atol = 0`, x0 = 0; median of {tolerance_rounds} rounds):",
                 "",
@@ -329,13 +364,13 @@ def run(grid: int, dtype: str, quick: bool) -> list[str]:
             lines.append("")
         parts = breakdown(solvers, rounds, fixed)
         lines += [
-            "Where an iteration's time goes (wall, median of the same rounds: a whole iteration as above, then each "
-            "part alone, one jitted call for xp; the rest is what the loop adds, or saves by fusing):",
+            "Where an iteration's time goes (wall, medians of the same rounds: a whole iteration as above, then each "
+            "part alone, for xp in a jitted loop of as many steps; the rest is what the loop adds, or saves by fusing):",
             "",
             "| implementation | iteration | `A @ p` | vector work | rest |",
             "|---|---:|---:|---:|---:|",
         ]
-        for name in IMPLEMENTATIONS:
+        for name in [*IMPLEMENTATIONS[:1], *(n for n in parts if n == ONE_THREAD), *IMPLEMENTATIONS[1:]]:
             whole, spmv, vectors = (parts[name][part]["wall"] for part in ("iteration", "A @ p", "vectors"))
             lines.append(
                 f"| {name} | {_ms(whole)} | {_ms(spmv)} ({spmv / whole:.0%}) | {_ms(vectors)} ({vectors / whole:.0%}) | "
@@ -363,7 +398,9 @@ NOTE = """\
 the loop `xp.transforms.while_loop`) on xp's BCOO and BCSR, against `scipy.sparse.linalg.cg` on
 the SciPy CSR array they were made from; same `b`, x0 = 0, tolerance and limit. The anchor runs
 `jax.scipy.sparse.linalg.cg` on JAX's own BCOO (its product is JAX's `bcoo_dot_general`). Ratios
-below 1: faster than SciPy. bench/cg.py describes the matrices; a shared machine moves absolute
+are to the faster of SciPy's two runs, with NumPy's BLAS on its default threads and on one
+(`threadpoolctl`): on a loaded machine waking OpenBLAS's threads for every dot product costs
+more than the products themselves. Below 1: faster than SciPy. bench/cg.py describes the matrices; a shared machine moves absolute
 times, the ratios within one run are what to read."""
 
 
