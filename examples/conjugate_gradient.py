@@ -16,8 +16,13 @@ problem, up to rounding. One difference: SciPy computes ``|r|`` and ``r . r`` se
 ``|r|`` is the square root of ``r . r``, which the next iteration needs anyway (one reduction
 fewer per iteration).
 
-    python examples/conjugate_gradient.py                # float32, a 1000 x 1000 Poisson grid
-    JAX_ENABLE_X64=1 python examples/conjugate_gradient.py --grid 300
+    JAX_ENABLE_X64=1 python examples/conjugate_gradient.py     # float64, a 1000 x 1000 Poisson grid
+    python examples/conjugate_gradient.py --grid 100           # float32
+
+In float32 the 1000 x 1000 problem (condition number about 4e5) is beyond CG: the updated residual
+reaches the tolerance while the true one ``|b - A x| / |b|`` stays near 0.1, in SciPy as here, and
+the iteration counts part (measured: 2168 in SciPy, 1521 here); the script prints both residuals.
+bench/cg.py times this solve against SciPy's.
 """
 
 from __future__ import annotations
