@@ -18,7 +18,8 @@ on every ``pip install -e`` (about 80 MB; measured in docs/sparse.md), and an ed
 would keep a library built for the jaxlib present at install time, not the one in use after an
 upgrade. The library is identical either way, so the kernel's speed is too.
 
-``XP_NATIVE=0`` forces XLA's kernels. With no compiler, or a failed build, the first product warns
+``XP_NATIVE=0`` forces XLA's kernels; where JAX's default backend is not the CPU (a GPU machine)
+nothing is built and XLA's kernels (cuSPARSE's for BCSR) are used. With no compiler, or a failed build, the first product warns
 once per process (:class:`NativeKernelWarning`) and XLA's kernels are used.
 
 **Where the XLA kernels are used instead**, decided when XLA lowers the computation (a primitive
@@ -44,12 +45,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -72,6 +69,8 @@ _state: dict[str, Any] = {"loaded": None, "enabled": True}
 
 
 def _compiler() -> str | None:
+    import shutil
+
     return os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++") or shutil.which("c++")
 
 
@@ -84,11 +83,18 @@ def cache_dir() -> Path:
 
 def library_path(compiler: str) -> Path:
     """The cached library's path: keyed by the source, the compiler, the flags and jaxlib."""
-    import jaxlib
+    import hashlib
+    import importlib.metadata
+    import subprocess
 
     version = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=True).stdout
     key = hashlib.sha256()
-    for part in (SOURCE.read_bytes(), version.encode(), " ".join(FLAGS).encode(), jaxlib.__version__.encode()):
+    for part in (
+        SOURCE.read_bytes(),
+        version.encode(),
+        " ".join(FLAGS).encode(),
+        importlib.metadata.version("jaxlib").encode(),
+    ):
         key.update(part)
         key.update(b"\0")
     return cache_dir() / f"xp_spmm-{key.hexdigest()[:20]}.so"
@@ -112,6 +118,9 @@ def _locked(path: Path) -> Any:
 
 def build(compiler: str, target: Path) -> None:
     """Compiles the library to ``target`` (through a temporary file renamed into place)."""
+    import subprocess
+    import tempfile
+
     target.parent.mkdir(parents=True, exist_ok=True)
     with _locked(target.with_suffix(".lock")):
         if target.exists():
@@ -131,6 +140,8 @@ def build(compiler: str, target: Path) -> None:
 
 def _load() -> bool:
     if os.environ.get("XP_NATIVE", "1").strip().lower() in ("0", "false", "no", "off"):
+        return False
+    if jax.default_backend() != "cpu":  # products lower for the accelerator: no build needed
         return False
     try:
         import ctypes
@@ -211,7 +222,9 @@ def _xla_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
 
 
 def _abstract(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
-    return jax.core.ShapedArray((spec.n_out, *x.shape[1:]), x.dtype)
+    from jax.core import ShapedArray
+
+    return ShapedArray((spec.n_out, *x.shape[1:]), x.dtype)
 
 
 def _lowering(ctx: Any, data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
@@ -275,8 +288,8 @@ def _jvp(primals: Any, tangents: Any, *, spec: Spec) -> tuple[Any, Any]:
         terms.append(_PRODUCT.bind(data_dot, a, b, x, spec=spec))
     if type(x_dot) is not ad.Zero:
         terms.append(_PRODUCT.bind(data, a, b, x_dot, spec=spec))
-    if not terms:
-        return y, ad.Zero.from_primal_value(y)
+    if not terms:  # JAX does not call the rule then; kept total
+        return y, jnp.zeros_like(y)
     return y, terms[0] if len(terms) == 1 else terms[0] + terms[1]
 
 

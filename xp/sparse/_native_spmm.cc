@@ -24,7 +24,6 @@
 // owns whole rows, and a chunk that turns out unsorted sends the call to the scatter path.
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <atomic>
 #include <complex>
@@ -126,12 +125,20 @@ void ParallelFor(ffi::ThreadPool& pool, int64_t n_chunks, int64_t helpers, const
   state->finished.wait(lock, [&] { return state->done.load() == n_chunks; });
 }
 
+// XP_NATIVE_MIN_PARALLEL_WORK overrides kMinParallelWork (read once; for measuring it).
+int64_t MinParallelWork() {
+  static const int64_t value = [] {
+    const char* text = std::getenv("XP_NATIVE_MIN_PARALLEL_WORK");
+    return text ? std::max<int64_t>(1, std::atoll(text)) : kMinParallelWork;
+  }();
+  return value;
+}
+
 int64_t Helpers(ffi::ThreadPool& pool, int64_t work) {
-  if (work < kMinParallelWork) return 0;
+  int64_t minimum = MinParallelWork();
+  if (work < minimum) return 0;
   int64_t threads = pool.num_threads();
-  static bool once = [&] { if (getenv("XP_NATIVE_DEBUG")) fprintf(stderr, "xp native: %ld pool threads\n", (long)threads); return true; }();
-  (void)once;
-  return std::max<int64_t>(0, std::min<int64_t>(threads, work / kMinParallelWork) - 1);
+  return std::max<int64_t>(0, std::min<int64_t>(threads, work / minimum) - 1);
 }
 
 // --- CSR -------------------------------------------------------------------------------------
