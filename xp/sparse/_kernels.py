@@ -2,7 +2,17 @@
 
 Every kernel is a function of raw JAX arrays (``data``, index arrays, the dense operand): jit-able,
 vmap-able and differentiable with respect to ``data`` and the dense operand (forward and reverse
-mode). The products of :mod:`xp.sparse._linear_algebra` pick among them:
+mode). The products of :mod:`xp.sparse._linear_algebra` pick among them.
+
+**On CPU, all four products (BCOO and BCSR, ``A @ x`` and ``A.T @ x``, 1-d or 2-d ``x``) of
+float32/64, complex64/128 and int32/64 use xp's native kernel** (:mod:`xp.sparse._native`: C++
+through JAX's FFI, multithreaded on XLA's pool; BCOO read in place, sorted rows without row
+pointers). It is a primitive whose lowering chooses: on other platforms, for ``jax.export``, with
+``XP_NATIVE=0`` or where it could not be built, the XLA kernels below (the fallback,
+``xla_*_product``) are what runs. ``native=False`` (products XLA must partition over a mesh) skips
+it and JAX's native kernel alike.
+
+The XLA fallback:
 
 ============================  ===========================================================================
 product                       kernel
@@ -11,20 +21,28 @@ BCOO ``A @ x``, ``A.T @ x``   :func:`coo_matmul`: gather ``x`` at the column ind
                               ``segment_sum`` over the row indices (``indices_are_sorted`` when the BCOO
                               says so). ``A.T @ x`` swaps the roles of the two index columns, so the
                               transpose is never materialised.
-BCOO ``A @ X``, k columns     when the native kernel pays (below): :func:`csr_matmul` on row pointers made
-                              from the sorted row indices (:func:`indptr_from_sorted_rows`, about 1 ms); a
-                              BCOO not marked sorted is checked at run time and falls back to
+BCOO ``A @ X``, k columns     when JAX's native kernel pays (below): :func:`csr_matmul` on row pointers
+                              made from the sorted row indices (:func:`indptr_from_sorted_rows`, about
+                              1 ms); a BCOO not marked sorted is checked at run time and falls back to
                               :func:`coo_matmul` if it is not. Otherwise :func:`coo_matmul`.
-BCSR ``A @ X``                :func:`csr_matmul` when the native kernel pays: JAX's ``bcsr_dot_general``,
-                              on CPU a native (Eigen) CSR kernel that splits large products into
-                              parallel tasks (cuSPARSE on GPU). Otherwise :func:`coo_matmul`.
+BCSR ``A @ X``                :func:`csr_matmul` when JAX's native kernel pays: ``bcsr_dot_general``,
+                              on CPU an Eigen CSR kernel that splits large products into parallel
+                              tasks (cuSPARSE on GPU). Otherwise :func:`coo_matmul`.
 BCSR ``A @ x``                :func:`csr_matvec`: a row-blocked kernel on the row pointers (no row
                               indices), with a custom JVP through :func:`coo_matmul`.
 ``x @ A``, BCSR ``A.T @ x``   :func:`coo_matmul` with the index columns swapped (BCSR: row indices from
                               :func:`rows_from_indptr`).
 ============================  ===========================================================================
 
-The native kernel "pays" from 8 columns on, or when ``nse * k * itemsize`` exceeds 6.4 MB (the
+xp's native kernel against SciPy ``csr_array`` (jitted, 20000 x 20000, density 1e-3, same run;
+measured on the 2-core machine at a load average of 9 to 10, where a second thread rarely gets a
+core, so these are close to single-threaded figures; bench/RESULTS.md has the full tables):
+float32 ``A @ x`` BCSR 1.2-1.6x, BCOO 1.5x; ``A.T @ x`` 1.3x / 1.7x; ``A @ X`` (64 columns)
+0.96-1.3x / 1.2-1.5x; float64 ``A @ x`` 1.5x / 2.0x, ``A @ X`` 1.0x / 1.0x. The XLA fallback in
+the same conditions: ``A @ x`` 1.8-4x, ``A @ X`` (BCSR, JAX's kernel) about 1x. Before the native
+kernel (quieter machine, load 3 to 8):
+
+JAX's native kernel "pays" from 8 columns on, or when ``nse * k * itemsize`` exceeds 6.4 MB (the
 size from which it runs as parallel tasks; its single-task path is slow for few columns).
 
 Measurements behind the choices (CPU, jitted, 20000 x 20000 at density 1e-3, 400k stored
@@ -300,7 +318,8 @@ def bcoo_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
     rows, cols = matrix.indices[:, 0], matrix.indices[:, 1]
     sorted_out = bool(matrix.indices_sorted)
     if _own_native(x, native):
-        return _native.product(matrix.data, rows, cols, x, _native.Spec("coo", n_rows, sorted_out))
+        spec = _native.Spec("coo", n_rows, sorted_out, column=0)
+        return _native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
     return xla_coo_product(matrix.data, rows, cols, x, n_out=n_rows, sorted_out=sorted_out, native=native)
 
 
@@ -308,7 +327,8 @@ def bcoo_rmatmul(matrix: Any, x: Any) -> Any:
     """``A.T @ x`` for a 2-d BCOO ``A`` (no batch or dense dimensions), without forming ``A.T``."""
     rows, cols = matrix.indices[:, 0], matrix.indices[:, 1]
     if _own_native(x, True):
-        return _native.product(matrix.data, cols, rows, x, _native.Spec("coo", matrix.shape[1]))
+        spec = _native.Spec("coo", matrix.shape[1], column=1)
+        return _native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
     return coo_matmul(matrix.data, cols, rows, x, n_out=matrix.shape[1], sorted_out=False)
 
 

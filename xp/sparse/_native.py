@@ -195,19 +195,23 @@ def supported(dtype: Any) -> bool:
 
 class Spec(NamedTuple):
     """A product: ``kind`` "csr" (A @ x), "csr_t" (A.T @ x) or "coo"; ``n_out`` rows of the result;
-    ``sorted``: whether a COO's output indices are claimed sorted."""
+    for a COO, ``sorted``: whether its output indices are claimed sorted (XLA's kernels rely on it,
+    the native one checks), ``column``: which column of the ``(nse, 2)`` indices the output's.
+
+    The operands are ``(data, indices, indptr, x)`` for CSR, ``(data, indices, indices, x)`` for COO
+    (the BCOO's ``(nse, 2)`` indices, read in place by the native kernel: slicing out the columns
+    would copy them)."""
 
     kind: str
     n_out: int
     sorted: bool = False
+    column: int = 0
 
 
 def _native_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
     out = jax.ShapeDtypeStruct((spec.n_out, *x.shape[1:]), x.dtype)
     if spec.kind == "coo":
-        # the kernel tries the sorted path whatever the claim: it checks the order while it runs,
-        # and an unsorted chunk costs it about one pass before the scatter
-        return jax.ffi.ffi_call("xp_coo_matmul", out)(data, a, b, x, sorted=True)
+        return jax.ffi.ffi_call("xp_coo_matmul", out)(data, a, x, column=np.int64(spec.column))
     return jax.ffi.ffi_call("xp_csr_matmul" if spec.kind == "csr" else "xp_csr_rmatmul", out)(data, a, b, x)
 
 
@@ -215,7 +219,8 @@ def _xla_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
     from xp.sparse import _kernels
 
     if spec.kind == "coo":
-        return _kernels.xla_coo_product(data, a, b, x, n_out=spec.n_out, sorted_out=spec.sorted)
+        out, inp = a[:, spec.column], a[:, 1 - spec.column]
+        return _kernels.xla_coo_product(data, out, inp, x, n_out=spec.n_out, sorted_out=spec.sorted)
     if spec.kind == "csr":
         return _kernels.xla_csr_product(data, a, b, x)
     return _kernels.xla_csr_rproduct(data, a, b, x, n_cols=spec.n_out)
@@ -264,7 +269,7 @@ _PRODUCT = _primitive()
 def _entry_indices(spec: Spec, a: Any, b: Any, nse: int) -> tuple[Any, Any]:
     """Each stored entry's index into the result and into ``x``."""
     if spec.kind == "coo":
-        return a, b
+        return a[:, spec.column], a[:, 1 - spec.column]
     from xp.sparse import _kernels
 
     rows = _kernels.rows_from_indptr(b, nse=nse).astype(a.dtype)
@@ -273,7 +278,7 @@ def _entry_indices(spec: Spec, a: Any, b: Any, nse: int) -> tuple[Any, Any]:
 
 def _transposed(spec: Spec, n_in: int) -> Spec:
     if spec.kind == "coo":
-        return Spec("coo", n_in, False)
+        return Spec("coo", n_in, False, 1 - spec.column)
     return Spec("csr_t" if spec.kind == "csr" else "csr", n_in)
 
 
@@ -303,8 +308,7 @@ def _transpose(ct: Any, data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> tup
         return (None, None, None, ad.Zero(x.aval)) if linear_x else (ad.Zero(data.aval), None, None, None)
     if linear_x:
         n_in = x.aval.shape[0]
-        swapped = (b, a) if spec.kind == "coo" else (a, b)
-        return None, None, None, _PRODUCT.bind(data, *swapped, ct, spec=_transposed(spec, n_in))
+        return None, None, None, _PRODUCT.bind(data, a, b, ct, spec=_transposed(spec, n_in))
     from xp.sparse._kernels import take
 
     out, inp = _entry_indices(spec, a, b, data.aval.shape[0])

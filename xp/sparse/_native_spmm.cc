@@ -6,8 +6,10 @@
 //
 //   xp_csr_matmul   y = A @ x     data, indices, indptr, x     -> y (n_rows, k)
 //   xp_csr_rmatmul  y = A.T @ x   data, indices, indptr, x     -> y (n_cols, k)
-//   xp_coo_matmul   y[out[j]] += data[j] * x[in[j]]            -> y (n_out, k); attribute
-//                   sorted: whether `out` is claimed sorted (tried first, checked while running)
+//   xp_coo_matmul   y[out[j]] += data[j] * x[in[j]]            -> y (n_out, k): data, indices
+//                   (nse, 2) as a BCOO holds them, x; attribute column: which index column is
+//                   `out` (0: A @ x, 1: A.T @ x). The sorted path is tried first (the order is
+//                   checked while it runs; an unsorted input costs about one pass more).
 //
 // Stored entries whose index is out of range (JAX pads with index == n_rows or n_cols) contribute
 // nothing; row pointers are clamped to [0, nse] so a corrupt indptr can never make a read out of
@@ -299,12 +301,20 @@ ffi::Error CsrTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer i
 
 // --- COO -------------------------------------------------------------------------------------
 
+// One column of a row-major (nse, 2) index array.
+template <typename I>
+struct StridedIndex {
+  const I* p;
+  I operator[](int64_t j) const { return p[2 * j]; }
+};
+
 // The sorted path: chunks split where the row changes, so every row belongs to one chunk; a chunk
 // that meets a decreasing row stops and reports it (its rows stay its own, so no thread ever
 // writes another's rows). Returns false if the rows were not sorted.
 template <typename T, typename I>
-bool CooSorted(ffi::ThreadPool& pool, const T* d, const I* out_idx, const I* in_idx, const T* xv,
-               T* out, int64_t nse, int64_t n_out, int64_t n_in, int64_t k, int64_t helpers) {
+bool CooSorted(ffi::ThreadPool& pool, const T* d, StridedIndex<I> out_idx, StridedIndex<I> in_idx,
+               const T* xv, T* out, int64_t nse, int64_t n_out, int64_t n_in, int64_t k,
+               int64_t helpers) {
   using U = std::make_unsigned_t<I>;
   int64_t n_chunks = helpers == 0 ? 1 : (helpers + 1) * kChunksPerThread;
   std::vector<int64_t> bounds(n_chunks + 1);
@@ -318,52 +328,55 @@ bool CooSorted(ffi::ThreadPool& pool, const T* d, const I* out_idx, const I* in_
   bounds[n_chunks] = nse;
   std::fill(out, out + n_out * k, T{});
   std::atomic<bool> unsorted{false};
-  ParallelFor(pool, n_chunks, helpers, [&](int64_t c, int) {
-    int64_t begin = bounds[c], end = bounds[c + 1];
-    if (begin >= end) return;
-    I previous = out_idx[begin];
-    T acc{};
-    for (int64_t j = begin; j < end; ++j) {
+  ParallelFor(pool, n_chunks, helpers, [&, out_idx, in_idx, d, xv, out, n_out, n_in, k](int64_t c, int) {
+    // Run by run (the entries of one row), each a tight loop as in CsrRows.
+    int64_t j = bounds[c], end = bounds[c + 1];
+    I previous = j < end ? out_idx[j] : I{};
+    while (j < end) {
       I r = out_idx[j];
       if (r < previous) {
         unsorted.store(true, std::memory_order_relaxed);
         return;
       }
-      U col = static_cast<U>(in_idx[j]);
-      bool inside = static_cast<U>(r) < static_cast<U>(n_out) && col < static_cast<U>(n_in);
-      if (k == 1) {
-        if (r != previous) {
-          if (static_cast<U>(previous) < static_cast<U>(n_out)) out[previous] = acc;
-          acc = T{};
-        }
-        if (inside) acc = Arith<T>::add(acc, Arith<T>::mul(d[j], xv[col]));
-      } else if (inside) {
-        axpy(out + static_cast<int64_t>(r) * k, d[j], xv + static_cast<int64_t>(col) * k, k);
-      }
       previous = r;
+      bool row_inside = static_cast<U>(r) < static_cast<U>(n_out);
+      if (k == 1) {
+        T acc{};
+        for (; j < end && out_idx[j] == r; ++j) {
+          U col = static_cast<U>(in_idx[j]);
+          if (col < static_cast<U>(n_in)) acc = Arith<T>::add(acc, Arith<T>::mul(d[j], xv[col]));
+        }
+        if (row_inside) out[r] = acc;
+      } else {
+        T* row = out + (row_inside ? static_cast<int64_t>(r) * k : 0);
+        for (; j < end && out_idx[j] == r; ++j) {
+          U col = static_cast<U>(in_idx[j]);
+          if (row_inside && col < static_cast<U>(n_in)) axpy(row, d[j], xv + static_cast<int64_t>(col) * k, k);
+        }
+      }
     }
-    if (k == 1 && static_cast<U>(previous) < static_cast<U>(n_out)) out[previous] = acc;
   });
   return !unsorted.load();
 }
 
 template <typename T, typename I>
-ffi::Error CooTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer out_index,
-                    ffi::AnyBuffer in_index, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
-                    bool sorted) {
+ffi::Error CooTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
+                    ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column) {
   using U = std::make_unsigned_t<I>;
+  auto dims = indices.dimensions();
+  if (dims.size() != 2 || dims[1] != 2 || (column != 0 && column != 1))
+    return ffi::Error::InvalidArgument("xp_coo_matmul: indices must be (nse, 2), column 0 or 1");
+  int64_t nse = std::min<int64_t>(static_cast<int64_t>(data.element_count()), dims[0]);
+  // The (nse, 2) indices are read in place with a stride of 2 (no copies of the columns).
+  const I* base = reinterpret_cast<const I*>(indices.untyped_data());
+  StridedIndex<I> oi{base + column}, ii{base + (1 - column)};
   const T* d = reinterpret_cast<const T*>(data.untyped_data());
-  const I* oi = reinterpret_cast<const I*>(out_index.untyped_data());
-  const I* ii = reinterpret_cast<const I*>(in_index.untyped_data());
   const T* xv = reinterpret_cast<const T*>(x.untyped_data());
   T* out = reinterpret_cast<T*>(y->untyped_data());
-  int64_t nse = std::min<int64_t>(
-      {static_cast<int64_t>(data.element_count()), static_cast<int64_t>(out_index.element_count()),
-       static_cast<int64_t>(in_index.element_count())});
   int64_t k = Columns(x);
   int64_t n_in = x.dimensions().size() ? x.dimensions()[0] : 0;
   int64_t n_out = y->dimensions().size() ? y->dimensions()[0] : 0;
-  if (sorted && CooSorted(pool, d, oi, ii, xv, out, nse, n_out, n_in, k, Helpers(pool, nse * k)))
+  if (CooSorted(pool, d, oi, ii, xv, out, nse, n_out, n_in, k, Helpers(pool, nse * k)))
     return ffi::Error::Success();
   int64_t helpers = ScatterHelpers(pool, nse * k, n_out * k);
   int64_t n_chunks = helpers == 0 ? 1 : (helpers + 1) * kChunksPerThread;
@@ -445,12 +458,11 @@ ffi::Error CsrRmatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer 
                            indices, indptr, x, y, true);
 }
 
-ffi::Error CooMatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer out_index,
-                     ffi::AnyBuffer in_index, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
-                     bool sorted) {
-  if (auto e = CheckTypes("xp_coo_matmul", data, out_index, in_index, x, y); e.failure()) return e;
-  return Dispatch<CooCall>("xp_coo_matmul", data.element_type(), out_index.element_type(), pool, data,
-                           out_index, in_index, x, y, sorted);
+ffi::Error CooMatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
+                     ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column) {
+  if (auto e = CheckTypes("xp_coo_matmul", data, indices, indices, x, y); e.failure()) return e;
+  return Dispatch<CooCall>("xp_coo_matmul", data.element_type(), indices.element_type(), pool, data,
+                           indices, x, y, column);
 }
 
 }  // namespace
@@ -479,6 +491,5 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(XpCooMatmul, CooMatmul,
                                   .Arg<ffi::AnyBuffer>()
                                   .Arg<ffi::AnyBuffer>()
                                   .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
                                   .Ret<ffi::AnyBuffer>()
-                                  .Attr<bool>("sorted"));
+                                  .Attr<int64_t>("column"));
