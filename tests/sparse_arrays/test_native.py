@@ -253,7 +253,7 @@ def test_xp_native_0_forces_xla_kernels():
 
 
 def test_without_a_compiler_one_warning_and_xla_kernels(tmp_path):
-    done = _child(CHILD, CXX=str(tmp_path / "no-compiler"), XP_NATIVE_CACHE=str(tmp_path))
+    done = _child(CHILD, CXX=str(tmp_path / "no-compiler"), XP_NATIVE_CACHE=str(tmp_path), XP_NATIVE="1")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False", "1"]
 
