@@ -35,10 +35,11 @@ product with more columns; batched sparse operands go through ``lax.map``. (A ``
 with ``linear_call`` tangents was tried first: ``linear_call`` has no batching rule, so
 ``vmap(grad(...))`` failed.)
 
-Measurements (jitted, 20000 x 20000, density 1e-3, 400k entries, 2-core machine under load; the
-times and ratios to SciPy are in bench/RESULTS.md): below ``kMinParallelWork`` (32k multiply-adds)
-a product stays on the calling thread, the cost of waking pool threads (tens of microseconds)
-being larger than the gain there.
+Threads: below ``kMinParallelWork`` (32k multiply-adds) a product stays on the calling thread,
+waking pool threads costing tens of microseconds. That threshold is an estimate, not yet measured
+on a quiet machine (the development machine ran at a load average of 8 to 10, where a second
+thread rarely finds a core); ``XP_NATIVE_MIN_PARALLEL_WORK`` overrides it, for measuring. Kernel
+times and ratios to SciPy: :mod:`xp.sparse._kernels` and bench/RESULTS.md.
 """
 
 from __future__ import annotations

@@ -43,8 +43,8 @@ namespace ffi = xla::ffi;
 
 namespace {
 
-// Measured on the 2-core development machine (docs in xp/sparse/_native.py): below this many
-// multiply-adds one thread is faster than waking the pool.
+// Below this many multiply-adds one thread is expected to beat waking the pool (an estimate: see
+// xp/sparse/_native.py; XP_NATIVE_MIN_PARALLEL_WORK overrides it).
 constexpr int64_t kMinParallelWork = 1 << 15;
 // Chunks per participating thread: several, so a thread slowed by another process still
 // leaves its share to the others.
