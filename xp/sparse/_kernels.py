@@ -2,7 +2,17 @@
 
 Every kernel is a function of raw JAX arrays (``data``, index arrays, the dense operand): jit-able,
 vmap-able and differentiable with respect to ``data`` and the dense operand (forward and reverse
-mode). The products of :mod:`xp.sparse._linear_algebra` pick among them:
+mode). The products of :mod:`xp.sparse._linear_algebra` pick among them.
+
+**On CPU, all four products (BCOO and BCSR, ``A @ x`` and ``A.T @ x``, 1-d or 2-d ``x``) of
+float32/64, complex64/128 and int32/64 use xp's native kernel** (:mod:`xp.sparse._native`: C++
+through JAX's FFI, multithreaded on XLA's pool; BCOO read in place, sorted rows without row
+pointers). It is a primitive whose lowering chooses: on other platforms, for ``jax.export``, with
+``XP_NATIVE=0`` or where it could not be built, the XLA kernels below (the fallback,
+``xla_*_product``) are what runs. ``native=False`` (products XLA must partition over a mesh) skips
+it and JAX's native kernel alike.
+
+The XLA fallback:
 
 ============================  ===========================================================================
 product                       kernel
@@ -11,20 +21,28 @@ BCOO ``A @ x``, ``A.T @ x``   :func:`coo_matmul`: gather ``x`` at the column ind
                               ``segment_sum`` over the row indices (``indices_are_sorted`` when the BCOO
                               says so). ``A.T @ x`` swaps the roles of the two index columns, so the
                               transpose is never materialised.
-BCOO ``A @ X``, k columns     when the native kernel pays (below): :func:`csr_matmul` on row pointers made
-                              from the sorted row indices (:func:`indptr_from_sorted_rows`, about 1 ms); a
-                              BCOO not marked sorted is checked at run time and falls back to
+BCOO ``A @ X``, k columns     when JAX's native kernel pays (below): :func:`csr_matmul` on row pointers
+                              made from the sorted row indices (:func:`indptr_from_sorted_rows`, about
+                              1 ms); a BCOO not marked sorted is checked at run time and falls back to
                               :func:`coo_matmul` if it is not. Otherwise :func:`coo_matmul`.
-BCSR ``A @ X``                :func:`csr_matmul` when the native kernel pays: JAX's ``bcsr_dot_general``,
-                              on CPU a native (Eigen) CSR kernel that splits large products into
-                              parallel tasks (cuSPARSE on GPU). Otherwise :func:`coo_matmul`.
+BCSR ``A @ X``                :func:`csr_matmul` when JAX's native kernel pays: ``bcsr_dot_general``,
+                              on CPU an Eigen CSR kernel that splits large products into parallel
+                              tasks (cuSPARSE on GPU). Otherwise :func:`coo_matmul`.
 BCSR ``A @ x``                :func:`csr_matvec`: a row-blocked kernel on the row pointers (no row
                               indices), with a custom JVP through :func:`coo_matmul`.
 ``x @ A``, BCSR ``A.T @ x``   :func:`coo_matmul` with the index columns swapped (BCSR: row indices from
                               :func:`rows_from_indptr`).
 ============================  ===========================================================================
 
-The native kernel "pays" from 8 columns on, or when ``nse * k * itemsize`` exceeds 6.4 MB (the
+xp's native kernel against SciPy ``csr_array`` (jitted, 20000 x 20000, density 1e-3, same run;
+measured on the 2-core machine at a load average of 9 to 10, where a second thread rarely gets a
+core, so these are close to single-threaded figures; bench/RESULTS.md has the full tables):
+float32 ``A @ x`` BCSR 1.2-1.6x, BCOO 1.5x; ``A.T @ x`` 1.3x / 1.7x; ``A @ X`` (64 columns)
+0.96-1.3x / 1.2-1.5x; float64 ``A @ x`` 1.5x / 2.0x, ``A @ X`` 1.0x / 1.0x. The XLA fallback in
+the same conditions: ``A @ x`` 1.8-4x, ``A @ X`` (BCSR, JAX's kernel) about 1x. Before the native
+kernel (quieter machine, load 3 to 8):
+
+JAX's native kernel "pays" from 8 columns on, or when ``nse * k * itemsize`` exceeds 6.4 MB (the
 size from which it runs as parallel tasks; its single-task path is slow for few columns).
 
 Measurements behind the choices (CPU, jitted, 20000 x 20000 at density 1e-3, 400k stored
@@ -63,6 +81,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
+from xp.sparse import _native
+
 kernel = functools.partial(jax.jit, inline=True)
 
 CSR_MIN_COLUMNS = 8
@@ -82,7 +102,7 @@ _NATIVE_INDEX_DTYPES = frozenset(np.dtype(d) for d in ("int32", "int64"))
 _MATMUL_DN = (((1,), (0,)), ((), ()))
 
 
-def _take(x: Any, index: Any) -> Any:
+def take(x: Any, index: Any) -> Any:
     """``x[index]`` along the first axis, 0 where ``index`` is out of range (JAX's padding entries).
 
     A plain gather: no wrap-around of negative indices (an index is never negative here)."""
@@ -106,7 +126,7 @@ def coo_matmul(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: int, 
     """
     if data.shape[0] == 0 or x.shape[0] == 0:
         return jnp.zeros((n_out, *x.shape[1:]), jnp.result_type(data, x))
-    values = _take(x, in_index)
+    values = take(x, in_index)
     products = data[:, None] * values if x.ndim == 2 else data * values
     return jax.ops.segment_sum(products, out_index, num_segments=n_out, indices_are_sorted=sorted_out)
 
@@ -174,7 +194,7 @@ def _csr_matvec_blocked(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
     block = CSR_VECTOR_BLOCK
     if data.shape[0] == 0 or x.shape[0] == 0:
         return jnp.zeros(indptr.shape[0] - 1, jnp.result_type(data, x))
-    products = data * _take(x, indices)
+    products = data * take(x, indices)
     start = indptr[:-1]
     count = indptr[1:] - start
     steps = (jnp.max(count, initial=0) + block - 1) // block
@@ -185,7 +205,7 @@ def _csr_matvec_blocked(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
         j = step * block + offsets
         inside = j[None, :] < count[:, None]
         position = jnp.where(inside, start[:, None] + j[None, :], products.shape[0])
-        return step + 1, total + jnp.sum(_take(products, position), axis=1, dtype=products.dtype)
+        return step + 1, total + jnp.sum(take(products, position), axis=1, dtype=products.dtype)
 
     zero = jnp.zeros(start.shape[0], products.dtype)
     return jax.lax.while_loop(lambda s: s[0] < steps, body, (jnp.zeros((), steps.dtype), zero))[1]
@@ -230,6 +250,45 @@ def csr_matvec(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
     return _csr_matvec(data, indices, indptr, x)
 
 
+# --- XLA's kernels for each product (the native kernel's fallback: GPU, export, XP_NATIVE=0) ---------
+
+
+def xla_coo_product(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: int, sorted_out: bool,
+                    native: bool = True) -> Any:  # fmt: skip
+    """``y[out_index[k]] += data[k] * x[in_index[k]]`` (``A @ x`` with the row indices first, ``A.T @ x``
+    with the column indices first); ``native``: whether JAX's CSR kernel may be chosen."""
+    if not (native and _native_pays(data.shape[0], x)):
+        return coo_matmul(data, out_index, in_index, x, n_out=n_out, sorted_out=sorted_out)
+    n_in = x.shape[0]
+
+    def on_pointers(data: Any, rows: Any, cols: Any, x: Any) -> Any:
+        return csr_matmul(data, cols, indptr_from_sorted_rows(rows, n_rows=n_out), x, n_cols=n_in)
+
+    if sorted_out:
+        return on_pointers(data, out_index, in_index, x)
+
+    def scatter(data: Any, rows: Any, cols: Any, x: Any) -> Any:
+        return coo_matmul(data, rows, cols, x, n_out=n_out, sorted_out=False)
+
+    return jax.lax.cond(is_sorted(out_index), on_pointers, scatter, data, out_index, in_index, x)
+
+
+def xla_csr_product(data: Any, indices: Any, indptr: Any, x: Any, native: bool = True) -> Any:
+    """``A @ x`` for CSR buffers; ``native``: whether JAX's CSR kernel may be chosen."""
+    if native and _native_pays(data.shape[0], x):
+        return csr_matmul(data, indices, indptr, x, n_cols=x.shape[0])
+    if x.ndim == 1:
+        return csr_matvec(data, indices, indptr, x)
+    rows = rows_from_indptr(indptr, nse=data.shape[0])
+    return coo_matmul(data, rows, indices, x, n_out=indptr.shape[0] - 1, sorted_out=True)
+
+
+def xla_csr_rproduct(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: int) -> Any:
+    """``A.T @ x`` for CSR buffers of a matrix with ``n_cols`` columns."""
+    rows = rows_from_indptr(indptr, nse=data.shape[0])
+    return coo_matmul(data, indices, rows, x, n_out=n_cols, sorted_out=False)
+
+
 # --- choosing ---------------------------------------------------------------------------------
 
 
@@ -245,44 +304,45 @@ def _native_pays(nse: int, x: Any) -> bool:
     return k >= CSR_MIN_COLUMNS or nse * k * np.dtype(x.dtype).itemsize > NATIVE_PARALLEL_BYTES
 
 
+def _own_native(x: Any, native: bool) -> bool:
+    """Whether xp's native kernel (:mod:`xp.sparse._native`) computes the product: on CPU, decided
+    when XLA lowers it (elsewhere the primitive lowers to the XLA fallback)."""
+    return native and _native.supported(x.dtype) and _native.available()
+
+
 def bcoo_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
     """``A @ x`` for a 2-d BCOO ``A`` without batch or dense dimensions and a 1-d or 2-d ``x``
-    of the same dtype (traced inside the callers' kernels); ``native``: whether the native CSR
-    kernel may be chosen."""
-    n_rows, n_cols = matrix.shape
+    of the same dtype (traced inside the callers' kernels); ``native``: whether native kernels
+    (xp's, JAX's CSR kernel) may be chosen (not where XLA must partition the product)."""
+    n_rows = matrix.shape[0]
     rows, cols = matrix.indices[:, 0], matrix.indices[:, 1]
-    if not (native and _native_pays(matrix.data.shape[0], x)):
-        return coo_matmul(matrix.data, rows, cols, x, n_out=n_rows, sorted_out=bool(matrix.indices_sorted))
-
-    def on_pointers(data: Any, rows: Any, cols: Any, x: Any) -> Any:
-        return csr_matmul(data, cols, indptr_from_sorted_rows(rows, n_rows=n_rows), x, n_cols=n_cols)
-
-    if matrix.indices_sorted:
-        return on_pointers(matrix.data, rows, cols, x)
-
-    def scatter(data: Any, rows: Any, cols: Any, x: Any) -> Any:
-        return coo_matmul(data, rows, cols, x, n_out=n_rows, sorted_out=False)
-
-    return jax.lax.cond(is_sorted(rows), on_pointers, scatter, matrix.data, rows, cols, x)
+    sorted_out = bool(matrix.indices_sorted)
+    if _own_native(x, native):
+        spec = _native.Spec("coo", n_rows, sorted_out, column=0)
+        return _native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
+    return xla_coo_product(matrix.data, rows, cols, x, n_out=n_rows, sorted_out=sorted_out, native=native)
 
 
 def bcoo_rmatmul(matrix: Any, x: Any) -> Any:
     """``A.T @ x`` for a 2-d BCOO ``A`` (no batch or dense dimensions), without forming ``A.T``."""
     rows, cols = matrix.indices[:, 0], matrix.indices[:, 1]
+    if _own_native(x, True):
+        spec = _native.Spec("coo", matrix.shape[1], column=1)
+        return _native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
     return coo_matmul(matrix.data, cols, rows, x, n_out=matrix.shape[1], sorted_out=False)
 
 
 def bcsr_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
     """``A @ x`` for a 2-d BCSR ``A`` (no batch or dense dimensions) and a 1-d or 2-d ``x``."""
-    if native and _native_pays(matrix.data.shape[0], x):
-        return csr_matmul(matrix.data, matrix.indices, matrix.indptr, x, n_cols=matrix.shape[1])
-    if x.ndim == 1:
-        return csr_matvec(matrix.data, matrix.indices, matrix.indptr, x)
-    rows = rows_from_indptr(matrix.indptr, nse=matrix.data.shape[0])
-    return coo_matmul(matrix.data, rows, matrix.indices, x, n_out=matrix.shape[0], sorted_out=True)
+    if _own_native(x, native):
+        indices, indptr = _native.common_index(matrix.indices, matrix.indptr)
+        return _native.product(matrix.data, indices, indptr, x, _native.Spec("csr", matrix.shape[0]))
+    return xla_csr_product(matrix.data, matrix.indices, matrix.indptr, x, native=native)
 
 
 def bcsr_rmatmul(matrix: Any, x: Any) -> Any:
     """``A.T @ x`` for a 2-d BCSR ``A`` (no batch or dense dimensions)."""
-    rows = rows_from_indptr(matrix.indptr, nse=matrix.data.shape[0])
-    return coo_matmul(matrix.data, matrix.indices, rows, x, n_out=matrix.shape[1], sorted_out=False)
+    if _own_native(x, True):
+        indices, indptr = _native.common_index(matrix.indices, matrix.indptr)
+        return _native.product(matrix.data, indices, indptr, x, _native.Spec("csr_t", matrix.shape[1]))
+    return xla_csr_rproduct(matrix.data, matrix.indices, matrix.indptr, x, n_cols=matrix.shape[1])

@@ -1,0 +1,277 @@
+"""xp.sparse's native CPU kernel (xp/sparse/_native.py): the four products against NumPy, padding
+entries, empty operands, the transformations (jit, grad, jvp, vmap), export, and XLA's fallback.
+
+The tests of results run whether or not the kernel could be built (the products then use XLA's
+kernels, which must agree); only the tests that check the kernel itself is used skip without it.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jax.experimental import sparse as jsparse
+
+from xp.sparse import _kernels, _native
+
+X64 = jax.config.jax_enable_x64
+VALUE_DTYPES = ["float32", "complex64", "int32"] + (["float64", "complex128", "int64"] if X64 else [])
+INDEX_DTYPES = ["int32"] + (["int64"] if X64 else [])
+
+needs_native = pytest.mark.skipif(
+    not _native.available(), reason="the native kernel is not built here (no compiler, or XP_NATIVE=0)"
+)
+
+
+def _values(rng, dtype, size):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "i":
+        return rng.integers(-5, 6, size).astype(dtype)
+    values = rng.standard_normal(size)
+    if dtype.kind == "c":
+        values = values + 1j * rng.standard_normal(size)
+    return values.astype(dtype)
+
+
+@st.composite
+def problems(draw):
+    """A matrix as entries (rows, cols, values; rows == m or cols == n are JAX's padding), its
+    CSR buffers (padding also past indptr[-1]), and a dense operand (1-d or k columns, k may be 0)."""
+    m, n = draw(st.integers(0, 9)), draw(st.integers(0, 9))
+    nse = draw(st.integers(0, 30))
+    dtype = draw(st.sampled_from(VALUE_DTYPES))
+    index_dtype = draw(st.sampled_from(INDEX_DTYPES))
+    k = draw(st.sampled_from([None, 0, 1, 3]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    rows = np.sort(rng.integers(0, m + 1, nse)) if draw(st.booleans()) else rng.integers(0, m + 1, nse)
+    cols = rng.integers(0, n + 1, nse)
+    data = _values(rng, dtype, nse)
+    shape_x = lambda rows_: (rows_,) if k is None else (rows_, k)  # noqa: E731
+    return {
+        "m": m, "n": n, "rows": rows.astype(index_dtype), "cols": cols.astype(index_dtype), "data": data,
+        "x": _values(rng, dtype, shape_x(n)), "xt": _values(rng, dtype, shape_x(m)),
+    }  # fmt: skip
+
+
+def dense(p):
+    """The matrix the entries stand for, padding left out, in float64 / complex128 / int64."""
+    wide = np.result_type(p["data"].dtype, np.float64) if p["data"].dtype.kind != "i" else np.int64
+    a = np.zeros((p["m"], p["n"]), wide)
+    for r, c, v in zip(p["rows"], p["cols"], p["data"], strict=True):
+        if r < p["m"] and c < p["n"]:
+            a[r, c] += v
+    return a
+
+
+def bcoo(p):
+    indices = np.stack([p["rows"], p["cols"]], axis=1).reshape(-1, 2)
+    sorted_ = bool(np.all(np.diff(p["rows"].astype(np.int64)) >= 0))
+    return jsparse.BCOO((jnp.asarray(p["data"]), jnp.asarray(indices)), shape=(p["m"], p["n"]), indices_sorted=sorted_)
+
+
+def bcsr(p):
+    """The entries in row order (padding rows past indptr[-1], as JAX pads a BCSR)."""
+    order = np.argsort(p["rows"], kind="stable")
+    rows, cols, data = p["rows"][order], p["cols"][order], p["data"][order]
+    counts = np.bincount(rows[rows < p["m"]].astype(np.int64), minlength=p["m"])
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(p["rows"].dtype)
+    return jsparse.BCSR((jnp.asarray(data), jnp.asarray(cols), jnp.asarray(indptr)), shape=(p["m"], p["n"]))
+
+
+def check(got, expected, dtype):
+    got = np.asarray(got)
+    assert got.dtype == np.dtype(dtype) and got.shape == expected.shape
+    tol = {"float32": 1e-4, "complex64": 1e-4, "float64": 1e-10, "complex128": 1e-10}.get(np.dtype(dtype).name, 0)
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * (1 + np.abs(expected).max(initial=0)))
+
+
+PRODUCTS = {
+    "bcoo A @ x": (bcoo, _kernels.bcoo_matmul, False),
+    "bcoo A.T @ x": (bcoo, _kernels.bcoo_rmatmul, True),
+    "bcsr A @ x": (bcsr, _kernels.bcsr_matmul, False),
+    "bcsr A.T @ x": (bcsr, _kernels.bcsr_rmatmul, True),
+}
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+@given(p=problems())
+def test_products_match_dense_and_xla(product, p):
+    make, fn, transposed = PRODUCTS[product]
+    a, x = dense(p), p["xt"] if transposed else p["x"]
+    expected = (a.T if transposed else a) @ x
+    matrix = make(p)
+    check(jax.jit(fn)(matrix, jnp.asarray(x)), expected, p["data"].dtype)
+    with _native.disabled():  # XLA's kernels, traced afresh
+        check(jax.jit(lambda m, x: fn(m, x))(matrix, jnp.asarray(x)), expected, p["data"].dtype)
+
+
+@needs_native
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_the_native_kernel_is_what_runs_on_cpu(product):
+    make, fn, transposed = PRODUCTS[product]
+    rng = np.random.default_rng(0)
+    p = {"m": 6, "n": 5, "rows": np.sort(rng.integers(0, 6, 12)).astype(np.int32),
+         "cols": rng.integers(0, 5, 12).astype(np.int32), "data": rng.standard_normal(12).astype(np.float32),
+         "x": np.ones(5, np.float32), "xt": np.ones(6, np.float32)}  # fmt: skip
+    text = jax.jit(fn).lower(make(p), jnp.asarray(p["xt"] if transposed else p["x"])).as_text()
+    assert "xp_c" in text  # xp_csr_matmul, xp_csr_rmatmul or xp_coo_matmul
+
+
+def _fixed(dtype=np.float32, k=None, seed=0):
+    rng = np.random.default_rng(seed)
+    m, n, nse = 7, 5, 14
+    shape = (lambda r: (r,)) if k is None else (lambda r: (r, k))
+    return {"m": m, "n": n, "rows": np.sort(rng.integers(0, m + 1, nse)).astype(np.int32),
+            "cols": rng.integers(0, n + 1, nse).astype(np.int32), "data": _values(rng, dtype, nse),
+            "x": _values(rng, dtype, shape(n)), "xt": _values(rng, dtype, shape(m))}  # fmt: skip
+
+
+def _valid(p):
+    return (p["rows"] < p["m"]) & (p["cols"] < p["n"])
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+@pytest.mark.parametrize("k", [None, 3])
+def test_grad_matches_the_dense_gradient(product, k):
+    make, fn, transposed = PRODUCTS[product]
+    p = _fixed(k=k)
+    matrix = make(p)
+    x = jnp.asarray(p["xt"] if transposed else p["x"])
+
+    def loss(data, x):
+        return jnp.sum(jnp.sin(fn(_with_data(matrix, data), x)))
+
+    def dense_loss(a, x):
+        return jnp.sum(jnp.sin((a.T if transposed else a) @ x))
+
+    grad_data, grad_x = jax.jit(jax.grad(loss, argnums=(0, 1)))(matrix.data, x)
+    a = jnp.asarray(dense(p), jnp.float32)
+    dense_a, dense_x = jax.grad(dense_loss, argnums=(0, 1))(a, x)
+    np.testing.assert_allclose(grad_x, dense_x, rtol=1e-5, atol=1e-5)
+    rows, cols = _entry_positions(matrix, p)
+    expected_data = np.where(
+        _entry_valid(matrix, p), np.asarray(dense_a)[np.minimum(rows, p["m"] - 1), np.minimum(cols, p["n"] - 1)], 0
+    )
+    np.testing.assert_allclose(grad_data, expected_data, rtol=1e-5, atol=1e-5)
+    # forward mode, and a Hessian-vector product (forward over reverse)
+    _, tangent = jax.jvp(loss, (matrix.data, x), (jnp.ones_like(matrix.data), jnp.ones_like(x)))
+    mask = np.zeros((p["m"], p["n"]), np.float32)
+    for r, c in zip(rows[_entry_valid(matrix, p)], cols[_entry_valid(matrix, p)], strict=True):
+        mask[r, c] += 1
+    _, dense_tangent = jax.jvp(dense_loss, (a, x), (jnp.asarray(mask), jnp.ones_like(x)))
+    np.testing.assert_allclose(tangent, dense_tangent, rtol=1e-4, atol=1e-4)
+    hvp = jax.jvp(jax.grad(lambda x: loss(matrix.data, x)), (x,), (jnp.ones_like(x),))[1]
+    dense_hvp = jax.jvp(jax.grad(lambda x: dense_loss(a, x)), (x,), (jnp.ones_like(x),))[1]
+    np.testing.assert_allclose(hvp, dense_hvp, rtol=1e-4, atol=1e-4)
+
+
+def _with_data(matrix, data):
+    if isinstance(matrix, jsparse.BCSR):
+        return jsparse.BCSR((data, matrix.indices, matrix.indptr), shape=matrix.shape)
+    return jsparse.BCOO((data, matrix.indices), shape=matrix.shape, indices_sorted=matrix.indices_sorted)
+
+
+def _entry_positions(matrix, p):
+    if isinstance(matrix, jsparse.BCSR):
+        indptr = np.asarray(matrix.indptr)
+        rows = np.searchsorted(indptr, np.arange(matrix.data.shape[0]), side="right") - 1
+        return np.minimum(rows, p["m"]), np.asarray(matrix.indices)
+    return np.asarray(matrix.indices[:, 0]), np.asarray(matrix.indices[:, 1])
+
+
+def _entry_valid(matrix, p):
+    rows, cols = _entry_positions(matrix, p)
+    return (rows < p["m"]) & (cols < p["n"])
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_vmap(product):
+    make, fn, transposed = PRODUCTS[product]
+    p = _fixed()
+    matrix = make(p)
+    a = dense(p).astype(np.float32)
+    op = a.T if transposed else a
+    xs = jnp.asarray(np.random.default_rng(1).standard_normal((4, op.shape[1])), jnp.float32)
+    np.testing.assert_allclose(jax.jit(jax.vmap(lambda x: fn(matrix, x)))(xs), xs @ op.T, rtol=1e-5, atol=1e-5)
+    batch_x = jnp.stack([xs.T, 2 * xs.T], axis=-1)  # two (n, 4) matrices, batched on the last axis
+    out = jax.vmap(lambda x: fn(matrix, x), in_axes=2, out_axes=2)(batch_x)
+    np.testing.assert_allclose(out, np.einsum("ij,jkb->ikb", op, batch_x), rtol=1e-5, atol=1e-5)
+    datas = jnp.stack([matrix.data, 3 * matrix.data])  # batched sparse values: one product each
+    out = jax.vmap(lambda d: fn(_with_data(matrix, d), xs[0]))(datas)
+    np.testing.assert_allclose(out, np.stack([op @ xs[0], 3 * op @ xs[0]]), rtol=1e-5, atol=1e-5)
+    per_example = jax.vmap(jax.grad(lambda x: jnp.sum(fn(matrix, x) ** 2)))(xs)
+    np.testing.assert_allclose(per_example, 2 * (xs @ op.T) @ op, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_export_uses_xla_kernels(product):
+    """A custom call has no compatibility guarantee: exported functions carry XLA's kernels."""
+    make, fn, transposed = PRODUCTS[product]
+    p = _fixed()
+    matrix, x = make(p), jnp.asarray(p["xt"] if transposed else p["x"])
+    exported = jax.export.export(jax.jit(fn))(matrix, x)
+    assert "xp_c" not in exported.mlir_module()
+    restored = jax.export.deserialize(exported.serialize())
+    check(restored.call(matrix, x), (dense(p).T if transposed else dense(p)) @ np.asarray(x), np.float32)
+    for_gpu = jax.export.export(jax.jit(fn), platforms=["cuda"])(matrix, x)
+    assert "xp_c" not in for_gpu.mlir_module()
+
+
+def _child(code, **env):
+    environment = {**os.environ, **env}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env=environment, timeout=600)  # fmt: skip
+
+
+CHILD = """
+    import warnings
+    import numpy as np, jax, jax.numpy as jnp
+    from jax.experimental import sparse as jsparse
+    from xp.sparse import _kernels, _native
+    a = np.array([[1.0, 0, 2], [0, 3, 0]], np.float32)
+    m = jsparse.BCSR.fromdense(jnp.asarray(a))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = jax.jit(_kernels.bcsr_matmul)(m, jnp.ones(3, jnp.float32))
+        z = jax.jit(_kernels.bcoo_rmatmul)(m.to_bcoo(), jnp.ones(2, jnp.float32))
+    assert np.allclose(y, a @ np.ones(3)) and np.allclose(z, a.T @ np.ones(2))
+    text = jax.jit(_kernels.bcsr_matmul).lower(m, jnp.ones(3, jnp.float32)).as_text()
+    print(_native.available(), "xp_c" in text, sum(w.category is _native.NativeKernelWarning for w in caught))
+"""
+
+
+def test_xp_native_0_forces_xla_kernels():
+    done = _child(CHILD, XP_NATIVE="0")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "0"]
+
+
+def test_without_a_compiler_one_warning_and_xla_kernels(tmp_path):
+    done = _child(CHILD, CXX=str(tmp_path / "no-compiler"), XP_NATIVE_CACHE=str(tmp_path), XP_NATIVE="1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "1"]
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_a_large_product_on_several_threads(product):
+    """Big enough for the kernel's parallel path (and its sorted / scatter paths for a COO)."""
+    make, fn, transposed = PRODUCTS[product]
+    rng = np.random.default_rng(3)
+    m, n, nse = 3000, 2000, 60000
+    rows = rng.integers(0, m + 1, nse)
+    p = {"m": m, "n": n, "rows": np.sort(rows).astype(np.int32), "cols": rng.integers(0, n + 1, nse).astype(np.int32),
+         "data": rng.standard_normal(nse).astype(np.float32)}  # fmt: skip
+    a = dense(p)
+    for k in (None, 4):
+        size = m if transposed else n
+        x = rng.standard_normal((size,) if k is None else (size, k)).astype(np.float32)
+        check(jax.jit(fn)(make(p), jnp.asarray(x)), (a.T if transposed else a) @ x, np.float32)
+        if make is bcoo:  # unsorted rows: the scatter path
+            q = dict(p, rows=rows.astype(np.int32))
+            check(jax.jit(fn)(make(q), jnp.asarray(x)), (dense(q).T if transposed else dense(q)) @ x, np.float32)

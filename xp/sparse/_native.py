@@ -1,0 +1,356 @@
+"""The native CPU kernel for sparse products (``_native_spmm.cc``), called by XLA through JAX's FFI.
+
+What it computes: ``A @ x`` and ``A.T @ x`` for a CSR matrix (data, column indices, row pointers)
+and ``y[out[j]] += data[j] * x[in[j]]`` for a COO one (``A @ x`` with ``out`` the row indices,
+``A.T @ x`` with the column indices), ``x`` a vector or a row-major matrix, multithreaded over
+row (or entry) blocks on XLA's own intra-op thread pool; entries with out-of-range indices
+(JAX's padding) contribute nothing. :mod:`xp.sparse._kernels` chooses it on CPU.
+
+**How it is built: on first use, into a per-user cache** (``$XP_NATIVE_CACHE``, else
+``$XDG_CACHE_HOME/xp`` or ``~/.cache/xp``), one shared library per hash of the source, the
+compiler, the flags and jaxlib's version (the FFI headers come from the installed jaxlib:
+``jax.ffi.include_dir()``). The compile takes about 15 s of CPU once per user and jaxlib version;
+concurrent processes (pytest-xdist workers) wait on a lock file and the library is renamed into
+place atomically. Nothing happens at ``import xp``: the first sparse product on CPU loads (or
+builds) it. Why not at install (a setuptools extension): the headers are jaxlib's, so jaxlib
+would become a build requirement, downloaded and unpacked into pip's isolated build environment
+on every ``pip install -e`` (about 80 MB; measured in docs/sparse.md), and an editable install
+would keep a library built for the jaxlib present at install time, not the one in use after an
+upgrade. The library is identical either way, so the kernel's speed is too.
+
+``XP_NATIVE=0`` forces XLA's kernels; where JAX's default backend is not the CPU (a GPU machine)
+nothing is built and XLA's kernels (cuSPARSE's for BCSR) are used. With no compiler, or a failed build, the first product warns
+once per process (:class:`NativeKernelWarning`) and XLA's kernels are used.
+
+**Where the XLA kernels are used instead**, decided when XLA lowers the computation (a primitive
+whose lowering picks): for any platform but CPU alone (GPU keeps JAX's cuSPARSE route, and a
+function lowered for GPU never names the CPU target) and for ``jax.export`` (a custom call has
+no compatibility guarantee and the target would not exist where the artifact is loaded).
+
+**Transformations**: rules of the primitive. The product is bilinear in ``(data, x)``: the JVP
+is two products, the transpose with respect to ``x`` is the transposed product (native too), with
+respect to ``data`` it is ``ct[out] * x[in]`` summed over columns (a gather, in XLA); so forward
+and reverse mode run natively, and any order of them. vmap: a batch of dense operands is one
+product with more columns; batched sparse operands go through ``lax.map``. (A ``custom_jvp``
+with ``linear_call`` tangents was tried first: ``linear_call`` has no batching rule, so
+``vmap(grad(...))`` failed.)
+
+Threads: below ``kMinParallelWork`` (32k multiply-adds) a product stays on the calling thread,
+waking pool threads costing tens of microseconds. That threshold is an estimate, not yet measured
+on a quiet machine (the development machine ran at a load average of 8 to 10, where a second
+thread rarely finds a core); ``XP_NATIVE_MIN_PARALLEL_WORK`` overrides it, for measuring. Kernel
+times and ratios to SciPy: :mod:`xp.sparse._kernels` and bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+SOURCE = Path(__file__).with_name("_native_spmm.cc")
+FLAGS = ("-std=c++20", "-O3", "-fPIC", "-shared", "-Wno-return-type")
+TARGETS = {"xp_csr_matmul": "XpCsrMatmul", "xp_csr_rmatmul": "XpCsrRmatmul", "xp_coo_matmul": "XpCooMatmul"}
+DTYPES = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128", "int32", "int64"))
+
+
+class NativeKernelWarning(UserWarning):
+    """The native sparse kernel could not be built or loaded; XLA's kernels are used."""
+
+
+_state: dict[str, Any] = {"loaded": None, "enabled": True}
+
+
+def _compiler() -> str | None:
+    import shutil
+
+    return os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++") or shutil.which("c++")
+
+
+def cache_dir() -> Path:
+    if os.environ.get("XP_NATIVE_CACHE"):
+        return Path(os.environ["XP_NATIVE_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "xp"
+
+
+def library_path(compiler: str) -> Path:
+    """The cached library's path: keyed by the source, the compiler, the flags and jaxlib."""
+    import hashlib
+    import importlib.metadata
+    import subprocess
+
+    version = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=True).stdout
+    key = hashlib.sha256()
+    for part in (
+        SOURCE.read_bytes(),
+        version.encode(),
+        " ".join(FLAGS).encode(),
+        importlib.metadata.version("jaxlib").encode(),
+    ):
+        key.update(part)
+        key.update(b"\0")
+    return cache_dir() / f"xp_spmm-{key.hexdigest()[:20]}.so"
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Any:
+    """An exclusive lock on ``path`` (POSIX), so concurrent processes build the library once."""
+    try:
+        import fcntl
+    except ImportError:  # no POSIX locks: concurrent builds each rename a whole file into place
+        yield
+        return
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def build(compiler: str, target: Path) -> None:
+    """Compiles the library to ``target`` (through a temporary file renamed into place)."""
+    import subprocess
+    import tempfile
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(target.with_suffix(".lock")):
+        if target.exists():
+            return
+        handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".so.tmp")
+        os.close(handle)
+        try:
+            command = [compiler, *FLAGS, f"-I{jax.ffi.include_dir()}", str(SOURCE), "-o", temporary]
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode:
+                raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
+            os.replace(temporary, target)
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+
+
+def _load() -> bool:
+    if os.environ.get("XP_NATIVE", "1").strip().lower() in ("0", "false", "no", "off"):
+        return False
+    if jax.default_backend() != "cpu":  # products lower for the accelerator: no build needed
+        return False
+    try:
+        import ctypes
+
+        if sys.platform == "win32":
+            raise RuntimeError("the native kernel is built on Linux and macOS only")
+        compiler = _compiler()
+        if compiler is None:
+            raise RuntimeError("no C++ compiler found (set CXX, or install g++ or clang++)")
+        path = library_path(compiler)
+        if not path.exists():
+            build(compiler, path)
+        library = ctypes.cdll.LoadLibrary(str(path))
+        for name, symbol in TARGETS.items():
+            jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(library, symbol)), platform="cpu")
+    except Exception as error:
+        warnings.warn(
+            f"xp.sparse: the native CPU kernel for sparse products is not available ({error}); "
+            "XLA's kernels are used. Set XP_NATIVE=0 to silence this.",
+            NativeKernelWarning,
+            stacklevel=4,
+        )
+        return False
+    return True
+
+
+def available() -> bool:
+    """Whether the native kernel is loaded (loading or building it on the first call)."""
+    if _state["loaded"] is None:
+        _state["loaded"] = _load()
+    return bool(_state["loaded"]) and bool(_state["enabled"])
+
+
+@contextlib.contextmanager
+def disabled() -> Any:
+    """Within this block, products traced choose XLA's kernels (tests compare both)."""
+    saved = _state["enabled"]
+    _state["enabled"] = False
+    try:
+        yield
+    finally:
+        _state["enabled"] = saved
+
+
+def supported(dtype: Any) -> bool:
+    return np.dtype(dtype) in DTYPES
+
+
+# --- the primitive: native on CPU, XLA elsewhere ------------------------------------------------
+
+
+class Spec(NamedTuple):
+    """A product: ``kind`` "csr" (A @ x), "csr_t" (A.T @ x) or "coo"; ``n_out`` rows of the result;
+    for a COO, ``sorted``: whether its output indices are claimed sorted (XLA's kernels rely on it,
+    the native one checks), ``column``: which column of the ``(nse, 2)`` indices the output's.
+
+    The operands are ``(data, indices, indptr, x)`` for CSR, ``(data, indices, indices, x)`` for COO
+    (the BCOO's ``(nse, 2)`` indices, read in place by the native kernel: slicing out the columns
+    would copy them)."""
+
+    kind: str
+    n_out: int
+    sorted: bool = False
+    column: int = 0
+
+
+def _native_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
+    out = jax.ShapeDtypeStruct((spec.n_out, *x.shape[1:]), x.dtype)
+    if spec.kind == "coo":
+        return jax.ffi.ffi_call("xp_coo_matmul", out)(data, a, x, column=np.int64(spec.column))
+    return jax.ffi.ffi_call("xp_csr_matmul" if spec.kind == "csr" else "xp_csr_rmatmul", out)(data, a, b, x)
+
+
+def _xla_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
+    from xp.sparse import _kernels
+
+    if spec.kind == "coo":
+        out, inp = a[:, spec.column], a[:, 1 - spec.column]
+        return _kernels.xla_coo_product(data, out, inp, x, n_out=spec.n_out, sorted_out=spec.sorted)
+    if spec.kind == "csr":
+        return _kernels.xla_csr_product(data, a, b, x)
+    return _kernels.xla_csr_rproduct(data, a, b, x, n_cols=spec.n_out)
+
+
+def _abstract(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
+    from jax.core import ShapedArray
+
+    return ShapedArray((spec.n_out, *x.shape[1:]), x.dtype)
+
+
+def _lowering(ctx: Any, data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
+    from jax.interpreters import mlir
+
+    module = ctx.module_context
+    native = tuple(module.platforms) == ("cpu",) and not module.lowering_parameters.for_export
+    fn = _native_call if native and _state["loaded"] else _xla_call
+    return mlir.lower_fun(functools.partial(fn, spec=spec), multiple_results=False)(ctx, data, a, b, x)
+
+
+def _primitive() -> Any:
+    from jax.extend.core import Primitive
+    from jax.interpreters import mlir
+
+    primitive = Primitive("xp_sparse_product")
+    primitive.def_abstract_eval(_abstract)
+    primitive.def_impl(lambda *args, spec: _jitted_bind(spec)(*args))
+    mlir.register_lowering(primitive, _lowering)
+    return primitive
+
+
+@functools.cache
+def _jitted_bind(spec: Spec) -> Any:
+    return jax.jit(lambda *args: _PRODUCT.bind(*args, spec=spec))
+
+
+_PRODUCT = _primitive()
+
+
+# --- transformation rules ----------------------------------------------------------------------
+# The product is bilinear in (data, x): its JVP is two products, its transpose with respect to x
+# the transposed product (native too), with respect to data ``ct[out] * x[in]`` summed over columns
+# (a gather in XLA). vmap: a batch of dense operands is one product with more columns.
+
+
+def _entry_indices(spec: Spec, a: Any, b: Any, nse: int) -> tuple[Any, Any]:
+    """Each stored entry's index into the result and into ``x``."""
+    if spec.kind == "coo":
+        return a[:, spec.column], a[:, 1 - spec.column]
+    from xp.sparse import _kernels
+
+    rows = _kernels.rows_from_indptr(b, nse=nse).astype(a.dtype)
+    return (rows, a) if spec.kind == "csr" else (a, rows)
+
+
+def _transposed(spec: Spec, n_in: int) -> Spec:
+    if spec.kind == "coo":
+        return Spec("coo", n_in, False, 1 - spec.column)
+    return Spec("csr_t" if spec.kind == "csr" else "csr", n_in)
+
+
+def _jvp(primals: Any, tangents: Any, *, spec: Spec) -> tuple[Any, Any]:
+    from jax.interpreters import ad
+
+    data, a, b, x = primals
+    data_dot, _, _, x_dot = tangents
+    y = _PRODUCT.bind(data, a, b, x, spec=spec)
+    terms = []
+    if type(data_dot) is not ad.Zero:
+        terms.append(_PRODUCT.bind(data_dot, a, b, x, spec=spec))
+    if type(x_dot) is not ad.Zero:
+        terms.append(_PRODUCT.bind(data, a, b, x_dot, spec=spec))
+    if not terms:  # JAX does not call the rule then; kept total
+        return y, jnp.zeros_like(y)
+    return y, terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+def _transpose(ct: Any, data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> tuple[Any, ...]:
+    from jax.interpreters import ad
+
+    linear_data, linear_x = ad.is_undefined_primal(data), ad.is_undefined_primal(x)
+    if linear_data == linear_x:
+        raise NotImplementedError("xp.sparse: the product is linear in data or in x, not in both")
+    if type(ct) is ad.Zero:
+        return (None, None, None, ad.Zero(x.aval)) if linear_x else (ad.Zero(data.aval), None, None, None)
+    if linear_x:
+        n_in = x.aval.shape[0]
+        return None, None, None, _PRODUCT.bind(data, a, b, ct, spec=_transposed(spec, n_in))
+    from xp.sparse._kernels import take
+
+    out, inp = _entry_indices(spec, a, b, data.aval.shape[0])
+    terms = take(ct, out) * take(x, inp)
+    return (terms if terms.ndim == 1 else jnp.sum(terms, axis=1)), None, None, None
+
+
+def _batch(args: Any, dims: Any, *, spec: Spec) -> tuple[Any, int]:
+    data, a, b, x = args
+    batched = [d is not None for d in dims]  # None: not mapped
+    if not any(batched[:3]):
+        x = jnp.moveaxis(x, dims[3], -1)  # (n, [k,] B) -> (n, k * B): one product
+        y = _PRODUCT.bind(data, a, b, x.reshape(x.shape[0], -1), spec=spec)
+        y = y.reshape(spec.n_out, *x.shape[1:])
+        return y, y.ndim - 1
+    size = next(v.shape[d] for v, d in zip(args, dims, strict=True) if d is not None)
+    operands = tuple(jnp.moveaxis(v, d, 0) if d is not None else jnp.broadcast_to(v, (size, *v.shape))
+                     for v, d in zip(args, dims, strict=True))  # fmt: skip
+    return jax.lax.map(lambda o: _PRODUCT.bind(*o, spec=spec), operands), 0
+
+
+def _register_rules() -> None:
+    from jax.interpreters import ad, batching
+
+    ad.primitive_jvps[_PRODUCT] = _jvp
+    ad.primitive_transposes[_PRODUCT] = _transpose
+    batching.primitive_batchers[_PRODUCT] = _batch
+
+
+_register_rules()
+
+
+def product(data: Any, a: Any, b: Any, x: Any, spec: Spec) -> Any:
+    """The product ``spec`` names (see :class:`Spec`), ``x`` of ``data``'s dtype, ``a`` and ``b``
+    of one index dtype (:func:`common_index`)."""
+    return _PRODUCT.bind(data, a, b, x, spec=spec)
+
+
+def common_index(a: Any, b: Any) -> tuple[Any, Any]:
+    """Both index arrays in one dtype (the kernel takes one): int64 if either is."""
+    if a.dtype == b.dtype:
+        return a, b
+    dtype = jnp.promote_types(a.dtype, b.dtype)
+    return a.astype(dtype), b.astype(dtype)

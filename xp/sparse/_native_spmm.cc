@@ -1,0 +1,495 @@
+// Sparse-dense matrix products for XLA on CPU, called through JAX's FFI (see xp/sparse/_native.py).
+//
+// Three handlers, each for float32/64, complex64/128 and int32/64 values with int32 or int64
+// indices (the Python side gives the index arrays of one call one dtype), a dense operand of the
+// values' dtype with 1 (a vector) or k (a row-major matrix) columns:
+//
+//   xp_csr_matmul   y = A @ x     data, indices, indptr, x     -> y (n_rows, k)
+//   xp_csr_rmatmul  y = A.T @ x   data, indices, indptr, x     -> y (n_cols, k)
+//   xp_coo_matmul   y[out[j]] += data[j] * x[in[j]]            -> y (n_out, k): data, indices
+//                   (nse, 2) as a BCOO holds them, x; attribute column: which index column is
+//                   `out` (0: A @ x, 1: A.T @ x). The sorted path is tried first (the order is
+//                   checked while it runs; an unsorted input costs about one pass more).
+//
+// Stored entries whose index is out of range (JAX pads with index == n_rows or n_cols) contribute
+// nothing; row pointers are clamped to [0, nse] so a corrupt indptr can never make a read out of
+// bounds. Integer products wrap (computed in unsigned arithmetic), as XLA's do.
+//
+// Threads: the work runs on XLA's intra-op thread pool (the FFI ThreadPool context), in chunks
+// taken from an atomic counter by the pool's tasks and by the calling thread itself, so the call
+// finishes even if no pool thread ever becomes free (no deadlock when XLA's own threads are all
+// busy). Products below kMinParallelWork multiply-adds run on the calling thread alone: waking
+// pool threads costs some microseconds, more than small products take.
+//
+// Scatters (A.T @ x, an unsorted COO) give each participating thread its own output buffer,
+// added up at the end; a COO with sorted rows is split at row boundaries so that every thread
+// owns whole rows, and a chunk that turns out unsorted sends the call to the scatter path.
+
+#include <algorithm>
+#include <cstdlib>
+#include <atomic>
+#include <complex>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <vector>
+
+#include "xla/ffi/api/ffi.h"
+
+namespace ffi = xla::ffi;
+
+namespace {
+
+// Below this many multiply-adds one thread is expected to beat waking the pool (an estimate: see
+// xp/sparse/_native.py; XP_NATIVE_MIN_PARALLEL_WORK overrides it).
+constexpr int64_t kMinParallelWork = 1 << 15;
+// Chunks per participating thread: several, so a thread slowed by another process still
+// leaves its share to the others.
+constexpr int64_t kChunksPerThread = 4;
+
+// --- arithmetic ------------------------------------------------------------------------------
+
+template <typename T>
+struct Arith {
+  static inline T mul(T a, T b) { return a * b; }
+  static inline T add(T a, T b) { return a + b; }
+};
+
+// Integer products wrap, as XLA's do (signed overflow is undefined in C++).
+template <typename T>
+  requires std::is_integral_v<T>
+struct Arith<T> {
+  using U = std::make_unsigned_t<T>;
+  static inline T mul(T a, T b) { return static_cast<T>(static_cast<U>(a) * static_cast<U>(b)); }
+  static inline T add(T a, T b) { return static_cast<T>(static_cast<U>(a) + static_cast<U>(b)); }
+};
+
+// The textbook complex product, as XLA computes it (std::complex's operator* goes through
+// __mulsc3's inf/nan recovery, several times slower).
+template <typename R>
+struct Arith<std::complex<R>> {
+  using C = std::complex<R>;
+  static inline C mul(C a, C b) {
+    return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+  }
+  static inline C add(C a, C b) { return C(a.real() + b.real(), a.imag() + b.imag()); }
+};
+
+// out[0:k] += a * x[0:k]
+template <typename T>
+inline void axpy(T* __restrict out, T a, const T* __restrict x, int64_t k) {
+  for (int64_t c = 0; c < k; ++c) out[c] = Arith<T>::add(out[c], Arith<T>::mul(a, x[c]));
+}
+
+// --- a parallel loop on XLA's pool -----------------------------------------------------------
+
+struct LoopState {
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> done{0};
+  std::atomic<int> slots{0};
+  std::mutex mutex;
+  std::condition_variable finished;
+};
+
+// Calls body(chunk, slot) for every chunk in [0, n_chunks), on the calling thread and up to
+// `helpers` pool tasks; `slot` (below 1 + helpers) names the participating thread (slot 0: the
+// caller), so per-thread buffers can be indexed by it. Returns when every chunk is done.
+template <typename Body>
+void ParallelFor(ffi::ThreadPool& pool, int64_t n_chunks, int64_t helpers, const Body& body) {
+  if (n_chunks <= 1 || helpers <= 0) {
+    for (int64_t c = 0; c < n_chunks; ++c) body(c, 0);
+    return;
+  }
+  // Tasks that start after the loop finished only touch the shared state, never `body`.
+  auto state = std::make_shared<LoopState>();
+  state->slots.store(1);
+  auto work = [n_chunks, &body](LoopState& s, int slot) {
+    for (int64_t c; (c = s.next.fetch_add(1)) < n_chunks;) {
+      body(c, slot);
+      if (s.done.fetch_add(1) + 1 == n_chunks) {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        s.finished.notify_all();
+      }
+    }
+  };
+  for (int64_t h = 0; h < helpers; ++h) {
+    pool.Schedule([state, work, n_chunks]() {
+      if (state->next.load() >= n_chunks) return;
+      int slot = state->slots.fetch_add(1);
+      work(*state, slot);
+    });
+  }
+  work(*state, 0);
+  std::unique_lock<std::mutex> lock(state->mutex);
+  state->finished.wait(lock, [&] { return state->done.load() == n_chunks; });
+}
+
+// XP_NATIVE_MIN_PARALLEL_WORK overrides kMinParallelWork (read once; for measuring it).
+int64_t MinParallelWork() {
+  static const int64_t value = [] {
+    const char* text = std::getenv("XP_NATIVE_MIN_PARALLEL_WORK");
+    return text ? std::max<int64_t>(1, std::atoll(text)) : kMinParallelWork;
+  }();
+  return value;
+}
+
+int64_t Helpers(ffi::ThreadPool& pool, int64_t work) {
+  int64_t minimum = MinParallelWork();
+  if (work < minimum) return 0;
+  int64_t threads = pool.num_threads();
+  return std::max<int64_t>(0, std::min<int64_t>(threads, work / minimum) - 1);
+}
+
+// --- CSR -------------------------------------------------------------------------------------
+
+template <typename I>
+inline int64_t Pointer(const I* indptr, int64_t row, int64_t nse) {
+  return std::clamp<int64_t>(static_cast<int64_t>(indptr[row]), 0, nse);
+}
+
+// The first row whose entries start at or after `entry` (rows split so chunks hold equal entries).
+template <typename I>
+int64_t RowAtEntry(const I* indptr, int64_t n_rows, int64_t nse, int64_t entry) {
+  int64_t lo = 0, hi = n_rows;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (Pointer(indptr, mid, nse) < entry) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// Row boundaries of n_chunks chunks with about equal numbers of entries (and of rows, so that
+// empty rows are shared too).
+template <typename I>
+std::vector<int64_t> RowChunks(const I* indptr, int64_t n_rows, int64_t nse, int64_t n_chunks) {
+  std::vector<int64_t> bounds(n_chunks + 1);
+  bounds[0] = 0;
+  for (int64_t c = 1; c < n_chunks; ++c) {
+    int64_t by_entries = RowAtEntry(indptr, n_rows, nse, nse * c / n_chunks);
+    bounds[c] = std::max(bounds[c - 1], std::min(by_entries, n_rows));
+  }
+  bounds[n_chunks] = n_rows;
+  return bounds;
+}
+
+template <typename T, typename I>
+void CsrRows(const T* data, const I* indices, const I* indptr, const T* x, T* y, int64_t nse,
+             int64_t n_cols, int64_t k, int64_t row_begin, int64_t row_end) {
+  using U = std::make_unsigned_t<I>;
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    int64_t begin = Pointer(indptr, r, nse);
+    int64_t end = std::max(begin, Pointer(indptr, r + 1, nse));
+    if (k == 1) {
+      T acc{};
+      for (int64_t j = begin; j < end; ++j) {
+        U c = static_cast<U>(indices[j]);
+        if (c < static_cast<U>(n_cols)) acc = Arith<T>::add(acc, Arith<T>::mul(data[j], x[c]));
+      }
+      y[r] = acc;
+    } else {
+      T* out = y + r * k;
+      std::fill(out, out + k, T{});
+      for (int64_t j = begin; j < end; ++j) {
+        U c = static_cast<U>(indices[j]);
+        if (c < static_cast<U>(n_cols)) axpy(out, data[j], x + static_cast<int64_t>(c) * k, k);
+      }
+    }
+  }
+}
+
+// y[indices[j]] += data[j] * x[row of j] for the rows [row_begin, row_end)
+template <typename T, typename I>
+void CsrRowsTransposed(const T* data, const I* indices, const I* indptr, const T* x, T* y,
+                       int64_t nse, int64_t n_cols, int64_t k, int64_t row_begin, int64_t row_end) {
+  using U = std::make_unsigned_t<I>;
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    int64_t begin = Pointer(indptr, r, nse);
+    int64_t end = std::max(begin, Pointer(indptr, r + 1, nse));
+    const T* xr = x + r * k;
+    for (int64_t j = begin; j < end; ++j) {
+      U c = static_cast<U>(indices[j]);
+      if (c >= static_cast<U>(n_cols)) continue;
+      if (k == 1) {
+        y[c] = Arith<T>::add(y[c], Arith<T>::mul(data[j], xr[0]));
+      } else {
+        axpy(y + static_cast<int64_t>(c) * k, data[j], xr, k);
+      }
+    }
+  }
+}
+
+// Per-thread output buffers for scatters: slot 0 writes into y itself.
+template <typename T>
+struct Buffers {
+  T* y;
+  int64_t size;
+  std::vector<std::unique_ptr<T[]>> extra;
+  Buffers(T* y, int64_t size, int64_t slots) : y(y), size(size), extra(slots) {}
+  T* get(int slot) {
+    if (slot == 0) return y;
+    if (!extra[slot]) extra[slot].reset(new T[size]());  // zeroed; only its own thread touches it
+    return extra[slot].get();
+  }
+  // y += every other buffer, in parallel over pieces of y
+  void Reduce(ffi::ThreadPool& pool, int64_t helpers) {
+    std::vector<T*> used;
+    for (auto& b : extra)
+      if (b) used.push_back(b.get());
+    if (used.empty()) return;
+    int64_t n_chunks = std::max<int64_t>(1, std::min<int64_t>((helpers + 1) * kChunksPerThread,
+                                                             size / 4096));
+    ParallelFor(pool, n_chunks, helpers, [&](int64_t c, int) {
+      int64_t begin = size * c / n_chunks, end = size * (c + 1) / n_chunks;
+      for (T* b : used)
+        for (int64_t i = begin; i < end; ++i) y[i] = Arith<T>::add(y[i], b[i]);
+    });
+  }
+};
+
+// Threads for a scatter into n_out * k outputs: each extra thread zeroes and adds up a buffer of
+// that size, so it takes at least as many products as outputs to pay.
+int64_t ScatterHelpers(ffi::ThreadPool& pool, int64_t work, int64_t outputs) {
+  int64_t helpers = Helpers(pool, work);
+  return std::min<int64_t>(helpers, std::max<int64_t>(0, work / std::max<int64_t>(outputs, 1) - 1));
+}
+
+int64_t Columns(const ffi::AnyBuffer& x) {
+  auto dims = x.dimensions();
+  return dims.size() == 2 ? dims[1] : 1;
+}
+
+template <typename T, typename I>
+ffi::Error CsrTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
+                    ffi::AnyBuffer indptr, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
+                    bool transposed) {
+  const T* d = reinterpret_cast<const T*>(data.untyped_data());
+  const I* idx = reinterpret_cast<const I*>(indices.untyped_data());
+  const I* ptr = reinterpret_cast<const I*>(indptr.untyped_data());
+  const T* xv = reinterpret_cast<const T*>(x.untyped_data());
+  T* out = reinterpret_cast<T*>(y->untyped_data());
+  int64_t nse = std::min<int64_t>(data.element_count(), indices.element_count());
+  int64_t n_rows = static_cast<int64_t>(indptr.element_count()) - 1;
+  int64_t k = Columns(x);
+  int64_t n_x = x.dimensions().size() ? x.dimensions()[0] : 0;
+  int64_t n_y = y->dimensions().size() ? y->dimensions()[0] : 0;
+  if (n_rows < 0 || n_rows != (transposed ? n_x : n_y))
+    return ffi::Error::InvalidArgument("xp_csr: indptr does not match the operands' rows");
+  int64_t n_cols = transposed ? n_y : n_x;
+  int64_t helpers = Helpers(pool, nse * k + n_rows);
+  int64_t n_chunks = (helpers + 1) * kChunksPerThread;
+  if (helpers == 0) n_chunks = 1;
+  std::vector<int64_t> bounds = RowChunks(ptr, n_rows, nse, n_chunks);
+  if (!transposed) {
+    ParallelFor(pool, n_chunks, helpers, [&](int64_t c, int) {
+      CsrRows(d, idx, ptr, xv, out, nse, n_cols, k, bounds[c], bounds[c + 1]);
+    });
+    return ffi::Error::Success();
+  }
+  helpers = ScatterHelpers(pool, nse * k, n_cols * k);
+  if (helpers == 0) n_chunks = 1, bounds = RowChunks(ptr, n_rows, nse, 1);
+  std::fill(out, out + n_cols * k, T{});
+  Buffers<T> buffers(out, n_cols * k, helpers + 1);
+  ParallelFor(pool, n_chunks, helpers, [&](int64_t c, int slot) {
+    CsrRowsTransposed(d, idx, ptr, xv, buffers.get(slot), nse, n_cols, k, bounds[c], bounds[c + 1]);
+  });
+  buffers.Reduce(pool, helpers);
+  return ffi::Error::Success();
+}
+
+// --- COO -------------------------------------------------------------------------------------
+
+// One column of a row-major (nse, 2) index array.
+template <typename I>
+struct StridedIndex {
+  const I* p;
+  I operator[](int64_t j) const { return p[2 * j]; }
+};
+
+// The sorted path: chunks split where the row changes, so every row belongs to one chunk; a chunk
+// that meets a decreasing row stops and reports it (its rows stay its own, so no thread ever
+// writes another's rows). Returns false if the rows were not sorted.
+template <typename T, typename I>
+bool CooSorted(ffi::ThreadPool& pool, const T* d, StridedIndex<I> out_idx, StridedIndex<I> in_idx,
+               const T* xv, T* out, int64_t nse, int64_t n_out, int64_t n_in, int64_t k,
+               int64_t helpers) {
+  using U = std::make_unsigned_t<I>;
+  int64_t n_chunks = helpers == 0 ? 1 : (helpers + 1) * kChunksPerThread;
+  std::vector<int64_t> bounds(n_chunks + 1);
+  bounds[0] = 0;
+  for (int64_t c = 1; c < n_chunks; ++c) {
+    int64_t b = std::max(bounds[c - 1], nse * c / n_chunks);
+    while (b > 0 && b < nse && out_idx[b] == out_idx[b - 1]) ++b;
+    if (b > 0 && b < nse && out_idx[b] < out_idx[b - 1]) return false;
+    bounds[c] = b;
+  }
+  bounds[n_chunks] = nse;
+  std::fill(out, out + n_out * k, T{});
+  std::atomic<bool> unsorted{false};
+  ParallelFor(pool, n_chunks, helpers, [&, out_idx, in_idx, d, xv, out, n_out, n_in, k](int64_t c, int) {
+    // Run by run (the entries of one row), each a tight loop as in CsrRows.
+    int64_t j = bounds[c], end = bounds[c + 1];
+    I previous = j < end ? out_idx[j] : I{};
+    while (j < end) {
+      I r = out_idx[j];
+      if (r < previous) {
+        unsorted.store(true, std::memory_order_relaxed);
+        return;
+      }
+      previous = r;
+      bool row_inside = static_cast<U>(r) < static_cast<U>(n_out);
+      if (k == 1) {
+        T acc{};
+        for (; j < end && out_idx[j] == r; ++j) {
+          U col = static_cast<U>(in_idx[j]);
+          if (col < static_cast<U>(n_in)) acc = Arith<T>::add(acc, Arith<T>::mul(d[j], xv[col]));
+        }
+        if (row_inside) out[r] = acc;
+      } else {
+        T* row = out + (row_inside ? static_cast<int64_t>(r) * k : 0);
+        for (; j < end && out_idx[j] == r; ++j) {
+          U col = static_cast<U>(in_idx[j]);
+          if (row_inside && col < static_cast<U>(n_in)) axpy(row, d[j], xv + static_cast<int64_t>(col) * k, k);
+        }
+      }
+    }
+  });
+  return !unsorted.load();
+}
+
+template <typename T, typename I>
+ffi::Error CooTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
+                    ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column) {
+  using U = std::make_unsigned_t<I>;
+  auto dims = indices.dimensions();
+  if (dims.size() != 2 || dims[1] != 2 || (column != 0 && column != 1))
+    return ffi::Error::InvalidArgument("xp_coo_matmul: indices must be (nse, 2), column 0 or 1");
+  int64_t nse = std::min<int64_t>(static_cast<int64_t>(data.element_count()), dims[0]);
+  // The (nse, 2) indices are read in place with a stride of 2 (no copies of the columns).
+  const I* base = reinterpret_cast<const I*>(indices.untyped_data());
+  StridedIndex<I> oi{base + column}, ii{base + (1 - column)};
+  const T* d = reinterpret_cast<const T*>(data.untyped_data());
+  const T* xv = reinterpret_cast<const T*>(x.untyped_data());
+  T* out = reinterpret_cast<T*>(y->untyped_data());
+  int64_t k = Columns(x);
+  int64_t n_in = x.dimensions().size() ? x.dimensions()[0] : 0;
+  int64_t n_out = y->dimensions().size() ? y->dimensions()[0] : 0;
+  if (CooSorted(pool, d, oi, ii, xv, out, nse, n_out, n_in, k, Helpers(pool, nse * k)))
+    return ffi::Error::Success();
+  int64_t helpers = ScatterHelpers(pool, nse * k, n_out * k);
+  int64_t n_chunks = helpers == 0 ? 1 : (helpers + 1) * kChunksPerThread;
+  std::fill(out, out + n_out * k, T{});
+  Buffers<T> buffers(out, n_out * k, helpers + 1);
+  ParallelFor(pool, n_chunks, helpers, [&](int64_t c, int slot) {
+    T* target = buffers.get(slot);
+    for (int64_t j = nse * c / n_chunks, end = nse * (c + 1) / n_chunks; j < end; ++j) {
+      U r = static_cast<U>(oi[j]), col = static_cast<U>(ii[j]);
+      if (r >= static_cast<U>(n_out) || col >= static_cast<U>(n_in)) continue;
+      if (k == 1) {
+        target[r] = Arith<T>::add(target[r], Arith<T>::mul(d[j], xv[col]));
+      } else {
+        axpy(target + static_cast<int64_t>(r) * k, d[j], xv + static_cast<int64_t>(col) * k, k);
+      }
+    }
+  });
+  buffers.Reduce(pool, helpers);
+  return ffi::Error::Success();
+}
+
+// --- dtype dispatch --------------------------------------------------------------------------
+
+template <template <typename, typename> class Fn, typename... Args>
+ffi::Error Dispatch(const char* name, ffi::DataType value, ffi::DataType index, Args&&... args) {
+  auto with_index = [&]<typename T>() -> ffi::Error {
+    switch (index) {
+      case ffi::DataType::S32: return Fn<T, int32_t>::Call(std::forward<Args>(args)...);
+      case ffi::DataType::S64: return Fn<T, int64_t>::Call(std::forward<Args>(args)...);
+      default: return ffi::Error::InvalidArgument(std::string(name) + ": indices must be int32 or int64");
+    }
+  };
+  switch (value) {
+    case ffi::DataType::F32: return with_index.template operator()<float>();
+    case ffi::DataType::F64: return with_index.template operator()<double>();
+    case ffi::DataType::C64: return with_index.template operator()<std::complex<float>>();
+    case ffi::DataType::C128: return with_index.template operator()<std::complex<double>>();
+    case ffi::DataType::S32: return with_index.template operator()<int32_t>();
+    case ffi::DataType::S64: return with_index.template operator()<int64_t>();
+    default: return ffi::Error::InvalidArgument(std::string(name) + ": unsupported value dtype");
+  }
+}
+
+template <typename T, typename I>
+struct CsrCall {
+  template <typename... A>
+  static ffi::Error Call(A&&... a) { return CsrTyped<T, I>(std::forward<A>(a)...); }
+};
+
+template <typename T, typename I>
+struct CooCall {
+  template <typename... A>
+  static ffi::Error Call(A&&... a) { return CooTyped<T, I>(std::forward<A>(a)...); }
+};
+
+ffi::Error CheckTypes(const char* name, ffi::AnyBuffer data, ffi::AnyBuffer a, ffi::AnyBuffer b,
+                      ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer>& y) {
+  if (x.element_type() != data.element_type() || y->element_type() != data.element_type())
+    return ffi::Error::InvalidArgument(std::string(name) + ": data, x and the result must share a dtype");
+  if (a.element_type() != b.element_type())
+    return ffi::Error::InvalidArgument(std::string(name) + ": both index arrays must share a dtype");
+  if (x.dimensions().size() != y->dimensions().size() || x.dimensions().size() < 1 ||
+      x.dimensions().size() > 2 || (x.dimensions().size() == 2 && x.dimensions()[1] != y->dimensions()[1]))
+    return ffi::Error::InvalidArgument(std::string(name) + ": x and the result must be 1-d or 2-d alike");
+  return ffi::Error::Success();
+}
+
+ffi::Error CsrMatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
+                     ffi::AnyBuffer indptr, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y) {
+  if (auto e = CheckTypes("xp_csr_matmul", data, indices, indptr, x, y); e.failure()) return e;
+  return Dispatch<CsrCall>("xp_csr_matmul", data.element_type(), indices.element_type(), pool, data,
+                           indices, indptr, x, y, false);
+}
+
+ffi::Error CsrRmatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
+                      ffi::AnyBuffer indptr, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y) {
+  if (auto e = CheckTypes("xp_csr_rmatmul", data, indices, indptr, x, y); e.failure()) return e;
+  return Dispatch<CsrCall>("xp_csr_rmatmul", data.element_type(), indices.element_type(), pool, data,
+                           indices, indptr, x, y, true);
+}
+
+ffi::Error CooMatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
+                     ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column) {
+  if (auto e = CheckTypes("xp_coo_matmul", data, indices, indices, x, y); e.failure()) return e;
+  return Dispatch<CooCall>("xp_coo_matmul", data.element_type(), indices.element_type(), pool, data,
+                           indices, x, y, column);
+}
+
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(XpCsrMatmul, CsrMatmul,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>());
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(XpCsrRmatmul, CsrRmatmul,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>());
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(XpCooMatmul, CooMatmul,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<int64_t>("column"));
