@@ -201,4 +201,6 @@ def _shapes(value: Any) -> Any:
 
 
 def _is_sparse(x: Any) -> bool:
-    return isinstance(x, (jsparse.BCOO, jsparse.BCSR))
+    from xp.sparse._transposed import Transposed  # (imported here: _transposed needs the kernels)
+
+    return isinstance(x, (jsparse.BCOO, jsparse.BCSR, Transposed))
