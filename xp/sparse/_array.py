@@ -296,8 +296,12 @@ class SparseArray:
         try:
             return self._describe()
         except (AttributeError, TypeError, IndexError):  # leaves that are not arrays (jax.tree.map)
-            leaves = jax.tree_util.tree_leaves(self._value, is_leaf=lambda x: x is None)
-            return f"{type(self).__name__}(shape={list(self._value.shape)}, leaves={leaves})"
+            base = self._base
+            value = self._value if base is None else base  # (a view's transpose is not formed)
+            leaves = jax.tree_util.tree_leaves(value, is_leaf=lambda x: x is None)
+            shape = list(value.shape) if base is None else list(transposed.view_shape(base))
+            view = "" if base is None else ", transposed"
+            return f"{type(self).__name__}(shape={shape}{view}, leaves={leaves})"
 
     def _describe(self) -> str:
         extras = f", nse={self.nse}"

@@ -119,7 +119,7 @@ def materialize(base: Any) -> Any:
 def cacheable(base: Any, value: Any) -> bool:
     """Whether the transpose ``value`` of ``base`` may be kept on the view: eagerly always; under a
     transformation only when it was traced in the base's own trace."""
-    made, held = value.data, base.data
+    made, held = value.indices, base.data  # (the data is the base's: the indices are made)
     if not isinstance(made, Tracer):
         return True
     return isinstance(held, Tracer) and getattr(made, "_trace", None) is getattr(held, "_trace", False)
