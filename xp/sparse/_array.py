@@ -59,7 +59,7 @@ _SparseIndex: TypeAlias = "_SparseIndexItem | tuple[_SparseIndexItem, ...]"
 class SparseArray:
     """The common base of :class:`BCOO` and :class:`BCSR`."""
 
-    __slots__ = ("__weakref__", "_value", "_base")
+    __slots__ = ("__weakref__", "_base", "_value")
     __array_priority__ = 200  # above xp.Array: mixed operators reach the sparse implementation
     __hash__ = None  # type: ignore[assignment]
     _jax_type: ClassVar[type]

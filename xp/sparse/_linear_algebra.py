@@ -186,9 +186,10 @@ def _matmul(x1: Any, x2: Any, partitionable: bool = False) -> Any:
         folded, unfold = _columns(x2)
         return unfold(transposed_product(x1.base, folded))
     if isinstance(x2, Transposed) and not is_sparse(x1):  # x @ A.T = (A @ x.T).T
-        if x1.ndim == 1:
-            return matrix_product(x2.base, x1, not partitionable)
-        folded, unfold = _columns(jnp.swapaxes(x1, -1, -2))
+        x: Any = x1  # (a dense array here)
+        if x.ndim == 1:
+            return matrix_product(x2.base, x, not partitionable)
+        folded, unfold = _columns(jnp.swapaxes(x, -1, -2))
         return jnp.swapaxes(unfold(matrix_product(x2.base, folded, not partitionable)), -1, -2)
     operands = [stacked_bcoo(x) if is_sparse(x) else x for x in (x1, x2)]
     return _jax_call("matmul", jsparse.sparsify(jnp.matmul), *operands)

@@ -27,8 +27,8 @@ from xp._array import Array
 from xp._routing import implements
 from xp.sparse import _coordinates as coordinates
 from xp.sparse._array import BCOO, SparseArray, wrap_sparse
-from xp.sparse._transposed import is_plain
 from xp.sparse._dense_checks import Concrete, abstract, is_array
+from xp.sparse._transposed import is_plain
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
