@@ -349,9 +349,7 @@ def test_line_reductions_differentiate_with_respect_to_data(format):
     want = w0[cols] + w1[rows] / a.shape[1]
     data = A.jax.data
     np.testing.assert_allclose(np.asarray(jax.grad(loss)(data)), want, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(
-        float(jax.jvp(loss, (data,), (jnp.ones_like(data),))[1]), float(np.sum(want)), rtol=1e-4
-    )
+    np.testing.assert_allclose(float(jax.jvp(loss, (data,), (jnp.ones_like(data),))[1]), float(np.sum(want)), rtol=1e-4)
     np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(loss))(data)), want, rtol=1e-5, atol=1e-6)
 
 

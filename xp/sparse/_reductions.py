@@ -199,7 +199,9 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     fast = _by_line(x, axes, keepdims, spec.dtype, "mean")
     if fast is not None:
         return fast
-    out = _mean(_source(x, axes), axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape), count=count)
+    out = _mean(
+        _source(x, axes), axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape), count=count
+    )
     return _out(x, axes, out)
 
 
