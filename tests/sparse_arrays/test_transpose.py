@@ -82,8 +82,11 @@ def test_a_view_copies_nothing_eagerly_or_under_jit():
         assert T.data.jax is M.jax.data  # the stored values are the base's buffer
         assert T.shape == (20, 30) and T.device == M.device and T.unique_indices == M.unique_indices
         T.block_until_ready()
-        repr(T)  # none of these form the transpose
-        assert not _formed(T)
+        repr(T)
+        assert T.indices_sorted is False
+        moved = T.to_device(jax.devices()[0])
+        assert is_view(moved)
+        assert not _formed(T)  # none of these form the transpose
         jaxpr = jax.make_jaxpr(lambda m: m.T)(M)
         assert not jaxpr.eqns  # the identity: no gather, scatter or sort
         out = jax.jit(lambda m: m.T)(M)

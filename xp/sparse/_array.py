@@ -208,6 +208,8 @@ class SparseArray:
     @property
     def indices_sorted(self) -> bool:
         """Whether the indices are known to be in lexicographic order (within each batch)."""
+        if self._plain_view() is not None:
+            return False  # (the formed transpose is column-major: never marked sorted)
         return bool(self._value.indices_sorted)
 
     @property
@@ -223,9 +225,9 @@ class SparseArray:
             raise ValueError(f"{where}: stream must be None (JAX orders transfers itself)")
         try:
             base = self._plain_view()
-            if base is not None:  # the view of the base, moved
-                placed = formats.place(base, boundary.device(device))
-                return self if placed is base else self._view(placed)
+            if base is not None and isinstance(device, jax.Device):  # the view of the base, moved
+                placed = formats.place(base, boundary.device(device))  # (a sharding names the
+                return self if placed is base else self._view(placed)  # view's axes: formed)
             return self._replaced(formats.place(self._value, boundary.device(device)))
         except ArgumentError as e:
             raise e.public(where) from None
