@@ -75,7 +75,9 @@ def test_every_transpose_is_a_view_and_twice_is_the_original(args):
 
 
 def test_a_view_copies_nothing_eagerly_or_under_jit():
-    A = xs.from_scipy(sp.random_array((30, 20), density=0.2, format="csr", rng=np.random.default_rng(0)))
+    A = xs.from_scipy(
+        sp.random_array((30, 20), density=0.2, format="csr", dtype=np.float32, rng=np.random.default_rng(0))
+    )
     for M in (A, A.to_bcsr()):
         T = M.T
         assert T._base is M.jax
