@@ -159,7 +159,7 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
                 return traced_without
             return jax.jit(fn) if jit else fn
 
-        # the transpose is the array API's matrix_transpose (``.T`` goes through permute_dims)
+        # the transpose is the array API's matrix_transpose (a view, as ``.T``: xp/sparse/_transposed.py)
         matvec, rmatvec = f(lambda A, v: A @ v), f(lambda A, v: xp.matrix_transpose(A) @ v)
         scale, total, transpose = f(lambda A: A * 2), f(lambda A: xp.sum(A, axis=0)), f(xp.matrix_transpose)
         ops: dict[str, Callable[[], object] | None] = {

@@ -44,6 +44,7 @@ from xp.sparse import _dense_conversion as dense_conversion
 from xp.sparse import _formats as formats
 from xp.sparse import _interop as interop
 from xp.sparse import _meshes as meshes
+from xp.sparse import _transposed as transposed
 
 if TYPE_CHECKING:
     from xp._array import IndexItem
@@ -58,22 +59,53 @@ _SparseIndex: TypeAlias = "_SparseIndexItem | tuple[_SparseIndexItem, ...]"
 class SparseArray:
     """The common base of :class:`BCOO` and :class:`BCSR`."""
 
-    __slots__ = ("__weakref__", "_value")
+    __slots__ = ("__weakref__", "_base", "_value")
     __array_priority__ = 200  # above xp.Array: mixed operators reach the sparse implementation
     __hash__ = None  # type: ignore[assignment]
     _jax_type: ClassVar[type]
 
-    _value: Any  # the jax.experimental.sparse BCOO or BCSR
+    # The jax.experimental.sparse BCOO or BCSR. A transposed view (xp.sparse._transposed) starts
+    # with this slot empty: reading it forms the transpose (__getattr__), so code that reads
+    # ``_value`` never sees the untransposed base.
+    _value: Any
+    # None, or for a transposed view the JAX sparse array it transposes (its last two axes).
+    _base: Any
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
-        return object.__new__(cls)
+        result = object.__new__(cls)
+        result._base = None
+        return result
 
     @classmethod
     def _wrap(cls, value: Any) -> Self:
         """Wrap a JAX sparse array, unchecked (internal)."""
         result = object.__new__(cls)
         result._value = value
+        result._base = None
         return result
+
+    @classmethod
+    def _view(cls, base: Any) -> Any:
+        """The transposed view of the JAX sparse array ``base`` (internal; always a BCOO)."""
+        result = object.__new__(BCOO)
+        result._base = base
+        return result
+
+    if not TYPE_CHECKING:  # (type checkers would take every attribute as defined)
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached when normal lookup fails: for ``_value``, the empty slot of a view.
+            if name == "_value":
+                base = self._base
+                if base is not None:
+                    try:
+                        value = transposed.materialize(base)
+                    except AttributeError as e:  # not "no attribute _value" (that would mislead)
+                        raise RuntimeError(f"xp.sparse: forming a transpose failed: {e}") from e
+                    if transposed.cacheable(base, value):
+                        self._value = value
+                    return value
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
     def from_jax(cls, value: jsparse.JAXSparse) -> Self:
@@ -99,6 +131,12 @@ class SparseArray:
         ``value`` (internal)."""
         return self if value is self._value else type(self)._wrap(value)
 
+    def _plain_view(self) -> Any:
+        """The base of a transposed view of a plain 2-d array, else None (internal): what the
+        view-aware operations work on."""
+        base = self._base
+        return base if base is not None and transposed.is_plain(base) else None
+
     # --- the namespace and attributes ---------------------------------------------------------
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
@@ -106,65 +144,79 @@ class SparseArray:
 
     @property
     def jax(self) -> jsparse.JAXSparse:
-        """The wrapped ``jax.experimental.sparse`` array, without a copy."""
+        """The wrapped ``jax.experimental.sparse`` array, without a copy (of a transposed view:
+        the transpose, formed once)."""
         return self._value
+
+    # A transposed view answers these from its base (never forming the transpose), the others
+    # from the transpose itself.
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        return self._value.dtype  # the NumPy dtype, as xp.Array's (see xp/_dtypes.py)
+        base = self._base
+        return (self._value if base is None else base).dtype  # NumPy's dtype, as xp.Array's
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self._value.shape)
+        base = self._base
+        return tuple(self._value.shape) if base is None else transposed.view_shape(base)
 
     @property
     def ndim(self) -> int:
-        return len(self._value.shape)
+        base = self._base
+        return len((self._value if base is None else base).shape)
 
     @property
     def size(self) -> int:
-        return math.prod(self._value.shape)
+        base = self._base
+        return math.prod((self._value if base is None else base).shape)
 
     @property
     def device(self) -> Device:
-        return meshes.array_sharding(self._value)
+        # the transpose's data is the base's, and both are plain: the same placement
+        return meshes.array_sharding(self._plain_view() or self._value)
 
     @property
     def nse(self) -> int:
         """The number of specified elements (stored entries, padding included) per batch."""
-        return int(self._value.nse)
+        return int((self._plain_view() or self._value).nse)
 
     @property
     def n_batch(self) -> int:
-        return int(self._value.n_batch)
+        return 0 if self._plain_view() is not None else int(self._value.n_batch)
 
     @property
     def n_sparse(self) -> int:
-        return int(self._value.n_sparse)
+        return 2 if self._plain_view() is not None else int(self._value.n_sparse)
 
     @property
     def n_dense(self) -> int:
-        return int(self._value.n_dense)
+        return 0 if self._plain_view() is not None else int(self._value.n_dense)
 
     @property
     def data(self) -> Array:
-        """The stored values, shape ``(*batch, nse, *dense)`` (an xp array, no copy)."""
-        return wrap(self._value.data)
+        """The stored values, shape ``(*batch, nse, *dense)`` (an xp array, no copy; of a
+        transposed view the base's, in the order of the view's ``indices``)."""
+        return wrap((self._plain_view() or self._value).data)
 
     @property
     def indices(self) -> Array:
-        """The indices of the stored values (an xp array, no copy)."""
+        """The indices of the stored values (an xp array, no copy; of a transposed view those of
+        the transpose, formed once)."""
         return wrap(self._value.indices)
 
     @property
     def indices_sorted(self) -> bool:
         """Whether the indices are known to be in lexicographic order (within each batch)."""
+        if self._plain_view() is not None:
+            return False  # (the formed transpose is column-major: never marked sorted)
         return bool(self._value.indices_sorted)
 
     @property
     def unique_indices(self) -> bool:
         """Whether the indices are known to hold no duplicates."""
-        return bool(self._value.unique_indices)
+        base = self._plain_view()
+        return bool((self._value if base is None else base).unique_indices)
 
     def to_device(self, device: Device, /, *, stream: int | Any | None = None) -> Self:
         """The same array with its buffers on ``device``."""
@@ -172,13 +224,18 @@ class SparseArray:
         if stream is not None:
             raise ValueError(f"{where}: stream must be None (JAX orders transfers itself)")
         try:
+            base = self._plain_view()
+            if base is not None and isinstance(device, jax.Device):  # the view of the base, moved
+                placed = formats.place(base, boundary.device(device))  # (a sharding names the
+                return self if placed is base else self._view(placed)  # view's axes: formed)
             return self._replaced(formats.place(self._value, boundary.device(device)))
         except ArgumentError as e:
             raise e.public(where) from None
 
     def block_until_ready(self) -> Self:
         """Wait until the array's buffers are computed (JAX dispatches asynchronously)."""
-        jax.block_until_ready(self._value)
+        base = self._base
+        jax.block_until_ready(self._value if base is None else base)
         return self
 
     # --- conversions ----------------------------------------------------------------------------
@@ -209,6 +266,9 @@ class SparseArray:
         dimensions. Eager only.
         """
         try:
+            base = self._plain_view()
+            if base is not None:  # the base's entries, coordinates swapped (no transpose formed)
+                return interop.to_scipy(base, format or "coo", transposed=True)
             return interop.to_scipy(self._value, format)
         except ArgumentError as e:
             raise e.public(f"xp.sparse.{type(self).__name__}.to_scipy") from None
@@ -238,8 +298,12 @@ class SparseArray:
         try:
             return self._describe()
         except (AttributeError, TypeError, IndexError):  # leaves that are not arrays (jax.tree.map)
-            leaves = jax.tree_util.tree_leaves(self._value, is_leaf=lambda x: x is None)
-            return f"{type(self).__name__}(shape={list(self._value.shape)}, leaves={leaves})"
+            base = self._base
+            value = self._value if base is None else base  # (a view's transpose is not formed)
+            leaves = jax.tree_util.tree_leaves(value, is_leaf=lambda x: x is None)
+            shape = list(value.shape) if base is None else list(transposed.view_shape(base))
+            view = "" if base is None else ", transposed"
+            return f"{type(self).__name__}(shape={shape}{view}, leaves={leaves})"
 
     def _describe(self) -> str:
         extras = f", nse={self.nse}"
@@ -247,8 +311,8 @@ class SparseArray:
             extras += f", n_batch={self.n_batch}"
         if self.n_dense:
             extras += f", n_dense={self.n_dense}"
-        traced = "traced " if isinstance(self._value.data, jax.core.Tracer) else ""
-        return f"{type(self).__name__}({traced}{self._value.dtype}{list(self.shape)}{extras})"
+        traced = "traced " if isinstance(self.data._value, jax.core.Tracer) else ""
+        return f"{type(self).__name__}({traced}{self.dtype}{list(self.shape)}{extras})"
 
     # --- installed by xp.sparse._array_methods; declared here for type checkers -------------
     # (Only type checkers see these definitions; at runtime ``install`` sets the attributes.)
@@ -320,7 +384,7 @@ class SparseArray:
 
     def __dlpack_device__(self, /) -> tuple[Any, int]:
         """Where the buffers are, as DLPack names devices (``__dlpack__`` itself raises)."""
-        return self._value.data.__dlpack_device__()
+        return self.data._value.__dlpack_device__()
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         raise TypeError(
@@ -362,10 +426,11 @@ class SparseArray:
             yield self[i]
 
     def __copy__(self) -> Self:
-        return type(self)._wrap(self._value)
+        base = self._base
+        return type(self)._wrap(self._value) if base is None else self._view(base)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        return type(self)._wrap(self._value)  # immutable: sharing the buffers is safe
+        return self.__copy__()  # immutable: sharing the buffers is safe
 
 
 class BCOO(SparseArray):
@@ -425,15 +490,19 @@ def wrap_sparse(value: Any) -> Any:
     return BCSR._wrap(value) if isinstance(value, jsparse.BCSR) else BCOO._wrap(value)
 
 
-def _flatten(x: SparseArray) -> tuple[tuple[Any], None]:
+def _flatten(x: SparseArray) -> tuple[tuple[Any], bool]:
     # The JAX sparse array stays one child: JAX registers BCOO and BCSR with vmap as units
-    # (batching.register_vmappable), which their leaves alone would not be.
-    return (x._value,), None
+    # (batching.register_vmappable), which their leaves alone would not be. A transposed view is
+    # its base and a static True (so jit, vmap and grad carry it without forming the transpose).
+    base = x._base
+    if base is None:
+        return (x._value,), False
+    return (base,), True
 
 
 def _unflattener(cls: type[SparseArray]) -> Any:
-    def unflatten(aux: None, children: Any) -> Any:
-        return cls._wrap(children[0])
+    def unflatten(aux: bool, children: Any) -> Any:
+        return cls._view(children[0]) if aux else cls._wrap(children[0])
 
     return unflatten
 
@@ -455,8 +524,8 @@ for _cls in (BCOO, BCSR):
     jax.export.register_pytree_node_serialization(
         _cls,
         serialized_name=f"xp.sparse.{_cls.__name__}",
-        serialize_auxdata=lambda _: b"",
-        deserialize_auxdata=lambda _: None,
+        serialize_auxdata=lambda aux: b"T" if aux else b"",  # b"": not a view (as before views)
+        deserialize_auxdata=lambda data: data == b"T",
     )
     with contextlib.suppress(ValueError):  # ValueError: registered already
         jax.export.register_pytree_node_serialization(

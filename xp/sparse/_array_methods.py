@@ -15,26 +15,39 @@ from xp import _operators
 from xp._errors import ArgumentError
 from xp._manipulation import permute_dims
 from xp.sparse import _indexing
-from xp.sparse._array import SparseArray
+from xp.sparse._array import SparseArray, wrap_sparse
+from xp.sparse._transposed import is_plain
 
 
 def _transpose(self: SparseArray) -> Any:
-    """The transpose of a 2-d array (a new sparse array; sparse arrays have no views)."""
+    """The transpose of a 2-d array: a view (O(1), see ``xp.sparse._transposed``)."""
     if self.ndim != 2:
         raise ValueError(
             f"xp.sparse.{type(self).__name__}.T: the array must be 2-dimensional, got {self.ndim} dimensions (use .mT)"
         )
-    return permute_dims(self, (1, 0))  # type: ignore[arg-type]
+    return swapped_last(self)
 
 
 def _matrix_transpose(self: SparseArray) -> Any:
-    """The transpose of the last two axes (a stack of matrices)."""
+    """The transpose of the last two axes (a stack of matrices; a view for a 2-d array)."""
     if self.ndim < 2:
         raise ValueError(
             f"xp.sparse.{type(self).__name__}.mT: the array must have at least 2 dimensions, got {self.ndim}"
         )
-    n = self.ndim
-    return permute_dims(self, (*range(n - 2), n - 1, n - 2))  # type: ignore[arg-type]
+    return swapped_last(self)
+
+
+def swapped_last(x: SparseArray) -> Any:
+    """``x`` (of 2 or more dimensions) with its last two axes swapped: the base of a view, a view
+    of a plain 2-d array (both O(1)), else a new array (``permute_dims``)."""
+    base = x._base
+    if base is not None:
+        return wrap_sparse(base)
+    value = x._value
+    if is_plain(value):
+        return x._view(value)
+    n = x.ndim
+    return permute_dims(x, (*range(n - 2), n - 1, n - 2))  # type: ignore[arg-type]
 
 
 def _getitem(self: SparseArray, key: Any, /) -> Any:

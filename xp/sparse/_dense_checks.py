@@ -38,7 +38,8 @@ _ABSTRACT_SIZE = 4096
 
 
 def _aval(x: Any) -> jax.ShapeDtypeStruct:
-    value = x._value if isinstance(x, (Array, SparseArray)) else x
+    # a sparse array's own shape and dtype: a transposed view answers them without its transpose
+    value = x._value if isinstance(x, Array) else x
     return jax.ShapeDtypeStruct(tuple(value.shape), np.dtype(value.dtype))
 
 

@@ -125,9 +125,9 @@ def _host_coordinates(
     return values, tuple(c[keep] for c in flat)
 
 
-def to_scipy(v: Any, format: Any) -> Any:
-    """A SciPy sparse array with the values of the JAX sparse array ``v``: duplicates summed,
-    indices sorted."""
+def to_scipy(v: Any, format: Any, transposed: bool = False) -> Any:
+    """A SciPy sparse array with the values of the JAX sparse array ``v`` (``transposed``: of its
+    transpose, a 2-d ``v``'s coordinates swapped on the host): duplicates summed, indices sorted."""
     import scipy.sparse as sp
 
     if buffers.is_traced(*jax.tree_util.tree_leaves(v)):
@@ -143,6 +143,8 @@ def to_scipy(v: Any, format: Any) -> Any:
     data, indices = (np.asarray(a) for a in jax.device_get((coo.data, coo.indices)))
     values, coords = _host_coordinates(data, indices, tuple(coo.shape), coo.n_batch)
     shape = tuple(coo.shape)
+    if transposed:
+        coords, shape = coords[::-1], shape[::-1]
     result = sp.coo_array((values, coords), shape=shape)
     result.sum_duplicates()
     if wanted != "coo":

@@ -9,9 +9,11 @@ dtype promotion (``bool`` is rejected), the same result shapes. Then:
 - sparse with sparse: a sparse BCOO result (a 0-d result is a dense 0-d array, as for
   reductions over all axes); this uses JAX's ``bcoo_dot_general``, whose cost grows with the
   product of the two numbers of stored entries, so it suits moderate sizes;
-- ``matrix_transpose``: a sparse array, BCOO for a BCOO; the transpose of a BCSR is a BCOO (as
-  SciPy's transpose of a csr array is a csc array): the transposed rows are not sorted, and
-  sorting costs far more than the product it would speed up.
+- ``matrix_transpose``: a sparse BCOO; of a 2-d array without batch or dense dimensions a
+  transposed view (O(1), :mod:`xp.sparse._transposed`), which the products here take as it is:
+  ``A.T @ x`` is the base's transposed product, ``x @ A.T`` is ``(A @ x.T).T``. The transpose of
+  a BCSR is a BCOO (as SciPy's transpose of a csr array is a csc array): its rows are not
+  sorted, and sorting costs far more than the product it would speed up.
 
 A 2-d sparse operand without batch or dense dimensions (the common case) goes to xp's kernels
 (:mod:`xp.sparse._kernels`, chosen by measurement), whatever the dense operand's number of
@@ -45,7 +47,9 @@ from xp._errors import fail
 from xp._routing import dense_result, implements
 from xp.sparse import _kernels
 from xp.sparse import _meshes as meshes
-from xp.sparse._array import BCOO, BCSR, SparseArray
+from xp.sparse import _transposed as transposed
+from xp.sparse._array import BCOO, BCSR, SparseArray, wrap_sparse
+from xp.sparse._transposed import Transposed
 
 kernel = functools.partial(jax.jit, inline=True)
 
@@ -62,6 +66,15 @@ def operand(x: Any, param: str) -> Any:
     return boundary.array(x, param)
 
 
+def product_operand(x: Any, param: str) -> Any:
+    """:func:`operand`, but a transposed view of a plain matrix as a :class:`Transposed` (which
+    ``_matmul`` takes without forming the transpose)."""
+    if isinstance(x, SparseArray):
+        base = x._plain_view()
+        return x._value if base is None else Transposed(base)
+    return boundary.array(x, param)
+
+
 def result(value: Any) -> Any:
     """The xp array around a kernel's result (a 0-d sparse result becomes a dense 0-d array)."""
     if isinstance(value, jsparse.BCOO):
@@ -72,7 +85,8 @@ def result(value: Any) -> Any:
 
 
 def is_sparse(value: Any) -> bool:
-    return isinstance(value, SPARSE_VALUES)
+    """A JAX sparse array or a view of one (so that no branch takes a view for a dense operand)."""
+    return isinstance(value, (*SPARSE_VALUES, Transposed))
 
 
 def aval(value: Any) -> jax.ShapeDtypeStruct:
@@ -83,6 +97,8 @@ def cast(value: Any, dtype: np.dtype) -> Any:
     """``value`` with the dtype ``dtype`` (sparse: its stored values converted)."""
     if value.dtype == dtype:
         return value
+    if isinstance(value, Transposed):
+        return Transposed(cast(value.base, dtype))
     if is_sparse(value):
         children, aux = value.tree_flatten()
         return type(value).tree_unflatten(aux, (children[0].astype(dtype), *children[1:]))
@@ -90,12 +106,13 @@ def cast(value: Any, dtype: np.dtype) -> Any:
 
 
 def plain(value: Any) -> bool:
-    """A 2-d sparse array without batch or dense dimensions: xp's kernels take it."""
-    return is_sparse(value) and value.ndim == 2 and value.n_batch == 0 and value.n_dense == 0
+    """A 2-d sparse array without batch or dense dimensions: xp's kernels take it (not a view)."""
+    return transposed.is_plain(value)
 
 
 def flat_bcoo(value: Any) -> Any:
     """A BCOO without batch or dense dimensions holding the same array (inside a kernel)."""
+    value = as_bcoo(value)
     if isinstance(value, jsparse.BCSR):
         value = value.to_bcoo()
     if value.n_batch or value.n_dense:
@@ -104,6 +121,9 @@ def flat_bcoo(value: Any) -> Any:
 
 
 def as_bcoo(value: Any) -> Any:
+    """A BCOO holding the same array (a view's transpose formed: the products' fallback)."""
+    if isinstance(value, Transposed):
+        return value.materialize()
     return value.to_bcoo() if isinstance(value, jsparse.BCSR) else value
 
 
@@ -139,7 +159,7 @@ def _columns(x: Any) -> Any:
 @implements("matmul")
 def matmul(x1: Any, x2: Any, /) -> Array | SparseArray:
     """``x1 @ x2`` with a sparse operand: dense for sparse with dense, sparse for two sparse ones."""
-    return result(meshes.product(_matmul, operand(x1, "x1"), operand(x2, "x2")))
+    return result(meshes.product(_matmul, product_operand(x1, "x1"), product_operand(x2, "x2")))
 
 
 @functools.partial(kernel, static_argnames="partitionable")
@@ -160,6 +180,17 @@ def _matmul(x1: Any, x2: Any, partitionable: bool = False) -> Any:
             return transposed_product(x2, x1)
         folded, unfold = _columns(jnp.swapaxes(x1, -1, -2))
         return jnp.swapaxes(unfold(transposed_product(x2, folded)), -1, -2)
+    if isinstance(x1, Transposed) and not is_sparse(x2):  # A.T @ x: the transpose never formed
+        if x2.ndim <= 2:
+            return transposed_product(x1.base, x2)
+        folded, unfold = _columns(x2)
+        return unfold(transposed_product(x1.base, folded))
+    if isinstance(x2, Transposed) and not is_sparse(x1):  # x @ A.T = (A @ x.T).T
+        x: Any = x1  # (a dense array here)
+        if x.ndim == 1:
+            return matrix_product(x2.base, x, not partitionable)
+        folded, unfold = _columns(jnp.swapaxes(x, -1, -2))
+        return jnp.swapaxes(unfold(matrix_product(x2.base, folded, not partitionable)), -1, -2)
     operands = [stacked_bcoo(x) if is_sparse(x) else x for x in (x1, x2)]
     return _jax_call("matmul", jsparse.sparsify(jnp.matmul), *operands)
 
@@ -190,50 +221,21 @@ def _jax_call(name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 @implements("matrix_transpose")
 def matrix_transpose(x: Any, /) -> SparseArray:
-    """``x`` with its last two axes swapped: a new sparse array (a BCOO; sparse arrays have no views).
-
-    For a 2-d array without batch or dense dimensions only the indices are computed (the stored
-    values are shared with ``x``); the result is not marked sorted.
-    """
+    """``x`` with its last two axes swapped: a BCOO; O(1) for a 2-d array without batch or dense
+    dimensions (a transposed view, :mod:`xp.sparse._transposed`) and for a view (its base)."""
+    if isinstance(x, SparseArray) and x._base is not None:
+        return wrap_sparse(x._base)
     value = operand(x, "x")
     if value.ndim < 2:
         fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
     if plain(value):
-        indices = _swapped_indices(value)
-        shape = (value.shape[1], value.shape[0])
-        aux = {"shape": shape, "indices_sorted": False, "unique_indices": bool(value.unique_indices)}
-        return BCOO._wrap(jsparse.BCOO.tree_unflatten(aux, (value.data, indices)))
+        return BCOO._view(value)
     return BCOO._wrap(_matrix_transpose(value))
 
 
 @kernel
-def _swapped_indices(x: Any) -> Any:
-    """The (column, row) indices of a plain 2-d BCOO or BCSR."""
-    if isinstance(x, jsparse.BCSR):
-        itype = x.indices.dtype
-        if np.iinfo(itype).max < x.shape[0]:  # the row indices (and the padding index) must fit
-            itype = np.dtype(np.int32)
-        rows = _kernels.rows_from_indptr(x.indptr, nse=x.indices.shape[0]).astype(itype)
-        return jnp.stack([x.indices.astype(itype), rows], axis=1)
-    return jnp.flip(x.indices, axis=1)
-
-
-@kernel
 def _matrix_transpose(x: Any) -> Any:
-    return bcoo_swap_last(as_bcoo(x))
-
-
-def bcoo_swap_last(x: Any) -> Any:
-    """A BCOO's last two axes swapped (inside a kernel); the layout changes only where the two axes
-    are of different kinds (batch, sparse, dense)."""
-    n = x.ndim
-
-    def kind(axis: int) -> int:
-        return 0 if axis < x.n_batch else 1 if axis < x.n_batch + x.n_sparse else 2
-
-    if kind(n - 2) != kind(n - 1):
-        x = jsparse.bcoo_update_layout(x, n_batch=min(x.n_batch, n - 2), n_dense=0, on_inefficient=None)
-    return jsparse.bcoo_transpose(x, permutation=(*range(n - 2), n - 1, n - 2))
+    return transposed.bcoo_swap_last(as_bcoo(x))
 
 
 # --- tensordot ------------------------------------------------------------------------------
@@ -243,10 +245,10 @@ def bcoo_swap_last(x: Any) -> Any:
 def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array | SparseArray:
     """Sum of products over ``axes`` (as ``xp.tensordot``) with a sparse operand."""
     pair = dense._axes_argument(axes)
-    a, b = operand(x1, "x1"), operand(x2, "x2")
+    a, b = product_operand(x1, "x1"), product_operand(x2, "x2")
     if _is_matrix_product(a, b, pair):  # the same product as matmul's, so placed as matmul's is
         return result(meshes.product(_matmul, a, b))
-    return result(_tensordot(a, b, axes=pair))
+    return result(_tensordot(operand(x1, "x1"), operand(x2, "x2"), axes=pair))
 
 
 def _is_matrix_product(a: Any, b: Any, pair: Any) -> bool:

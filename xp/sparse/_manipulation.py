@@ -26,8 +26,9 @@ from xp import _manipulation as dense
 from xp._array import Array
 from xp._routing import implements
 from xp.sparse import _coordinates as coordinates
-from xp.sparse._array import BCOO, SparseArray
+from xp.sparse._array import BCOO, SparseArray, wrap_sparse
 from xp.sparse._dense_checks import Concrete, abstract, is_array
+from xp.sparse._transposed import is_plain
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
@@ -65,9 +66,15 @@ def _permute(value: Any, axes: tuple[int, ...]) -> Any:
 
 
 def permuted(x: Any, axes: tuple[int, ...]) -> Any:
-    """``x`` (xp sparse) with its axes in the order ``axes`` (normalized); no checks."""
+    """``x`` (xp sparse) with its axes in the order ``axes`` (normalized); no checks. The transpose
+    of a matrix is O(1): a view, or a view's base (``xp.sparse._transposed``)."""
     if axes == tuple(range(len(axes))):
         return x
+    if axes == (1, 0):
+        if x._base is not None:
+            return wrap_sparse(x._base)
+        if is_plain(x._value):
+            return BCOO._view(x._value)
     return BCOO._wrap(_permute(_sparse(x), axes=axes))
 
 

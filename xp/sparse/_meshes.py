@@ -41,6 +41,7 @@ from jax.sharding import AxisType, NamedSharding, PartitionSpec
 
 from xp import _devices
 from xp import _resharding as resharding
+from xp.sparse._transposed import Transposed
 
 P = PartitionSpec
 
@@ -201,4 +202,4 @@ def _shapes(value: Any) -> Any:
 
 
 def _is_sparse(x: Any) -> bool:
-    return isinstance(x, (jsparse.BCOO, jsparse.BCSR))
+    return isinstance(x, (jsparse.BCOO, jsparse.BCSR, Transposed))  # (a transposed view too)

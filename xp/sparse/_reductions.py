@@ -42,6 +42,7 @@ from xp import _utility as utility
 from xp._array import wrap
 from xp._routing import dense_result, implements
 from xp.sparse import _coordinates as coordinates
+from xp.sparse import _reduction_kernels as lines
 from xp.sparse._array import BCOO
 from xp.sparse._dense_checks import abstract
 
@@ -122,6 +123,48 @@ def _full(x: Any, axes: tuple[int, ...]) -> bool:
     return len(axes) == x.ndim
 
 
+def _source(x: Any, axes: tuple[int, ...]) -> Any:
+    """The JAX value to reduce over ``axes``: over every axis, a transposed view's base (the same
+    elements), so its transpose is not formed; else ``x``'s value."""
+    base = x._plain_view()
+    return base if base is not None and _full(x, axes) else x._value
+
+
+def _along_line(x: Any, axes: tuple[int, ...]) -> tuple[Any, int] | None:
+    """``(value, along)`` when reducing ``x`` over ``axes`` goes to ``_reduction_kernels``: a
+    matrix (or a transposed view's base, along the other axis) over one axis; else None."""
+    if len(axes) != 1 or x.ndim != 2:
+        return None
+    base = x._plain_view()
+    value, along = (x._value, axes[0]) if base is None else (base, 1 - axes[0])
+    return (value, along) if lines.applies(value, along) else None
+
+
+@functools.partial(kernel, static_argnames=("along", "position", "keepdims", "dtype", "how"))
+def _line_reduce(value: Any, along: int, position: int, keepdims: bool, dtype: Any, how: str) -> Any:
+    """A reduction of a matrix along one axis (``_reduction_kernels``); ``position``: where the
+    reduced axis is in the result (``keepdims``)."""
+    if how == "sum":
+        out = lines.line_sums(value, along, dtype)
+    elif how == "mean":
+        out = stat._divide(lines.line_sums(value, along, dtype), value.shape[along])
+    else:
+        largest = how == "max"
+        out = lines.line_extrema(value, along, largest, _lowest(dtype) if largest else _highest(dtype))
+    return lines.as_result(out, position, keepdims)
+
+
+def _by_line(x: Any, axes: tuple[int, ...], keepdims: Any, dtype: Any, how: str) -> Any:
+    """The result of ``_line_reduce`` when it applies, else None."""
+    found = _along_line(x, axes)
+    if found is None:
+        return None
+    value, along = found
+    if how in ("max", "min") and not value.unique_indices:
+        return None  # duplicates must be summed first: the general path
+    return BCOO._wrap(_line_reduce(value, along=along, position=axes[0], keepdims=bool(keepdims), dtype=dtype, how=how))
+
+
 def _out(x: Any, axes: tuple[int, ...], out: Any) -> Any:
     return wrap(out) if _full(x, axes) else BCOO._wrap(out)
 
@@ -130,7 +173,10 @@ def _out(x: Any, axes: tuple[int, ...], out: Any) -> Any:
 def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
     spec = abstract(stat.sum, x, axis=axis, dtype=dtype, keepdims=keepdims)
     axes = _axes(x, axis)
-    out = _sum(x._value, axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape))
+    fast = _by_line(x, axes, keepdims, spec.dtype, "sum")
+    if fast is not None:
+        return fast
+    out = _sum(_source(x, axes), axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape))
     return _out(x, axes, out)
 
 
@@ -150,7 +196,12 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     count = _reduced(x, axes)
     if not _full(x, axes) and count == 0 and math.prod(spec.shape):
         _dense_result("mean", "has no elements to average (the mean of none is NaN)")
-    out = _mean(x._value, axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape), count=count)
+    fast = _by_line(x, axes, keepdims, spec.dtype, "mean")
+    if fast is not None:
+        return fast
+    out = _mean(
+        _source(x, axes), axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape), count=count
+    )
     return _out(x, axes, out)
 
 
@@ -189,7 +240,7 @@ def _variance(name: str, x: Any, axis: Any, correction: Any, keepdims: Any, root
     c = float(correction)
     if not _full(x, axes) and not _reduced(x, axes) - c > 0 and math.prod(spec.shape):
         _dense_result(name, f"has N - correction = {_reduced(x, axes) - c} <= 0 (the result is NaN)")
-    out = _var(x._value, axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape),
+    out = _var(_source(x, axes), axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape),
                correction=c, root=root)  # fmt: skip
     return _out(x, axes, out)
 
@@ -244,7 +295,7 @@ def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
     axes = _axes(x, axis)
     if not _full(x, axes) and _reduced(x, axes) == 0 and math.prod(spec.shape):
         _dense_result("prod", "has no elements (the product of none is 1)")
-    out = _prod(x._value, axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape))
+    out = _prod(_source(x, axes), axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape))
     return _out(x, axes, out)
 
 
@@ -272,7 +323,10 @@ def _extremum(
 def _extremum_call(fn: Any, x: Any, axis: Any, keepdims: Any, largest: bool) -> Any:
     spec = abstract(fn, x, axis=axis, keepdims=keepdims)
     axes = _axes(x, axis)
-    out = _extremum(x._value, axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape),
+    fast = _by_line(x, axes, keepdims, spec.dtype, "max" if largest else "min")
+    if fast is not None:
+        return fast
+    out = _extremum(_source(x, axes), axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape),
                     largest=largest)  # fmt: skip
     return _out(x, axes, out)
 
@@ -319,7 +373,7 @@ def _truth_call(how: str, fn: Any, x: Any, axis: Any, keepdims: Any) -> Any:
     axes = _axes(x, axis)
     if how == "all" and not _full(x, axes) and _reduced(x, axes) == 0 and math.prod(spec.shape):
         _dense_result("all", "has no elements (all of none is True)")
-    out = _truth_reduce(x._value, axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape),
+    out = _truth_reduce(_source(x, axes), axes=axes, keepdims=bool(keepdims), dtype=spec.dtype, shape=tuple(spec.shape),
                         how=how)  # fmt: skip
     return _out(x, axes, out)
 
