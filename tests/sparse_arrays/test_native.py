@@ -275,3 +275,28 @@ def test_a_large_product_on_several_threads(product):
         if make is bcoo:  # unsorted rows: the scatter path
             q = dict(p, rows=rows.astype(np.int32))
             check(jax.jit(fn)(make(q), jnp.asarray(x)), (dense(q).T if transposed else dense(q)) @ x, np.float32)
+
+
+@pytest.mark.skipif(not _native.available(), reason="the native kernel could not be built here (no compiler)")
+@pytest.mark.parametrize("fmt", ["bcoo", "bcsr"])
+def test_products_xla_must_partition_keep_xlas_kernels(fmt):
+    # on an Auto mesh xp lowers the products XLA partitions with partitionable=True
+    # (xp.sparse._meshes): the custom call would run replicated there, so every form of the
+    # product (A @ x, x @ A, A.T @ x, x @ A.T) keeps XLA's kernels
+    from xp.sparse._linear_algebra import Transposed, _matmul
+
+    a = np.array([[1.0, 0, 2], [0, 3, 0]], np.float32)
+    matrix = (jsparse.BCOO if fmt == "bcoo" else jsparse.BCSR).fromdense(jnp.asarray(a))
+    forms = {
+        "A @ x": (lambda m, v, part: _matmul(m, v, partitionable=part), np.ones(3, np.float32), a @ np.ones(3)),
+        "x @ A": (lambda m, v, part: _matmul(v, m, partitionable=part), np.ones(2, np.float32), np.ones(2) @ a),
+        "A.T @ x": (lambda m, v, part: _matmul(Transposed(m), v, partitionable=part), np.ones(2, np.float32),
+                    a.T @ np.ones(2)),
+        "x @ A.T": (lambda m, v, part: _matmul(v, Transposed(m), partitionable=part), np.ones(3, np.float32),
+                    np.ones(3) @ a.T),
+    }  # fmt: skip
+    for name, (form, x, expected) in forms.items():
+        for partitionable in (False, True):
+            fn = jax.jit(form, static_argnums=2)
+            assert ("xp_c" in fn.lower(matrix, x, partitionable).as_text()) is not partitionable, (name, partitionable)
+            np.testing.assert_allclose(np.asarray(fn(matrix, x, partitionable)), expected)

@@ -323,10 +323,10 @@ def bcoo_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
     return xla_coo_product(matrix.data, rows, cols, x, n_out=n_rows, sorted_out=sorted_out, native=native)
 
 
-def bcoo_rmatmul(matrix: Any, x: Any) -> Any:
+def bcoo_rmatmul(matrix: Any, x: Any, native: bool = True) -> Any:
     """``A.T @ x`` for a 2-d BCOO ``A`` (no batch or dense dimensions), without forming ``A.T``."""
     rows, cols = matrix.indices[:, 0], matrix.indices[:, 1]
-    if _own_native(x, True):
+    if _own_native(x, native):
         spec = _native.Spec("coo", matrix.shape[1], column=1)
         return _native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
     return coo_matmul(matrix.data, cols, rows, x, n_out=matrix.shape[1], sorted_out=False)
@@ -340,9 +340,9 @@ def bcsr_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
     return xla_csr_product(matrix.data, matrix.indices, matrix.indptr, x, native=native)
 
 
-def bcsr_rmatmul(matrix: Any, x: Any) -> Any:
+def bcsr_rmatmul(matrix: Any, x: Any, native: bool = True) -> Any:
     """``A.T @ x`` for a 2-d BCSR ``A`` (no batch or dense dimensions)."""
-    if _own_native(x, True):
+    if _own_native(x, native):
         indices, indptr = _native.common_index(matrix.indices, matrix.indptr)
         return _native.product(matrix.data, indices, indptr, x, _native.Spec("csr_t", matrix.shape[1]))
     return xla_csr_rproduct(matrix.data, matrix.indices, matrix.indptr, x, n_cols=matrix.shape[1])

@@ -135,11 +135,12 @@ def matrix_product(matrix: Any, x: Any, native: bool = True) -> Any:
     return _kernels.bcoo_matmul(matrix, x, native=native)
 
 
-def transposed_product(matrix: Any, x: Any) -> Any:
-    """``A.T @ x`` for a plain 2-d sparse ``A`` and a 1-d or 2-d dense ``x``."""
+def transposed_product(matrix: Any, x: Any, native: bool = True) -> Any:
+    """``A.T @ x`` for a plain 2-d sparse ``A`` and a 1-d or 2-d dense ``x`` (``native`` as for
+    :func:`matrix_product`)."""
     if isinstance(matrix, jsparse.BCSR):
-        return _kernels.bcsr_rmatmul(matrix, x)
-    return _kernels.bcoo_rmatmul(matrix, x)
+        return _kernels.bcsr_rmatmul(matrix, x, native=native)
+    return _kernels.bcoo_rmatmul(matrix, x, native=native)
 
 
 def _columns(x: Any) -> Any:
@@ -177,14 +178,14 @@ def _matmul(x1: Any, x2: Any, partitionable: bool = False) -> Any:
         return unfold(matrix_product(x1, folded, not partitionable))
     if plain(x2) and not is_sparse(x1):  # x1 @ A = (A.T @ x1.T).T
         if x1.ndim == 1:
-            return transposed_product(x2, x1)
+            return transposed_product(x2, x1, not partitionable)
         folded, unfold = _columns(jnp.swapaxes(x1, -1, -2))
-        return jnp.swapaxes(unfold(transposed_product(x2, folded)), -1, -2)
+        return jnp.swapaxes(unfold(transposed_product(x2, folded, not partitionable)), -1, -2)
     if isinstance(x1, Transposed) and not is_sparse(x2):  # A.T @ x: the transpose never formed
         if x2.ndim <= 2:
-            return transposed_product(x1.base, x2)
+            return transposed_product(x1.base, x2, not partitionable)
         folded, unfold = _columns(x2)
-        return unfold(transposed_product(x1.base, folded))
+        return unfold(transposed_product(x1.base, folded, not partitionable))
     if isinstance(x2, Transposed) and not is_sparse(x1):  # x @ A.T = (A @ x.T).T
         x: Any = x1  # (a dense array here)
         if x.ndim == 1:
