@@ -14,7 +14,9 @@ Environment variables (all optional):
 - ``JAX_COMPILATION_CACHE_DIR``: where JAX keeps compiled kernels between runs (by default
   ``.jax-cache/`` at the repository root); ``JAX_ENABLE_COMPILATION_CACHE=0`` turns the cache off.
   Most of the suite's time is XLA compiling small kernels, so a warm cache makes runs several
-  times faster. Subprocesses started by tests inherit these settings.
+  times faster. Subprocesses started by tests inherit these settings. CI runs with the cache off
+  (``.ci/run`` says why: XLA's serialization of an executable for the cache crashed a test
+  process in a whole-suite run).
 """
 
 import os
