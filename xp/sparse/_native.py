@@ -56,6 +56,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from xp.sparse import _xla_kernels
+
 SOURCE = Path(__file__).with_name("_native_spmm.cc")
 FLAGS = ("-std=c++20", "-O3", "-fPIC", "-shared", "-Wno-return-type")
 TARGETS = {"xp_csr_matmul": "XpCsrMatmul", "xp_csr_rmatmul": "XpCsrRmatmul", "xp_coo_matmul": "XpCooMatmul"}
@@ -217,14 +219,12 @@ def _native_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
 
 
 def _xla_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
-    from xp.sparse import _kernels
-
     if spec.kind == "coo":
         out, inp = a[:, spec.column], a[:, 1 - spec.column]
-        return _kernels.xla_coo_product(data, out, inp, x, n_out=spec.n_out, sorted_out=spec.sorted)
+        return _xla_kernels.xla_coo_product(data, out, inp, x, n_out=spec.n_out, sorted_out=spec.sorted)
     if spec.kind == "csr":
-        return _kernels.xla_csr_product(data, a, b, x)
-    return _kernels.xla_csr_rproduct(data, a, b, x, n_cols=spec.n_out)
+        return _xla_kernels.xla_csr_product(data, a, b, x)
+    return _xla_kernels.xla_csr_rproduct(data, a, b, x, n_cols=spec.n_out)
 
 
 def _abstract(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
@@ -271,9 +271,7 @@ def _entry_indices(spec: Spec, a: Any, b: Any, nse: int) -> tuple[Any, Any]:
     """Each stored entry's index into the result and into ``x``."""
     if spec.kind == "coo":
         return a[:, spec.column], a[:, 1 - spec.column]
-    from xp.sparse import _kernels
-
-    rows = _kernels.rows_from_indptr(b, nse=nse).astype(a.dtype)
+    rows = _xla_kernels.rows_from_indptr(b, nse=nse).astype(a.dtype)
     return (rows, a) if spec.kind == "csr" else (a, rows)
 
 
@@ -310,10 +308,8 @@ def _transpose(ct: Any, data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> tup
     if linear_x:
         n_in = x.aval.shape[0]
         return None, None, None, _PRODUCT.bind(data, a, b, ct, spec=_transposed(spec, n_in))
-    from xp.sparse._kernels import take
-
     out, inp = _entry_indices(spec, a, b, data.aval.shape[0])
-    terms = take(ct, out) * take(x, inp)
+    terms = _xla_kernels.take(ct, out) * _xla_kernels.take(x, inp)
     return (terms if terms.ndim == 1 else jnp.sum(terms, axis=1)), None, None, None
 
 

@@ -1,0 +1,238 @@
+"""XLA's formulations of the 2-D sparse products: the fallback of xp's native kernel.
+
+Functions of raw JAX arrays (``data``, index arrays, the dense operand): jit-able, vmap-able and
+differentiable with respect to ``data`` and the dense operand. :mod:`xp.sparse._kernels` chooses
+between them and the native kernel (and records the measurements behind each choice);
+:mod:`xp.sparse._native` lowers to them wherever the native kernel does not run (other
+platforms, ``jax.export``, ``XP_NATIVE=0``), and differentiates through them.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import sparse as jsparse
+
+kernel = functools.partial(jax.jit, inline=True)
+
+CSR_MIN_COLUMNS = 8
+"""From this many dense columns on, the native CSR kernel beats gather + ``segment_sum``."""
+
+NATIVE_PARALLEL_BYTES = 100_000 * 64
+"""Above ``nse * columns * itemsize`` bytes the native CPU kernel splits the product into
+parallel tasks (its task size: 100k cycles of 64 bytes); it is much faster on that path than on
+its single-task one (float64, 4 columns: 2.6 ms against 11 ms), so fewer columns suffice."""
+
+CSR_VECTOR_BLOCK = 16
+"""Entries per row handled at each step of :func:`csr_matvec`."""
+
+_NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("int32", "int64", "float32", "float64", "complex64", "complex128"))
+_NATIVE_INDEX_DTYPES = frozenset(np.dtype(d) for d in ("int32", "int64"))
+
+_MATMUL_DN = (((1,), (0,)), ((), ()))
+
+
+def take(x: Any, index: Any) -> Any:
+    """``x[index]`` along the first axis, 0 where ``index`` is out of range (JAX's padding entries).
+
+    A plain gather: no wrap-around of negative indices (an index is never negative here)."""
+    numbers = jax.lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(index.ndim, index.ndim + x.ndim - 1)), collapsed_slice_dims=(0,), start_index_map=(0,)
+    )
+    return jax.lax.gather(
+        x, index[..., None], numbers, (1, *x.shape[1:]), mode=jax.lax.GatherScatterMode.FILL_OR_DROP, fill_value=0
+    )
+
+
+# --- COO: gather and segment_sum -----------------------------------------------------------
+
+
+@functools.partial(kernel, static_argnames=("n_out", "sorted_out"))
+def coo_matmul(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: int, sorted_out: bool) -> Any:
+    """``y[out_index[k]] += data[k] * x[in_index[k]]`` for a 1-d or 2-d ``x``: ``y`` has ``n_out`` rows.
+
+    With ``out_index`` the row indices this is ``A @ x``; with the column indices, ``A.T @ x``.
+    Entries whose indices are out of range (JAX's padding) contribute nothing.
+    """
+    if data.shape[0] == 0 or x.shape[0] == 0:
+        return jnp.zeros((n_out, *x.shape[1:]), jnp.result_type(data, x))
+    values = take(x, in_index)
+    products = data[:, None] * values if x.ndim == 2 else data * values
+    return jax.ops.segment_sum(products, out_index, num_segments=n_out, indices_are_sorted=sorted_out)
+
+
+# --- CSR: row pointers ---------------------------------------------------------------------
+
+
+def _counting_dtype(count: int) -> np.dtype:
+    """int32, or int64 for more than 2**31 - 1 entries (with JAX's 64-bit mode on)."""
+    return (
+        np.dtype(np.int64)
+        if count > np.iinfo(np.int32).max and jax.config.read("jax_enable_x64")
+        else np.dtype(np.int32)
+    )
+
+
+@functools.partial(kernel, static_argnames=("n_rows",))
+def indptr_from_sorted_rows(rows: Any, *, n_rows: int) -> Any:
+    """Row pointers (``n_rows + 1``) of sorted row indices; out-of-range rows (padding) are left out."""
+    dtype = _counting_dtype(rows.shape[0])
+    counts = jax.ops.segment_sum(jnp.ones(rows.shape, dtype), rows, num_segments=n_rows, indices_are_sorted=True)
+    return jnp.concatenate([jnp.zeros(1, dtype), jnp.cumsum(counts, dtype=dtype)])
+
+
+@functools.partial(kernel, static_argnames=("nse",))
+def rows_from_indptr(indptr: Any, *, nse: int) -> Any:
+    """The row index of each of ``nse`` entries (``n_rows`` for entries past ``indptr[-1]``)."""
+    dtype = _counting_dtype(max(nse, indptr.shape[0]))
+    starts = jnp.zeros(nse, dtype).at[indptr[1:]].add(1, mode="drop")
+    return jnp.cumsum(starts, dtype=dtype)
+
+
+def is_sorted(rows: Any) -> Any:
+    return jnp.all(rows[1:] >= rows[:-1]) if rows.shape[0] > 1 else jnp.bool_(True)
+
+
+# --- CSR: the native kernel ------------------------------------------------------------------
+
+
+def native_csr_supported(dtype: np.dtype) -> bool:
+    return np.dtype(dtype) in _NATIVE_DTYPES
+
+
+def csr_matmul(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: int) -> Any:
+    """``A @ x`` for a CSR matrix through JAX's ``bcsr_dot_general`` (a native kernel on CPU and GPU).
+
+    Column indices out of range (which the CPU kernel would read out of bounds) are made harmless
+    first; index dtypes are unified to int32 or int64 as the kernel requires.
+    """
+    index_dtype = np.dtype(np.int64) if np.int64 in (indices.dtype, indptr.dtype) else np.dtype(np.int32)
+    if index_dtype == np.int64 and not jax.config.read("jax_enable_x64"):
+        index_dtype = np.dtype(np.int32)
+    valid = (indices >= 0) & (indices < n_cols)
+    indices = jnp.where(valid, indices, 0).astype(index_dtype)
+    data = jnp.where(valid, data, 0)
+    matrix = jsparse.BCSR((data, indices, indptr.astype(index_dtype)), shape=(indptr.shape[0] - 1, n_cols))
+    return jsparse.bcsr_dot_general(matrix, x, dimension_numbers=_MATMUL_DN)
+
+
+# --- CSR: row-blocked matrix-vector product ---------------------------------------------------
+
+
+def _csr_matvec_blocked(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
+    """Each step adds up to ``CSR_VECTOR_BLOCK`` more entries of every row (a dense gather and sum)."""
+    block = CSR_VECTOR_BLOCK
+    if data.shape[0] == 0 or x.shape[0] == 0:
+        return jnp.zeros(indptr.shape[0] - 1, jnp.result_type(data, x))
+    products = data * take(x, indices)
+    start = indptr[:-1]
+    count = indptr[1:] - start
+    steps = (jnp.max(count, initial=0) + block - 1) // block
+    offsets = jnp.arange(block, dtype=start.dtype)
+
+    def body(state: tuple[Any, Any]) -> tuple[Any, Any]:
+        step, total = state
+        j = step * block + offsets
+        inside = j[None, :] < count[:, None]
+        position = jnp.where(inside, start[:, None] + j[None, :], products.shape[0])
+        return step + 1, total + jnp.sum(take(products, position), axis=1, dtype=products.dtype)
+
+    zero = jnp.zeros(start.shape[0], products.dtype)
+    return jax.lax.while_loop(lambda s: s[0] < steps, body, (jnp.zeros((), steps.dtype), zero))[1]
+
+
+def _csr_matvec_rows(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
+    rows = rows_from_indptr(indptr, nse=data.shape[0])
+    return coo_matmul(data, rows, indices, x, n_out=indptr.shape[0] - 1, sorted_out=True)
+
+
+def _csr_matvec_impl(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
+    """The blocked kernel, unless the longest row makes it do more than about 4x the work of a
+    ``segment_sum`` (skewed rows): then the row indices are computed and scattered."""
+    n_rows, nse = indptr.shape[0] - 1, data.shape[0]
+    count = indptr[1:] - indptr[:-1]
+    steps = (jnp.max(count, initial=0) + CSR_VECTOR_BLOCK - 1) // CSR_VECTOR_BLOCK
+    cheap = steps * (n_rows * CSR_VECTOR_BLOCK) <= 4 * nse + 4 * CSR_VECTOR_BLOCK * n_rows
+    return jax.lax.cond(cheap, _csr_matvec_blocked, _csr_matvec_rows, data, indices, indptr, x)
+
+
+@jax.custom_jvp
+def _csr_matvec(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
+    return _csr_matvec_impl(data, indices, indptr, x)
+
+
+@_csr_matvec.defjvp
+def _csr_matvec_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+    """The tangent goes through gather + ``segment_sum`` (linear and transposable), so forward
+    and reverse mode both work; the primal keeps the fast kernel."""
+    data, indices, indptr, x = primals
+    data_dot, _, _, x_dot = tangents
+    rows = rows_from_indptr(indptr, nse=data.shape[0])
+    n_rows = indptr.shape[0] - 1
+    tangent = coo_matmul(data_dot, rows, indices, x, n_out=n_rows, sorted_out=True)
+    tangent = tangent + coo_matmul(data, rows, indices, x_dot, n_out=n_rows, sorted_out=True)
+    return _csr_matvec_impl(data, indices, indptr, x), tangent
+
+
+@kernel
+def csr_matvec(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
+    """``A @ x`` for a CSR matrix and a vector, without row indices (differentiable)."""
+    return _csr_matvec(data, indices, indptr, x)
+
+
+# --- XLA's kernels for each product (the native kernel's fallback: GPU, export, XP_NATIVE=0) ---------
+
+
+def xla_coo_product(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: int, sorted_out: bool,
+                    native: bool = True) -> Any:  # fmt: skip
+    """``y[out_index[k]] += data[k] * x[in_index[k]]`` (``A @ x`` with the row indices first, ``A.T @ x``
+    with the column indices first); ``native``: whether JAX's CSR kernel may be chosen."""
+    if not (native and _native_pays(data.shape[0], x)):
+        return coo_matmul(data, out_index, in_index, x, n_out=n_out, sorted_out=sorted_out)
+    n_in = x.shape[0]
+
+    def on_pointers(data: Any, rows: Any, cols: Any, x: Any) -> Any:
+        return csr_matmul(data, cols, indptr_from_sorted_rows(rows, n_rows=n_out), x, n_cols=n_in)
+
+    if sorted_out:
+        return on_pointers(data, out_index, in_index, x)
+
+    def scatter(data: Any, rows: Any, cols: Any, x: Any) -> Any:
+        return coo_matmul(data, rows, cols, x, n_out=n_out, sorted_out=False)
+
+    return jax.lax.cond(is_sorted(out_index), on_pointers, scatter, data, out_index, in_index, x)
+
+
+def xla_csr_product(data: Any, indices: Any, indptr: Any, x: Any, native: bool = True) -> Any:
+    """``A @ x`` for CSR buffers; ``native``: whether JAX's CSR kernel may be chosen."""
+    if native and _native_pays(data.shape[0], x):
+        return csr_matmul(data, indices, indptr, x, n_cols=x.shape[0])
+    if x.ndim == 1:
+        return csr_matvec(data, indices, indptr, x)
+    rows = rows_from_indptr(indptr, nse=data.shape[0])
+    return coo_matmul(data, rows, indices, x, n_out=indptr.shape[0] - 1, sorted_out=True)
+
+
+def xla_csr_rproduct(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: int) -> Any:
+    """``A.T @ x`` for CSR buffers of a matrix with ``n_cols`` columns."""
+    rows = rows_from_indptr(indptr, nse=data.shape[0])
+    return coo_matmul(data, indices, rows, x, n_out=n_cols, sorted_out=False)
+
+
+# --- when JAX's native CSR kernel pays ---------------------------------------------------------
+
+
+def _columns(x: Any) -> int:
+    return 1 if x.ndim == 1 else int(x.shape[1])
+
+
+def _native_pays(nse: int, x: Any) -> bool:
+    """Whether JAX's native CSR kernel beats gather + ``segment_sum`` for ``A @ x`` (measured)."""
+    if not native_csr_supported(x.dtype) or x.ndim == 1:
+        return False
+    k = _columns(x)
+    return k >= CSR_MIN_COLUMNS or nse * k * np.dtype(x.dtype).itemsize > NATIVE_PARALLEL_BYTES
