@@ -14,9 +14,7 @@ Environment variables (all optional):
 - ``JAX_COMPILATION_CACHE_DIR``: where JAX keeps compiled kernels between runs (by default
   ``.jax-cache/`` at the repository root); ``JAX_ENABLE_COMPILATION_CACHE=0`` turns the cache off.
   Most of the suite's time is XLA compiling small kernels, so a warm cache makes runs several
-  times faster. Subprocesses started by tests inherit these settings. CI runs with the cache off
-  (``.ci/run`` says why: XLA's serialization of an executable for the cache crashed a test
-  process in a whole-suite run).
+  times faster. Subprocesses started by tests inherit these settings.
 """
 
 import os
@@ -124,3 +122,29 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(x64_skip)
         if X64 and item.get_closest_marker("x64_off"):
             item.add_marker(x64_off_skip)
+
+
+# --- compiled kernels and the process's memory mappings ----------------------------------------
+# XLA keeps each compiled CPU kernel's code in memory mappings of its own (about 3 per kernel),
+# and Linux caps the mappings of a process (vm.max_map_count, 65530 by default). A test process
+# that compiles some 20,000 kernels over the suite (hypothesis draws many shapes and dtypes) can
+# then no longer map memory: XLA fails ("LLVM compilation error: Cannot allocate memory") or the
+# process dies with a segmentation fault inside a compile or a persistent-cache write. Dropping
+# JAX's caches when the count nears the cap unmaps them; kernels still in use are recompiled.
+MAPS_PATH = Path("/proc/self/maps")
+MAPPINGS_LIMIT = 30_000  # of 65530: room for the kernels one test compiles
+_tests_run = 0
+
+
+def memory_mappings() -> int:
+    with MAPS_PATH.open("rb") as maps:
+        return maps.read().count(b"\n")
+
+
+@pytest.fixture(autouse=True)
+def _release_compiled_kernels():
+    yield
+    global _tests_run
+    _tests_run += 1
+    if _tests_run % 10 == 0 and MAPS_PATH.exists() and memory_mappings() > MAPPINGS_LIMIT:
+        jax.clear_caches()

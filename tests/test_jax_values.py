@@ -4,6 +4,8 @@ Each test states what a user writes and checks the result against the same compu
 plain ``jax.numpy`` (the reference), and that xp arrays come back where xp arrays went in.
 """
 
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -366,3 +368,18 @@ def test_sparse_arrays_are_immutable_and_in_place_operators_rebind():
     np.testing.assert_array_equal(np.asarray(before.todense()), np.eye(2))
     with pytest.raises(TypeError):
         before[0, 0] = 5.0
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="counts the memory mappings Linux lists in /proc")
+def test_compiled_kernels_hold_memory_mappings_until_jax_clears_its_caches():
+    # why tests/conftest.py clears JAX's caches when a test process nears Linux's cap on mappings
+    from conftest import memory_mappings
+
+    jax.clear_caches()
+    before = memory_mappings()
+    for n in range(1, 151):  # 150 distinct kernels (one per shape)
+        xp.sin(xp.ones(n)) * 3.0
+    compiled = memory_mappings()
+    assert compiled - before > 150
+    jax.clear_caches()
+    assert compiled - memory_mappings() > 150
