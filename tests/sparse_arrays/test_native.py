@@ -123,6 +123,33 @@ def test_the_native_kernel_is_what_runs_on_cpu(product):
     assert "xp_c" in text  # xp_csr_matmul, xp_csr_rmatmul or xp_coo_matmul
 
 
+@pytest.mark.parametrize("product", PRODUCTS)
+@pytest.mark.parametrize("k", [None, 3])
+def test_padding_entries_add_nothing_even_where_x_is_not_finite(product, k):
+    """The kernel masks padding entries without a branch (reading x[0] in their place): an inf or
+    NaN there must not leak into the result; every product path (sorted and unsorted COO)."""
+    make, fn, transposed = PRODUCTS[product]
+    m, n = 4, 3
+    rows = np.array([0, 0, 2, m, m, 3], np.int32)  # sorted; m: a padding row
+    cols = np.array([1, n, 2, 0, n, 0], np.int32)  # n: a padding column
+    data = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], np.float32)
+    for order in (np.arange(6), np.array([5, 3, 0, 4, 2, 1])):  # sorted rows, then unsorted
+        q = {"m": m, "n": n, "rows": rows[order], "cols": cols[order], "data": data[order]}
+        size = m if transposed else n
+        x = np.arange(1.0, size + 1, dtype=np.float32).reshape((size,) if k is None else (size, 1)).repeat(k or 1, -1)
+        x = x.reshape((size,) if k is None else (size, k))
+        x[0] = np.inf if order[0] == 0 else np.nan
+        # the stored in-range entries only (a dense product would multiply inf by structural zeros)
+        expected = np.zeros((n if transposed else m,) + x.shape[1:])
+        for r, c, v in zip(q["rows"], q["cols"], q["data"], strict=True):
+            if r < m and c < n:
+                out, inner = (c, r) if transposed else (r, c)
+                expected[out] += v * x[inner]
+        got = np.asarray(jax.jit(fn)(make(q), jnp.asarray(x)))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+        np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
 def _fixed(dtype=np.float32, k=None, seed=0):
     rng = np.random.default_rng(seed)
     m, n, nse = 7, 5, 14
@@ -256,6 +283,34 @@ def test_without_a_compiler_one_warning_and_xla_kernels(tmp_path):
     done = _child(CHILD, CXX=str(tmp_path / "no-compiler"), XP_NATIVE_CACHE=str(tmp_path), XP_NATIVE="1")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False", "1"]
+
+
+def test_the_library_is_built_for_this_cpu_and_keyed_by_it(tmp_path, monkeypatch):
+    """Built with the host's instruction set (so a cached library must name the CPU it was built
+    for), and built portably when the compiler does not know the host flag."""
+    monkeypatch.setenv("XP_NATIVE_CACHE", str(tmp_path))
+    compiler = tmp_path / "fake-compiler"
+    # A compiler that refuses the host flags, records its arguments and writes an empty "library".
+    compiler.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = --version ]; then echo fake 1.0; exit 0; fi\n'
+        'for a in "$@"; do case "$a" in -march=*|-mcpu=*) exit 1;; esac; done\n'
+        'echo "$@" > "$(dirname "$0")/arguments"\n'
+        'while [ "$#" -gt 1 ]; do shift; done; : > "$1"\n'
+    )
+    compiler.chmod(0o755)
+    path = _native.library_path(str(compiler))
+    monkeypatch.setattr(_native, "host_cpu", lambda: "another CPU")
+    assert _native.library_path(str(compiler)) != path
+    monkeypatch.undo()
+    monkeypatch.setenv("XP_NATIVE_CACHE", str(tmp_path))
+    monkeypatch.setattr(
+        _native, "HOST_FLAGS", {k: ("-march=this-cpu",) for k in ("x86_64", "aarch64", "arm64", "AMD64")}
+    )
+    _native.build(str(compiler), tmp_path / "library.so")
+    assert (tmp_path / "library.so").exists()
+    arguments = (tmp_path / "arguments").read_text().split()
+    assert "-O3" in arguments and not any(a.startswith(("-march", "-mcpu")) for a in arguments)
 
 
 @pytest.mark.parametrize("product", PRODUCTS)
