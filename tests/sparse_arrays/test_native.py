@@ -136,11 +136,12 @@ def test_padding_entries_add_nothing_even_where_x_is_not_finite(product, k):
     for order in (np.arange(6), np.array([5, 3, 0, 4, 2, 1])):  # sorted rows, then unsorted
         q = {"m": m, "n": n, "rows": rows[order], "cols": cols[order], "data": data[order]}
         size = m if transposed else n
-        x = np.arange(1.0, size + 1, dtype=np.float32).reshape((size,) if k is None else (size, 1)).repeat(k or 1, -1)
-        x = x.reshape((size,) if k is None else (size, k))
+        x = np.arange(1.0, size + 1, dtype=np.float32)
+        if k is not None:
+            x = np.repeat(x[:, None], k, axis=1)
         x[0] = np.inf if order[0] == 0 else np.nan
         # the stored in-range entries only (a dense product would multiply inf by structural zeros)
-        expected = np.zeros((n if transposed else m,) + x.shape[1:])
+        expected = np.zeros((n if transposed else m, *x.shape[1:]))
         for r, c, v in zip(q["rows"], q["cols"], q["data"], strict=True):
             if r < m and c < n:
                 out, inner = (c, r) if transposed else (r, c)
