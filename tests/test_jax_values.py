@@ -79,6 +79,19 @@ def test_tree_map_with_xp_functions_gives_xp_arrays_not_nested_wrappers(x):
     same(zeros["w"], np.zeros_like(VALUES))
 
 
+def test_an_array_is_a_pytree_node_of_its_value_and_is_not_constructed_directly(x):
+    """The node JAX flattens without calling Python (a dataclass node: ``Array(_value=...)``
+    rebuilds it); the constructor refuses anything else."""
+    leaves, treedef = jax.tree.flatten(x)
+    assert len(leaves) == 1 and leaves[0] is x.jax
+    rebuilt = jax.tree.unflatten(treedef, [jnp.ones(4, jnp.float32)])
+    assert type(rebuilt) is xp.Array and rebuilt is not x
+    assert jax.tree.unflatten(treedef, [x]) is x  # an xp leaf is the array itself
+    for call in (lambda: xp.Array(), lambda: xp.Array(x.jax), lambda: xp.Array(_value=x.jax, other=1)):
+        with pytest.raises(TypeError, match="cannot be constructed directly"):
+            call()
+
+
 def test_grad_rejects_a_non_scalar_output(x):
     with pytest.raises(TypeError, match="scalar"):
         xp.transforms.grad(lambda a: a * 2)(x)

@@ -65,6 +65,9 @@ def namespace(api_version: str | None, where: str) -> ModuleType:
     return _namespace
 
 
+_NO_VALUE: Any = object()  # Array's constructor called without a value: not by JAX
+
+
 class Array:
     """An n-dimensional array of the array API standard, running on JAX.
 
@@ -80,8 +83,17 @@ class Array:
     _base: tuple[Array, Any]  # for a view: the array it views and the BasicIndex into it
     _views: list[weakref.ref[Array]]  # the live views of this array
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Array:
-        raise TypeError("xp.Array cannot be constructed directly; use xp.asarray (or another creation function)")
+    def __new__(cls, *args: Any, _value: Any = _NO_VALUE, **kwargs: Any) -> Array:
+        # Only JAX's pytree machinery calls this, as Array(_value=leaf), to rebuild an array (see
+        # the registration below). A leaf that is already an xp array (``jax.tree.map(xp.zeros_like,
+        # params)`` maps the leaves to xp arrays) is the array itself, not a wrapper around a wrapper.
+        if _value is _NO_VALUE or args or kwargs:
+            raise TypeError("xp.Array cannot be constructed directly; use xp.asarray (or another creation function)")
+        if type(_value) is Array:
+            return _value
+        result = _new(cls)
+        result._value = _value
+        return result
 
     # --- the namespace and attributes ---------------------------------------------------------
 
@@ -359,17 +371,14 @@ def _from_numpy(value: np.ndarray) -> Array:
     return wrap(jnp.asarray(value))
 
 
-jax.tree_util.register_pytree_node(
-    Array,
-    lambda x: ((x._value,), None),
-    # A child that is already an xp array (``jax.tree.map(xp.zeros_like, params)`` maps the
-    # leaves to xp arrays) is the array itself, not a wrapper around a wrapper.
-    lambda _, children: children[0] if type(children[0]) is Array else wrap(children[0]),
-)
+# A pytree node of one child, its value. Registered as a dataclass node: JAX's C++ reads the child
+# with getattr instead of calling a Python flatten function, which jax.jit's dispatch does for every
+# xp argument of every call (measured: 0.3 µs less per argument); rebuilding calls Array(_value=...).
+jax.tree_util.register_dataclass(Array, data_fields=["_value"], meta_fields=[])
 # So that a function exported with jax.export, whose inputs or outputs are xp arrays, serializes.
 jax.export.register_pytree_node_serialization(
     Array,
     serialized_name="xp.Array",
     serialize_auxdata=lambda _: b"",
-    deserialize_auxdata=lambda _: None,
+    deserialize_auxdata=lambda _: (),  # a dataclass node's metadata: its (no) meta fields
 )

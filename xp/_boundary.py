@@ -408,10 +408,13 @@ def axis(value: Any, ndim: int, param: str = "axis") -> int:
     return n % ndim if n < 0 else n
 
 
+_EVERY_AXIS = tuple(tuple(range(n)) for n in range(65))  # axes(None, n), made once (eager hot path)
+
+
 def axes(value: Any, ndim: int, param: str = "axis") -> tuple[int, ...]:
     """``None`` (every axis), an axis, or a tuple of distinct axes, normalized and in order given."""
     if value is None:
-        return tuple(range(ndim))
+        return _EVERY_AXIS[ndim] if ndim < 65 else tuple(range(ndim))
     if isinstance(value, (tuple, list)):
         result = tuple(axis(a, ndim, param) for a in value)
         if len(set(result)) != len(result):

@@ -48,7 +48,10 @@ from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike, DTypeLike
 
-REDUCTION = ("axes", "keepdims")
+# The kernels' static arguments, passed by position: jax.jit's C++ dispatch matches positional
+# static arguments about 0.5 µs faster than keyword ones (measured: 4.05 against 4.3-4.9 µs per
+# call of a one-array kernel), a tenth of an eager reduction's time.
+REDUCTION = (1, 2)  # axes, keepdims
 
 
 # --- dtype rules (trace time) ---------------------------------------------------------------
@@ -110,9 +113,9 @@ def _as_value(count: Any, dtype: np.dtype) -> Any:
 def _reduction_args(x: ArrayLike, axis: Any, keepdims: Any) -> tuple[Any, tuple[int, ...], bool]:
     value = boundary.array(x, "x")
     axes = boundary.axes(axis, value.ndim)
-    if len(axes) > 1:
+    if axis is not None and len(axes) > 1:  # (None gives them in order)
         axes = tuple(sorted(axes))
-    return value, axes, boundary.boolean(keepdims, "keepdims")
+    return value, axes, keepdims if keepdims is False or keepdims is True else boundary.boolean(keepdims, "keepdims")
 
 
 def _cumulative_axis(value: Any, axis: Any) -> int:
@@ -151,10 +154,10 @@ def sum(
     width) unless ``dtype`` is given; floating input keeps its dtype. The empty sum is 0.
     """
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_sum(value, axes=axes, keepdims=keep, dtype=boundary.optional_dtype(dtype)))
+    return wrap(_sum(value, axes, keep, boundary.optional_dtype(dtype)))
 
 
-@functools.partial(kernel, static_argnames=(*REDUCTION, "dtype"))
+@functools.partial(kernel, static_argnums=(*REDUCTION, 3))  # ..., dtype
 def _sum(x: Any, axes: tuple[int, ...], keepdims: bool, dtype: np.dtype | None) -> Any:
     want = accumulation_dtype(x.dtype, dtype)
     return jnp.sum(x.astype(want), axis=axes, keepdims=keepdims, dtype=want)
@@ -174,10 +177,10 @@ def prod(
     Dtypes as for :func:`sum`. The empty product is 1.
     """
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_prod(value, axes=axes, keepdims=keep, dtype=boundary.optional_dtype(dtype)))
+    return wrap(_prod(value, axes, keep, boundary.optional_dtype(dtype)))
 
 
-@functools.partial(kernel, static_argnames=(*REDUCTION, "dtype"))
+@functools.partial(kernel, static_argnums=(*REDUCTION, 3))  # ..., dtype
 def _prod(x: Any, axes: tuple[int, ...], keepdims: bool, dtype: np.dtype | None) -> Any:
     want = accumulation_dtype(x.dtype, dtype)
     return jnp.prod(x.astype(want), axis=axes, keepdims=keepdims, dtype=want)
@@ -237,7 +240,7 @@ def max(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims:
     ``x`` must be real-valued; a reduction over zero elements is a ValueError.
     """
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_max(value, axes=axes, keepdims=keep))
+    return wrap(_max(value, axes, keep))
 
 
 @api
@@ -247,7 +250,7 @@ def min(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims:
     ``x`` must be real-valued; a reduction over zero elements is a ValueError.
     """
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_min(value, axes=axes, keepdims=keep))
+    return wrap(_min(value, axes, keep))
 
 
 def _check_extremum(x: Any, axes: tuple[int, ...], keepdims: bool, name: str) -> None:
@@ -258,7 +261,7 @@ def _check_extremum(x: Any, axes: tuple[int, ...], keepdims: bool, name: str) ->
                f"reduced over axes {axes})")  # fmt: skip
 
 
-@functools.partial(kernel, static_argnames=REDUCTION)
+@functools.partial(kernel, static_argnums=REDUCTION)
 def _max(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     _check_extremum(x, axes, keepdims, "maximum")
     if _count(x.shape, axes) == 0:
@@ -266,7 +269,7 @@ def _max(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     return jnp.max(x, axis=axes, keepdims=keepdims)
 
 
-@functools.partial(kernel, static_argnames=REDUCTION)
+@functools.partial(kernel, static_argnums=REDUCTION)
 def _min(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     _check_extremum(x, axes, keepdims, "minimum")
     if _count(x.shape, axes) == 0:
@@ -285,10 +288,10 @@ def mean(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims
     returns, the default real floating dtype.
     """
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_mean(value, axes=axes, keepdims=keep))
+    return wrap(_mean(value, axes, keep))
 
 
-@functools.partial(kernel, static_argnames=REDUCTION)
+@functools.partial(kernel, static_argnums=REDUCTION)
 def _mean(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     x = x.astype(floating_dtype(x.dtype, dt.FLOATING))
     return _divide(jnp.sum(x, axis=axes, keepdims=keepdims), _count(x.shape, axes))
@@ -309,7 +312,7 @@ def var(
     computed in, and returns, the default real floating dtype; complex input is a TypeError.
     """
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_var(value, axes=axes, keepdims=keep, correction=_correction(correction), root=False))
+    return wrap(_var(value, axes, keep, _correction(correction), False))
 
 
 @api
@@ -323,10 +326,10 @@ def std(
 ) -> Array:
     """The standard deviation of ``x`` over ``axis``: the square root of :func:`var`."""
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_var(value, axes=axes, keepdims=keep, correction=_correction(correction), root=True))
+    return wrap(_var(value, axes, keep, _correction(correction), True))
 
 
-@functools.partial(kernel, static_argnames=(*REDUCTION, "correction", "root"))
+@functools.partial(kernel, static_argnums=(*REDUCTION, 3, 4))  # ..., correction, root
 def _var(x: Any, axes: tuple[int, ...], keepdims: bool, correction: float, root: bool) -> Any:
     dtype = floating_dtype(x.dtype, dt.REAL_FLOATING)
     x = x.astype(dtype)
