@@ -145,6 +145,39 @@ PLACEMENT = textwrap.dedent(
         finally:
             jax.device_put = put
         assert not moved, moved
+        # host data is split on the host, each shard sent to its device (never whole on device 0)
+        sources = []
+        jax.device_put = lambda value, *a, **k: (sources.append(type(value)), put(value, *a, **k))[1]
+        try:
+            from_host = {
+                "asarray of a NumPy array": xp.asarray(np.arange(32.0, dtype=np.float32).reshape(16, 2), device=rows),
+                "asarray of a list": xp.asarray([1, 2] * 8, device=rows),
+                "asarray with a dtype": xp.asarray(np.arange(16), dtype=xp.float32, device=rows),
+            }
+        finally:
+            jax.device_put = put
+        assert sources and all(source is np.ndarray for source in sources), sources
+        for name, made in from_host.items():
+            assert made.device == rows and spec_of(made)[0] == "rows", (axis_type, name, made.device)
+        assert np.array_equal(np.asarray(from_host["asarray of a list"]), [1, 2] * 8)
+        # *_like without device=: where the input is; under jit, as far as the trace knows it (over
+        # Explicit axes the input's sharding; over Auto axes the compiler's choice, on the mesh)
+        x = xp.asarray(np.arange(32.0, dtype=np.float32).reshape(16, 2), device=rows)
+        likes = {
+            "zeros_like": lambda v: xp.zeros_like(v),
+            "ones_like": lambda v: xp.ones_like(v, dtype=xp.int32),
+            "empty_like": lambda v: xp.empty_like(v),
+            "full_like": lambda v: xp.full_like(v, -0.0),
+        }
+        for name, like in likes.items():
+            expected = np.full((16, 2), 1 if name == "ones_like" else (-0.0 if name == "full_like" else 0.0))
+            eager, jitted = like(x), jax.jit(like)(x)
+            for out in (eager, jitted):
+                assert np.array_equal(np.asarray(out), expected) and np.array_equal(np.signbit(out), np.signbit(expected))
+                assert len(out.jax.sharding.device_set) == 8, (axis_type, name, out.jax.sharding)
+            assert eager.device == rows, (axis_type, name, eager.device)
+            if axis_type == AxisType.Explicit:
+                assert spec_of(jitted)[0] == "rows", (axis_type, name, jitted.jax.sharding)
         # asarray, to_device and astype place traced values too
         data = np.arange(16.0, dtype=np.float32)
         for name, f in {

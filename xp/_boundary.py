@@ -88,7 +88,13 @@ def _is_weak(x: Any) -> bool:
 
 
 def from_numpy(x: np.ndarray | np.generic, dtype: np.dtype | None, param: str) -> Any:
-    """A NumPy array or scalar on the default device, with ``dtype`` if given.
+    """A NumPy array or scalar on the default device, with ``dtype`` if given (see :func:`host_numpy`)."""
+    return jnp.asarray(host_numpy(x, dtype, param))
+
+
+def host_numpy(x: np.ndarray | np.generic, dtype: np.dtype | None, param: str) -> np.ndarray:
+    """A NumPy array or scalar as the NumPy array an xp array of it holds, still on the host:
+    ``dtype`` if given, else its own, which must be available.
 
     Without ``dtype``, the array must have an xp dtype that is available now: with JAX's
     64-bit mode off, a float64 or int64 array is an error rather than a silent conversion, or,
@@ -106,7 +112,7 @@ def from_numpy(x: np.ndarray | np.generic, dtype: np.dtype | None, param: str) -
             if narrow is None:
                 fail(TypeError, f"{param} has dtype {source}: {dt.unavailable_message(source)} "
                      f"(asarray's dtype=, or NumPy's astype)")  # fmt: skip
-            return jnp.asarray(narrow)
+            return narrow
         dtype = source
     elif source.kind == "c" and dtype.kind != "c":
         fail(TypeError, f"cannot convert complex {param} to {dtype} (take xp.real or xp.imag first)")
@@ -116,12 +122,12 @@ def from_numpy(x: np.ndarray | np.generic, dtype: np.dtype | None, param: str) -
         and not dt.x64_enabled()
         and ((source.kind in "iu" and dtype.kind in "iu") or _narrowing.source() is not None)
     ):
-        return jnp.asarray(_narrowing.checked_cast(x, dtype, param))
+        return _narrowing.checked_cast(x, dtype, param)
     if dtype != source and _may_overflow(source, dtype):
         # dtype= asked for a narrower type: NumPy's cast would wrap integers and make finite
         # floats infinite without a word
-        return jnp.asarray(_narrowing.checked_cast(x, dtype, param, narrowing=False))
-    return jnp.asarray(np.asarray(x, dtype=dtype))
+        return _narrowing.checked_cast(x, dtype, param, narrowing=False)
+    return np.asarray(x, dtype=dtype)
 
 
 def _may_overflow(source: np.dtype, dtype: np.dtype) -> bool:

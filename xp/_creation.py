@@ -17,6 +17,8 @@ import jax
 import jax.core
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
+from jax.sharding import Sharding
 
 from xp import _boundary as boundary
 from xp import _devices, _narrowing
@@ -34,6 +36,18 @@ Tracer = jax.core.Tracer
 
 def _finish(value: Any, device: Any) -> Array:
     return wrap(_devices.place(value, device))
+
+
+def _from_host(host: np.ndarray, device: Any) -> Array:
+    """Host data (already of its xp dtype) as an array on ``device``. Onto a sharding over several
+    devices JAX splits it on the host and sends each device its own shard: the array is never
+    whole on one device (through the default device, it would be)."""
+    if isinstance(device, Sharding) and len(device.device_set) > 1:
+        _devices.check_divisible(host.shape, device)
+        value = jax.device_put(host, device)
+        if not isinstance(value, Tracer):  # (under a trace: placed below, as any traced value)
+            return wrap(value)
+    return _finish(jnp.asarray(host), device)
 
 
 # --- asarray and from_dlpack ----------------------------------------------------------------
@@ -70,21 +84,21 @@ def asarray(
     if copy is False:
         fail(ValueError, f"copy=False, but a {type(obj).__name__} cannot be shared without a copy")
     if isinstance(obj, (np.ndarray, np.generic)):
-        return _finish(boundary.from_numpy(obj, want, "obj"), target)
+        return _from_host(boundary.host_numpy(obj, want, "obj"), target)
     if type(obj) in boundary.PY_SCALARS:
         return _finish(boundary.scalar_array(obj, want or dt.default_dtype_of_scalar(type(obj)), "obj"), target)
     if isinstance(obj, (list, tuple)):
-        return _finish(_from_sequence(obj, want), target)
+        return _from_host(_from_sequence(obj, want), target)
     if hasattr(obj, "__dlpack__"):
         if _holds_64_bits(obj):
-            return _finish(_from_64_bit_dlpack(obj, want, "obj", copy), target)
+            return _from_host(_from_64_bit_dlpack(obj, want, "obj", copy), target)
         return _from_array(wrap(_import_dlpack(obj, None, None)), want, target, None)
     if hasattr(obj, "__array__") or isinstance(obj, (bytes, bytearray, memoryview)) or hasattr(obj, "__buffer__"):
         try:
             host = np.asarray(obj) if not isinstance(obj, (bytes, bytearray)) else np.frombuffer(obj, np.uint8)
         except (TypeError, ValueError) as e:
             fail(TypeError, f"obj could not be converted to an array: {e}")
-        return _finish(boundary.from_numpy(host, want, "obj"), target)
+        return _from_host(boundary.host_numpy(host, want, "obj"), target)
     fail(TypeError, f"obj must be an array, a Python scalar or a nested sequence of them, got {describe(obj)}")
 
 
@@ -112,8 +126,8 @@ def _cast(value: Any, dtype: np.dtype) -> Any:
     return value.astype(dtype)
 
 
-def _from_sequence(obj: Sequence[Any], dtype: np.dtype | None) -> Any:
-    """A nested sequence of Python scalars (or 0-d arrays) as a jax array."""
+def _from_sequence(obj: Sequence[Any], dtype: np.dtype | None) -> np.ndarray:
+    """A nested sequence of Python scalars (or 0-d arrays) as the NumPy data of its array."""
     try:
         host = np.array(obj)
     except (ValueError, OverflowError) as e:
@@ -137,8 +151,8 @@ def _from_sequence(obj: Sequence[Any], dtype: np.dtype | None) -> Any:
     if target.kind in "iu" and host.dtype.kind in "iu":
         _check_range(host, target)
     if target.kind in "fc" and host.dtype.kind in "fc":  # a finite float must not become infinite
-        return jnp.asarray(_narrowing.checked_cast(host, target, "obj", narrowing=False))
-    return jnp.asarray(host.astype(target))
+        return _narrowing.checked_cast(host, target, "obj", narrowing=False)
+    return host.astype(target)
 
 
 def _integers(obj: Sequence[Any], host: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -166,7 +180,7 @@ def _holds_64_bits(x: Any) -> bool:
     return isinstance(source, np.dtype) and source in dt.X64_ONLY and not dt.x64_enabled()
 
 
-def _from_64_bit_dlpack(x: Any, dtype: np.dtype | None, param: str, copy: bool | None) -> Any:
+def _from_64_bit_dlpack(x: Any, dtype: np.dtype | None, param: str, copy: bool | None) -> np.ndarray:
     """64-bit DLPack data with JAX's 64-bit mode off, read on the host and converted as NumPy data
     is: to ``dtype`` if given (checked), narrowed under ``xp.narrow_64bit()``, else an error."""
     source = x.dtype
@@ -180,7 +194,7 @@ def _from_64_bit_dlpack(x: Any, dtype: np.dtype | None, param: str, copy: bool |
     except (TypeError, BufferError, RuntimeError, ValueError) as e:
         fail(TypeError, f"{param} has dtype {source}, which JAX (its 64-bit mode off) cannot import, and NumPy "
                f"could not read it to convert it: {e}")  # fmt: skip
-    return boundary.from_numpy(host, dtype, param)
+    return boundary.host_numpy(host, dtype, param)
 
 
 def _import_dlpack(obj: Any, device: Any, copy: bool | None) -> Any:
@@ -211,7 +225,7 @@ def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = 
     if not hasattr(x, "__dlpack__"):
         fail(TypeError, f"x must support the DLPack protocol (__dlpack__), got {describe(x)}")
     if _holds_64_bits(x):  # an error, or narrowed under xp.narrow_64bit()
-        return _finish(_from_64_bit_dlpack(x, None, "x", copy), target)
+        return _from_host(_from_64_bit_dlpack(x, None, "x", copy), target)
     if isinstance(target, _devices.TracedDevice):
         target = None
     return wrap(_import_dlpack(x, target, copy))
@@ -268,15 +282,30 @@ def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, devic
 def _like(x: ArrayLike, dtype: DTypeLike | None, device: Device | None, value: int) -> Array:
     source = boundary.array(x, "x")
     want = source.dtype if dtype is None else boundary.dtype(dtype)
-    return _finish(_constant_like(source, want, value), _device_of_source(source, boundary.device(device)))
+    return _placed_like(_constant_like(source, want, value), source, boundary.device(device))
 
 
-def _device_of_source(source: Any, device: Any) -> Any:
-    """``device``, or else where ``source`` lives (the result of a ``*_like`` function does not
-    depend on the data of ``source``, so JAX would put it on the default device)."""
-    if device is None and not isinstance(source, Tracer):
-        return _devices.device_of(source)
-    return device
+def _placed_like(value: Any, source: Any, device: Any) -> Array:
+    """The result of a ``*_like`` function: on ``device``, else where ``source`` is. (It does not
+    depend on the data of ``source``, so JAX alone would put it on the default device.)"""
+    if device is not None:
+        return _finish(value, device)
+    if isinstance(source, Tracer):
+        return wrap(_traced_like(value, source))
+    return _finish(value, _devices.device_of(source))
+
+
+@kernel
+def _traced_like(value: Any, source: Any) -> Any:
+    """``value`` (of ``source``'s shape) placed, in a traced function, as ``source`` is, as far as
+    the trace knows: over Explicit mesh axes the sharding is part of ``source``'s type, and the
+    select gives it to the result; and reading ``source`` keeps it an input of the function (jit
+    drops the inputs it does not read, so a function returning only ``zeros_like(x)`` would run on
+    one device, not on ``x``'s mesh). The predicate is constant False: XLA folds the select away.
+    Over Auto axes the compiler places the result (replicated over the mesh, unless its uses say
+    otherwise): the trace does not know ``source``'s sharding."""
+    never = (source != source) & False
+    return lax.select(never, lax.full_like(source, 0, value.dtype), value)
 
 
 @api
@@ -341,7 +370,7 @@ def full_like(
     source = boundary.array(x, "x")
     want = source.dtype if dtype is None else boundary.dtype(dtype)
     fill, want = _fill_value(fill_value, want)
-    return _finish(_filled(fill, tuple(source.shape), want), _device_of_source(source, boundary.device(device)))
+    return _placed_like(_filled(fill, tuple(source.shape), want), source, boundary.device(device))
 
 
 # --- ranges and grids -----------------------------------------------------------------------
