@@ -247,7 +247,11 @@ class Spec(NamedTuple):
 def _native_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
     out = jax.ShapeDtypeStruct((spec.n_out, *x.shape[1:]), x.dtype)
     if spec.kind == "coo":
-        return jax.ffi.ffi_call("xp_coo_matmul", out)(data, a, x, column=np.int64(spec.column))
+        # The sorted path is tried where the output indices may be in order: claimed sorted, or the
+        # rows (whose order is often sorted when not claimed); a transposed product's columns
+        # of a row-sorted matrix nearly never are.
+        try_sorted = np.int64(spec.sorted or spec.column == 0)
+        return jax.ffi.ffi_call("xp_coo_matmul", out)(data, a, x, column=np.int64(spec.column), try_sorted=try_sorted)
     return jax.ffi.ffi_call("xp_csr_matmul" if spec.kind == "csr" else "xp_csr_rmatmul", out)(data, a, b, x)
 
 

@@ -8,8 +8,10 @@
 //   xp_csr_rmatmul  y = A.T @ x   data, indices, indptr, x     -> y (n_cols, k)
 //   xp_coo_matmul   y[out[j]] += data[j] * x[in[j]]            -> y (n_out, k): data, indices
 //                   (nse, 2) as a BCOO holds them, x; attribute column: which index column is
-//                   `out` (0: A @ x, 1: A.T @ x). The sorted path is tried first (the order is
-//                   checked while it runs; an unsorted input costs about one pass more).
+//                   `out` (0: A @ x, 1: A.T @ x); attribute try_sorted: whether to try the sorted
+//                   path first (the order is checked while it runs; an unsorted input costs a
+//                   zero fill and a start of the threads more: the caller skips it for A.T @ x of
+//                   a matrix whose rows are sorted, where the columns nearly never are).
 //
 // Stored entries whose index is out of range (JAX pads with index == n_rows or n_cols) contribute
 // nothing; row pointers are clamped to [0, nse] so a corrupt indptr can never make a read out of
@@ -364,7 +366,7 @@ bool CooSorted(ffi::ThreadPool& pool, const T* d, StridedIndex<I> out_idx, Strid
 
 template <typename T, typename I>
 ffi::Error CooTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
-                    ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column) {
+                    ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column, int64_t try_sorted) {
   using U = std::make_unsigned_t<I>;
   auto dims = indices.dimensions();
   if (dims.size() != 2 || dims[1] != 2 || (column != 0 && column != 1))
@@ -379,7 +381,7 @@ ffi::Error CooTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer i
   int64_t k = Columns(x);
   int64_t n_in = x.dimensions().size() ? x.dimensions()[0] : 0;
   int64_t n_out = y->dimensions().size() ? y->dimensions()[0] : 0;
-  if (CooSorted(pool, d, oi, ii, xv, out, nse, n_out, n_in, k, Helpers(pool, nse * k)))
+  if (try_sorted && CooSorted(pool, d, oi, ii, xv, out, nse, n_out, n_in, k, Helpers(pool, nse * k)))
     return ffi::Error::Success();
   int64_t helpers = ScatterHelpers(pool, nse * k, n_out * k);
   int64_t n_chunks = helpers == 0 ? 1 : (helpers + 1) * kChunksPerThread;
@@ -462,10 +464,10 @@ ffi::Error CsrRmatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer 
 }
 
 ffi::Error CooMatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
-                     ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column) {
+                     ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column, int64_t try_sorted) {
   if (auto e = CheckTypes("xp_coo_matmul", data, indices, indices, x, y); e.failure()) return e;
   return Dispatch<CooCall>("xp_coo_matmul", data.element_type(), indices.element_type(), pool, data,
-                           indices, x, y, column);
+                           indices, x, y, column, try_sorted);
 }
 
 }  // namespace
@@ -495,4 +497,5 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(XpCooMatmul, CooMatmul,
                                   .Arg<ffi::AnyBuffer>()
                                   .Arg<ffi::AnyBuffer>()
                                   .Ret<ffi::AnyBuffer>()
-                                  .Attr<int64_t>("column"));
+                                  .Attr<int64_t>("column")
+                                  .Attr<int64_t>("try_sorted"));
