@@ -50,12 +50,13 @@ import importlib.util
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from _x64 import output_with_x64
 
 GRID, QUICK_GRID = 1000, 200
 NEIGHBOURS = 9  # average off-diagonal entries per row of the random SPD matrix
@@ -409,13 +410,8 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--quick", action="store_true", help="a 200 x 200 grid, fewer rounds (a smoke test)")
     parser.add_argument("--dtypes", default="float64,float32")
     args = parser.parse_args(argv)
-    import jax
-
-    if "float64" in args.dtypes and not jax.config.read("jax_enable_x64"):
-        env = dict(os.environ, JAX_ENABLE_X64="1")
-        command = [sys.executable, os.path.abspath(__file__), *(argv or [])]
-        done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=True)
-        return done.stdout
+    if "float64" in args.dtypes and (rerun := output_with_x64(__file__, argv)) is not None:
+        return rerun
     load_start = os.getloadavg()[0]
     grid = QUICK_GRID if args.quick else GRID
     lines = []

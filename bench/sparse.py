@@ -30,12 +30,13 @@ import importlib
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
+
+from _x64 import output_with_x64
 
 SIZE = 20000
 DENSITY = 1e-3
@@ -399,13 +400,8 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
     parser.add_argument("--dtypes", default="float32,float64")
     args = parser.parse_args(argv)
-    import jax
-
-    if "float64" in args.dtypes and not jax.config.read("jax_enable_x64"):
-        env = dict(os.environ, JAX_ENABLE_X64="1")
-        command = [sys.executable, os.path.abspath(__file__), *(argv or [])]
-        done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=True)
-        return done.stdout
+    if "float64" in args.dtypes and (rerun := output_with_x64(__file__, argv)) is not None:
+        return rerun
     rounds, budget = (3, 0.02) if args.quick else (9, 0.15)
     results = {name: run(name, rounds, budget) for name in args.dtypes.split(",")}
     return markdown(results)
