@@ -166,6 +166,8 @@ ROW_PARTITIONED = COMMON + textwrap.dedent(
             "3 * A": (lambda A: (3 * A).todense(), 3 * D, ("x", None)),
             "A / 4": (lambda A: (A / 4).todense(), D / 4, ("x", None)),
             "-A": (lambda A: (-A).todense(), -D, ("x", None)),
+            "+A": (lambda A: (+A).todense(), D, ("x", None)),
+            "abs(A)": (lambda A: abs(-A).todense(), np.abs(D), ("x", None)),
             "abs": (lambda A: xp.abs(-A).todense(), np.abs(D), ("x", None)),
             "sqrt(abs)": (lambda A: xp.sqrt(xp.abs(A)).todense(), np.sqrt(np.abs(D)), ("x", None)),
             "sin": (lambda A: xp.sin(A).todense(), np.sin(D), ("x", None)),
@@ -187,7 +189,9 @@ ROW_PARTITIONED = COMMON + textwrap.dedent(
         assert spec_of(doubled.todense()) == ("x", None)
         # what it does not do is an error that says so, never a silent densification
         for call, kind_ in ((lambda: xp.exp(A), NotImplementedError), (lambda: A + 1, NotImplementedError),
-                            (lambda: A / 0, NotImplementedError), (lambda: A @ A, NotImplementedError)):
+                            (lambda: A / 0, NotImplementedError), (lambda: A @ A, NotImplementedError),
+                            (lambda: A == A, NotImplementedError), (lambda: A ** 2, NotImplementedError),
+                            (lambda: A - A, NotImplementedError), (lambda: ~A, NotImplementedError)):
             try:
                 call()
                 raise AssertionError("expected an error")

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import jax
 import jax.core
@@ -43,6 +43,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from xp import _boundary as boundary
 from xp import _linear_algebra as dense
+from xp import _operators
 from xp import _routing as routing
 from xp._array import Array, namespace, wrap
 from xp._errors import ArgumentError, fail
@@ -262,43 +263,18 @@ class RowPartitioned:
     def __setitem__(self, key: Any, value: Any, /) -> None:
         raise TypeError("xp.sparse.RowPartitioned: sparse arrays are immutable")
 
-    # --- operators: the routed xp functions ------------------------------------------------------
+    # --- operators: installed from xp._operators' table below (each the routed xp function) ---
 
-    def __matmul__(self, other: Any, /) -> Array:
-        return routing.PUBLIC_FUNCTIONS["matmul"](self, other)
+    if TYPE_CHECKING:  # what type checkers see of the installed operators used with this type
 
-    def __rmatmul__(self, other: Any, /) -> Array:
-        return routing.PUBLIC_FUNCTIONS["matmul"](other, self)
-
-    def __add__(self, other: Any, /) -> Any:
-        return routing.PUBLIC_FUNCTIONS["add"](self, other)  # not implemented: says so
-
-    def __radd__(self, other: Any, /) -> Any:
-        return routing.PUBLIC_FUNCTIONS["add"](other, self)
-
-    def __sub__(self, other: Any, /) -> Any:
-        return routing.PUBLIC_FUNCTIONS["subtract"](self, other)
-
-    def __rsub__(self, other: Any, /) -> Any:
-        return routing.PUBLIC_FUNCTIONS["subtract"](other, self)
-
-    def __mul__(self, other: Any, /) -> Self:
-        return routing.PUBLIC_FUNCTIONS["multiply"](self, other)
-
-    def __rmul__(self, other: Any, /) -> Self:
-        return routing.PUBLIC_FUNCTIONS["multiply"](other, self)
-
-    def __truediv__(self, other: Any, /) -> Self:
-        return routing.PUBLIC_FUNCTIONS["divide"](self, other)
-
-    def __neg__(self, /) -> Self:
-        return routing.PUBLIC_FUNCTIONS["negative"](self)
-
-    def __pos__(self, /) -> Self:
-        return self
-
-    def __abs__(self, /) -> Self:
-        return routing.PUBLIC_FUNCTIONS["abs"](self)
+        def __matmul__(self, other: Any, /) -> Array: ...
+        def __rmatmul__(self, other: Any, /) -> Array: ...
+        def __mul__(self, other: Any, /) -> Self: ...
+        def __rmul__(self, other: Any, /) -> Self: ...
+        def __truediv__(self, other: Any, /) -> Self: ...
+        def __neg__(self, /) -> Self: ...
+        def __pos__(self, /) -> Self: ...
+        def __abs__(self, /) -> Self: ...
 
     # --- running on the blocks ------------------------------------------------------------------
 
@@ -543,3 +519,6 @@ def _unflatten(aux: tuple[Any, ...], children: Any) -> RowPartitioned:
 
 jax.tree_util.register_pytree_node(RowPartitioned, _flatten, _unflatten)
 routing.register_own_route(RowPartitioned, _route)
+# The operators call the public functions, which route here (immutable: no in-place operators,
+# ``A *= 2`` rebinds the name); those without an implementation raise NotImplementedError.
+_operators.install(RowPartitioned, in_place=False)
