@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from view_write_programs import basic_keys
 
 import xp
 
@@ -173,33 +174,11 @@ def test_a_failing_in_place_operator_with_a_sparse_operand_changes_nothing_views
 # --- indexing -------------------------------------------------------------------------------
 
 
-@st.composite
-def basic_indices(draw, shape):
-    key = []
-    for n in shape:
-        kind = draw(st.sampled_from(["int", "slice", "full"]))
-        if kind == "int":
-            key.append(draw(st.integers(-n, n - 1)))
-        elif kind == "slice":
-            bounds = st.one_of(st.none(), st.integers(-n - 2, n + 2))
-            step = draw(st.one_of(st.none(), st.integers(-3, 3).filter(bool)))
-            key.append(slice(draw(bounds), draw(bounds), step))
-        else:
-            key.append(slice(None))
-    if key and draw(st.booleans()):
-        key.insert(draw(st.integers(0, len(key))), None)
-    if len(key) > 1 and draw(st.booleans()):
-        key[draw(st.integers(0, len(key) - 1))] = Ellipsis
-        if key.count(Ellipsis) > 1:
-            return tuple(k for k in key if k is not Ellipsis)
-    return tuple(key)
-
-
 @given(st.data())
 def test_basic_getitem_matches_numpy(data):
     shape = data.draw(st.lists(st.integers(1, 5), min_size=0, max_size=3).map(tuple))
     a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
-    key = data.draw(basic_indices(shape))
+    key = data.draw(basic_keys(shape))
     assert np.array_equal(np.asarray(xp.asarray(a)[key]), a[key])
 
 
@@ -207,7 +186,7 @@ def test_basic_getitem_matches_numpy(data):
 def test_basic_setitem_matches_numpy(data):
     shape = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple))
     a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
-    key = data.draw(basic_indices(shape))
+    key = data.draw(basic_keys(shape))
     x = xp.asarray(a)
     target = a.copy()
     target[key] = -1.0

@@ -319,6 +319,12 @@ def _basic_key(draw: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
     return tuple(key)
 
 
+@st.composite
+def basic_keys(draw: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
+    """The strategy of :func:`_basic_key`'s keys, for tests of indexing alone."""
+    return _basic_key(draw, shape)
+
+
 def _reshapes(size: int) -> list[tuple[int, ...]]:
     divisors = [d for d in range(1, size + 1) if size % d == 0] if size else [0, 1, 2]
     shapes: set[tuple[int, ...]] = {(size,)}
