@@ -247,10 +247,10 @@ class Spec(NamedTuple):
 def _native_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
     out = jax.ShapeDtypeStruct((spec.n_out, *x.shape[1:]), x.dtype)
     if spec.kind == "coo":
-        # The sorted path is tried where the output indices may be in order: claimed sorted, or the
-        # rows (whose order is often sorted when not claimed); a transposed product's columns
-        # of a row-sorted matrix nearly never are.
-        try_sorted = np.int64(spec.sorted or spec.column == 0)
+        # The sorted path where the output indices are claimed sorted (2: checked by blocks), or
+        # may be in order (1: the rows, often sorted when not claimed; checked entry by entry); a
+        # transposed product's columns of a row-sorted matrix nearly never are (0).
+        try_sorted = np.int64(2 if spec.sorted else 1 if spec.column == 0 else 0)
         return jax.ffi.ffi_call("xp_coo_matmul", out)(data, a, x, column=np.int64(spec.column), try_sorted=try_sorted)
     return jax.ffi.ffi_call("xp_csr_matmul" if spec.kind == "csr" else "xp_csr_rmatmul", out)(data, a, b, x)
 
