@@ -115,7 +115,7 @@ def bcoo_rmatmul(matrix: Any, x: Any, native: bool = True) -> Any:
     """``A.T @ x`` for a 2-d BCOO ``A`` (no batch or dense dimensions), without forming ``A.T``."""
     rows, cols = matrix.indices[:, 0], matrix.indices[:, 1]
     if _own_native(x, native):
-        spec = _native.Spec("coo", matrix.shape[1], column=1)
+        spec = _native.Spec("coo", matrix.shape[1], bool(matrix.indices_sorted), column=1)
         return _native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
     return coo_matmul(matrix.data, cols, rows, x, n_out=matrix.shape[1], sorted_out=False)
 

@@ -231,8 +231,10 @@ def supported(dtype: Any) -> bool:
 
 class Spec(NamedTuple):
     """A product: ``kind`` "csr" (A @ x), "csr_t" (A.T @ x) or "coo"; ``n_out`` rows of the result;
-    for a COO, ``sorted``: whether its output indices are claimed sorted (XLA's kernels rely on it,
-    the native one checks), ``column``: which column of the ``(nse, 2)`` indices the output's.
+    for a COO, ``rows_sorted``: whether the matrix's indices are claimed sorted (JAX's
+    ``indices_sorted``, rows first: a property of the matrix, whichever way it is multiplied; XLA's
+    kernels and the native one rely on it), ``column``: which column of the ``(nse, 2)`` indices
+    the output's (0: ``A @ x``, 1: ``A.T @ x``).
 
     The operands are ``(data, indices, indptr, x)`` for CSR, ``(data, indices, indices, x)`` for COO
     (the BCOO's ``(nse, 2)`` indices, read in place by the native kernel: slicing out the columns
@@ -240,25 +242,23 @@ class Spec(NamedTuple):
 
     kind: str
     n_out: int
-    sorted: bool = False
+    rows_sorted: bool = False
     column: int = 0
 
 
 def _native_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
     out = jax.ShapeDtypeStruct((spec.n_out, *x.shape[1:]), x.dtype)
     if spec.kind == "coo":
-        # The sorted path where the output indices are claimed sorted (2: checked by blocks), or
-        # may be in order (1: the rows, often sorted when not claimed; checked entry by entry); a
-        # transposed product's columns of a row-sorted matrix nearly never are (0).
-        try_sorted = np.int64(2 if spec.sorted else 1 if spec.column == 0 else 0)
-        return jax.ffi.ffi_call("xp_coo_matmul", out)(data, a, x, column=np.int64(spec.column), try_sorted=try_sorted)
+        column, rows_sorted = np.int64(spec.column), np.int64(spec.rows_sorted)
+        return jax.ffi.ffi_call("xp_coo_matmul", out)(data, a, x, column=column, rows_sorted=rows_sorted)
     return jax.ffi.ffi_call("xp_csr_matmul" if spec.kind == "csr" else "xp_csr_rmatmul", out)(data, a, b, x)
 
 
 def _xla_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
     if spec.kind == "coo":
         out, inp = a[:, spec.column], a[:, 1 - spec.column]
-        return _xla_kernels.xla_coo_product(data, out, inp, x, n_out=spec.n_out, sorted_out=spec.sorted)
+        sorted_out = spec.rows_sorted and spec.column == 0
+        return _xla_kernels.xla_coo_product(data, out, inp, x, n_out=spec.n_out, sorted_out=sorted_out)
     if spec.kind == "csr":
         return _xla_kernels.xla_csr_product(data, a, b, x)
     return _xla_kernels.xla_csr_rproduct(data, a, b, x, n_cols=spec.n_out)
@@ -314,7 +314,7 @@ def _entry_indices(spec: Spec, a: Any, b: Any, nse: int) -> tuple[Any, Any]:
 
 def _transposed(spec: Spec, n_in: int) -> Spec:
     if spec.kind == "coo":
-        return Spec("coo", n_in, False, 1 - spec.column)
+        return Spec("coo", n_in, spec.rows_sorted, 1 - spec.column)
     return Spec("csr_t" if spec.kind == "csr" else "csr", n_in)
 
 

@@ -8,12 +8,13 @@
 //   xp_csr_rmatmul  y = A.T @ x   data, indices, indptr, x     -> y (n_cols, k)
 //   xp_coo_matmul   y[out[j]] += data[j] * x[in[j]]            -> y (n_out, k): data, indices
 //                   (nse, 2) as a BCOO holds them, x; attribute column: which index column is
-//                   `out` (0: A @ x, 1: A.T @ x); attribute try_sorted: 0 the scatter path, 1 the
-//                   sorted path first (the order is checked while it runs; an unsorted input
-//                   costs a zero fill and a start of the threads more: the caller skips it for
-//                   A.T @ x of a matrix whose rows are sorted, where the columns nearly never are),
-//                   2 the sorted path for indices claimed sorted (JAX's indices_sorted, a promise
-//                   its own kernels rely on too), checked by blocks of entries.
+//                   `out` (0: A @ x, 1: A.T @ x); attribute rows_sorted: whether the rows (index
+//                   column 0) are claimed sorted (JAX's indices_sorted, a promise its own kernels
+//                   rely on too). A @ x takes the sorted path (rows claimed sorted: checked by
+//                   blocks of entries; else tried, the order checked entry by entry, an unsorted
+//                   input costing a zero fill and a start of the threads more); A.T @ x scatters
+//                   (the columns of a row-sorted matrix are nearly never sorted), by runs of one
+//                   row where the rows are claimed sorted.
 //
 // Stored entries whose index is out of range (JAX pads with index == n_rows or n_cols) contribute
 // nothing; row pointers are clamped to [0, nse] so a corrupt indptr can never make a read out of
@@ -381,7 +382,7 @@ bool CooSorted(ffi::ThreadPool& pool, const T* d, StridedIndex<I> out_idx, Strid
 
 template <typename T, typename I>
 ffi::Error CooTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
-                    ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column, int64_t try_sorted) {
+                    ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column, int64_t rows_sorted) {
   using U = std::make_unsigned_t<I>;
   auto dims = indices.dimensions();
   if (dims.size() != 2 || dims[1] != 2 || (column != 0 && column != 1))
@@ -396,7 +397,7 @@ ffi::Error CooTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer i
   int64_t k = Columns(x);
   int64_t n_in = x.dimensions().size() ? x.dimensions()[0] : 0;
   int64_t n_out = y->dimensions().size() ? y->dimensions()[0] : 0;
-  if (try_sorted && CooSorted(pool, d, oi, ii, xv, out, nse, n_out, n_in, k, Helpers(pool, nse * k), try_sorted == 2))
+  if (column == 0 && CooSorted(pool, d, oi, ii, xv, out, nse, n_out, n_in, k, Helpers(pool, nse * k), rows_sorted))
     return ffi::Error::Success();
   int64_t helpers = ScatterHelpers(pool, nse * k, n_out * k);
   int64_t n_chunks = helpers == 0 ? 1 : (helpers + 1) * kChunksPerThread;
@@ -404,15 +405,36 @@ ffi::Error CooTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer i
   Buffers<T> buffers(out, n_out * k, helpers + 1);
   ParallelFor(pool, n_chunks, helpers, [&](int64_t c, int slot) {
     T* target = buffers.get(slot);
-    for (int64_t j = nse * c / n_chunks, end = nse * (c + 1) / n_chunks; j < end; ++j) {
-      U r = static_cast<U>(oi[j]), col = static_cast<U>(ii[j]);
-      if (r >= static_cast<U>(n_out) || col >= static_cast<U>(n_in)) continue;
+    auto one = [&](int64_t e) {
+      U r = static_cast<U>(oi[e]), col = static_cast<U>(ii[e]);
+      if (r >= static_cast<U>(n_out) || col >= static_cast<U>(n_in)) return;
       if (k == 1) {
-        target[r] = Arith<T>::add(target[r], Arith<T>::mul(d[j], xv[col]));
+        target[r] = Arith<T>::add(target[r], Arith<T>::mul(d[e], xv[col]));
       } else {
-        axpy(target + static_cast<int64_t>(r) * k, d[j], xv + static_cast<int64_t>(col) * k, k);
+        axpy(target + static_cast<int64_t>(r) * k, d[e], xv + static_cast<int64_t>(col) * k, k);
+      }
+    };
+    int64_t j = nse * c / n_chunks, end = nse * (c + 1) / n_chunks;
+    if (k == 1 && column == 1 && rows_sorted) {
+      // A.T @ x with rows claimed sorted: a block of 8 entries whose first and last share a row
+      // (the input index here) is all in that row: x's element read and checked once.
+      while (j + 8 <= end) {
+        U row = static_cast<U>(ii[j]);
+        if (static_cast<U>(ii[j + 7]) != row) {  // a row ends inside: one entry, then try again
+          one(j++);
+          continue;
+        }
+        if (row < static_cast<U>(n_in)) {  // (else a padding row: nothing to add)
+          T xr = xv[row];
+          for (int b = 0; b < 8; ++b) {
+            U r = static_cast<U>(oi[j + b]);
+            if (r < static_cast<U>(n_out)) target[r] = Arith<T>::add(target[r], Arith<T>::mul(d[j + b], xr));
+          }
+        }
+        j += 8;
       }
     }
+    for (; j < end; ++j) one(j);
   });
   buffers.Reduce(pool, helpers);
   return ffi::Error::Success();
@@ -479,10 +501,10 @@ ffi::Error CsrRmatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer 
 }
 
 ffi::Error CooMatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
-                     ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column, int64_t try_sorted) {
+                     ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t column, int64_t rows_sorted) {
   if (auto e = CheckTypes("xp_coo_matmul", data, indices, indices, x, y); e.failure()) return e;
   return Dispatch<CooCall>("xp_coo_matmul", data.element_type(), indices.element_type(), pool, data,
-                           indices, x, y, column, try_sorted);
+                           indices, x, y, column, rows_sorted);
 }
 
 }  // namespace
@@ -513,4 +535,4 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(XpCooMatmul, CooMatmul,
                                   .Arg<ffi::AnyBuffer>()
                                   .Ret<ffi::AnyBuffer>()
                                   .Attr<int64_t>("column")
-                                  .Attr<int64_t>("try_sorted"));
+                                  .Attr<int64_t>("rows_sorted"));
