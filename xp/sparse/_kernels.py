@@ -35,11 +35,11 @@ BCSR ``A @ x``                :func:`csr_matvec`: a row-blocked kernel on the ro
 ============================  ===========================================================================
 
 xp's native kernel against SciPy ``csr_array`` (jitted, 20000 x 20000, density 1e-3, same run;
-measured on the 2-core machine at a load average of 9 to 10, where a second thread rarely gets a
-core, so these are close to single-threaded figures; bench/RESULTS.md has the full tables):
-float32 ``A @ x`` BCSR 1.2-1.6x, BCOO 1.5x; ``A.T @ x`` 1.3x / 1.7x; ``A @ X`` (64 columns)
-0.96-1.3x / 1.2-1.5x; float64 ``A @ x`` 1.5x / 2.0x, ``A @ X`` 1.0x / 1.0x. The XLA fallback in
-the same conditions: ``A @ x`` 1.8-4x, ``A @ X`` (BCSR, JAX's kernel) about 1x. Before the native
+on the quiet 2-core machine, load average 1-2, two threads; bench/RESULTS.md has the full tables):
+``A @ x`` BCSR 0.69-0.75x, BCOO 0.71-0.72x; ``A.T @ x`` 0.86-0.93x / 0.86-0.88x; ``A @ X`` (64
+columns) 0.28-0.38x / 0.37-0.41x (float32 and float64). On the loaded machine of earlier
+measurements (load 9 to 10, a second thread rarely getting a core, before the kernel was built for
+the host CPU) it was 1.2-2.0x for ``A @ x``, and the XLA fallback 1.8-4x. Before the native
 kernel (quieter machine, load 3 to 8):
 
 JAX's native kernel "pays" from 8 columns on, or when ``nse * k * itemsize`` exceeds 6.4 MB (the
