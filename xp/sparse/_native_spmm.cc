@@ -48,8 +48,8 @@ namespace ffi = xla::ffi;
 
 namespace {
 
-// Below this many multiply-adds one thread is expected to beat waking the pool (an estimate: see
-// xp/sparse/_native.py; XP_NATIVE_MIN_PARALLEL_WORK overrides it).
+// Below this many multiply-adds one thread beats waking the pool (measured: one thread and two
+// break even at about 40k, see xp/sparse/_native.py; XP_NATIVE_MIN_PARALLEL_WORK overrides it).
 constexpr int64_t kMinParallelWork = 1 << 15;
 // Chunks per participating thread: many, because a pool thread starts some microseconds after
 // the caller (and later still when another process holds its core) and the chunks it finds left
