@@ -115,7 +115,7 @@ def _reduction_args(x: ArrayLike, axis: Any, keepdims: Any) -> tuple[Any, tuple[
     axes = boundary.axes(axis, value.ndim)
     if axis is not None and len(axes) > 1:  # (None gives them in order)
         axes = tuple(sorted(axes))
-    return value, axes, keepdims if keepdims is False or keepdims is True else boundary.boolean(keepdims, "keepdims")
+    return value, axes, boundary.boolean(keepdims, "keepdims")
 
 
 def _cumulative_axis(value: Any, axis: Any) -> int:
