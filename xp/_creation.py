@@ -234,7 +234,7 @@ def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = 
 # --- filled arrays --------------------------------------------------------------------------
 
 
-@functools.partial(kernel, static_argnames=("shape", "dtype"))
+@functools.partial(kernel, static_argnums=(1, 2))  # shape, dtype
 def _filled(fill: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     return jnp.broadcast_to(fill.astype(dtype), shape)
 
@@ -244,7 +244,7 @@ def _constant(shape: tuple[int, ...], dtype: np.dtype, value: int) -> Any:
     return jnp.full(shape, value, dtype)
 
 
-@functools.partial(kernel, static_argnames=("dtype", "value"))
+@functools.partial(kernel, static_argnums=(1, 2))  # dtype, value
 def _constant_like(x: Any, dtype: np.dtype, value: int) -> Any:
     return jnp.full(x.shape, value, dtype)
 

@@ -56,16 +56,16 @@ class BasicIndex:
     def get(self, value: Any) -> Any:
         if self.plan is None:
             return value
-        return _basic_get(value, self.starts, plan=self.plan)
+        return _basic_get(value, self.starts, self.plan)
 
     def set(self, value: Any, update: Any) -> Any:
         """``value`` with ``update`` (of value's dtype, broadcastable to ``self.shape``) written in."""
         if self.plan is None:
             return _broadcast_cast(update, self.shape, value.dtype)
-        return _basic_set(value, self.starts, update, plan=self.plan)
+        return _basic_set(value, self.starts, update, self.plan)
 
 
-@functools.partial(kernel, static_argnames="plan")
+@functools.partial(kernel, static_argnums=2)  # plan
 def _basic_get(value: Any, starts: Any, plan: tuple[Any, ...]) -> Any:
     spans, steps, reversed_axes, out_shape = plan
     if starts is None:
@@ -79,7 +79,7 @@ def _basic_get(value: Any, starts: Any, plan: tuple[Any, ...]) -> Any:
     return window.reshape(out_shape)
 
 
-@functools.partial(kernel, static_argnames="plan")
+@functools.partial(kernel, static_argnums=3)  # plan
 def _basic_set(value: Any, starts: Any, update: Any, plan: tuple[Any, ...]) -> Any:
     spans, steps, reversed_axes, out_shape = plan
     counts = tuple(-(-span // step) for span, step in zip(spans, steps, strict=True))
@@ -94,7 +94,7 @@ def _basic_set(value: Any, starts: Any, update: Any, plan: tuple[Any, ...]) -> A
     return lax.dynamic_update_slice(value, window, start_indices)
 
 
-@functools.partial(kernel, static_argnames=("shape", "dtype"))
+@functools.partial(kernel, static_argnums=(1, 2))  # shape, dtype
 def _broadcast_cast(update: Any, shape: tuple[int, ...], dtype: Any) -> Any:
     return jnp.broadcast_to(update.astype(dtype), shape)
 

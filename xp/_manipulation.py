@@ -65,7 +65,7 @@ def _promoted(values: tuple[Any, ...]) -> np.dtype:
     return dtype
 
 
-@functools.partial(kernel, static_argnames="axis")
+@functools.partial(kernel, static_argnums=1)  # axis
 def _concat(values: tuple[Any, ...], axis: int | None) -> Any:
     dtype = _promoted(values)
     if axis is None:
@@ -83,7 +83,7 @@ def _concat(values: tuple[Any, ...], axis: int | None) -> Any:
     return lax.concatenate([v.astype(dtype) for v in values], axis)
 
 
-@functools.partial(kernel, static_argnames="axis")
+@functools.partial(kernel, static_argnums=1)  # axis
 def _stack(values: tuple[Any, ...], axis: int) -> Any:
     dtype = _promoted(values)
     first = values[0].shape
@@ -230,11 +230,11 @@ def concat(arrays: tuple[ArrayLike, ...] | list[ArrayLike], /, *, axis: int | No
     """
     values = _arrays(arrays)
     if axis is None:
-        return wrap(_concat(values, axis=None))
+        return wrap(_concat(values, None))
     ndim = values[0].ndim
     if ndim == 0:
         fail(ValueError, "0-d arrays cannot be joined along an axis (use axis=None, or stack)")
-    return wrap(_concat(values, axis=boundary.axis(axis, ndim)))
+    return wrap(_concat(values, boundary.axis(axis, ndim)))
 
 
 @api
@@ -249,7 +249,7 @@ def stack(arrays: tuple[ArrayLike, ...] | list[ArrayLike], /, *, axis: int = 0) 
     if not -ndim <= index < ndim:
         fail(AxisError, f"axis={index} is out of bounds for stacking {ndim - 1}-dimensional arrays "
                f"(must be in [{-ndim}, {ndim - 1}])")  # fmt: skip
-    return wrap(_stack(values, axis=index % ndim))
+    return wrap(_stack(values, index % ndim))
 
 
 @api

@@ -65,7 +65,7 @@ def argmax(x: ArrayLike, /, *, axis: int | None = None, keepdims: bool = False) 
     """
     value = boundary.array(x, "x")
     index = None if axis is None else boundary.axis(axis, value.ndim)
-    return wrap(_arg_reduce(value, axis=index, keepdims=boundary.boolean(keepdims, "keepdims"), largest=True))
+    return wrap(_arg_reduce(value, index, boundary.boolean(keepdims, "keepdims"), True))
 
 
 @api
@@ -77,10 +77,10 @@ def argmin(x: ArrayLike, /, *, axis: int | None = None, keepdims: bool = False) 
     """
     value = boundary.array(x, "x")
     index = None if axis is None else boundary.axis(axis, value.ndim)
-    return wrap(_arg_reduce(value, axis=index, keepdims=boundary.boolean(keepdims, "keepdims"), largest=False))
+    return wrap(_arg_reduce(value, index, boundary.boolean(keepdims, "keepdims"), False))
 
 
-@functools.partial(kernel, static_argnames=("axis", "keepdims", "largest"))
+@functools.partial(kernel, static_argnums=(1, 2, 3))  # axis, keepdims, largest
 def _arg_reduce(x: Any, axis: int | None, keepdims: bool, largest: bool) -> Any:
     check_real(x.dtype)
     size = x.size if axis is None else x.shape[axis]
@@ -101,12 +101,10 @@ def count_nonzero(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
     A complex element is non-zero if either component is; a boolean one if it is True.
     """
     value = boundary.array(x, "x")
-    return wrap(
-        _count_nonzero(value, axes=boundary.axes(axis, value.ndim), keepdims=boundary.boolean(keepdims, "keepdims"))
-    )
+    return wrap(_count_nonzero(value, boundary.axes(axis, value.ndim), boundary.boolean(keepdims, "keepdims")))
 
 
-@functools.partial(kernel, static_argnames=("axes", "keepdims"))
+@functools.partial(kernel, static_argnums=(1, 2))  # axes, keepdims
 def _count_nonzero(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     return jnp.sum(x != 0, axis=axes, keepdims=keepdims, dtype=dt.default_int())
 
