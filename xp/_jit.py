@@ -7,6 +7,9 @@ call a few dozen of them. So a kernel is created when first called, and then tak
 its stub in the module that defined it: later calls through the module's global name go
 straight to the jitted function, without the stub's extra Python frame (which the hottest eager
 paths would feel: the dispatch floor is a few µs).
+
+Kernels on eager paths take their static arguments positionally (``static_argnums``):
+jax.jit's C++ dispatch costs about 0.4 µs more per call when static arguments come as keywords.
 """
 
 from __future__ import annotations
