@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> str:
     args = parser.parse_args(argv)
     rounds, budget, import_rounds = (3, 0.05, 2) if args.quick else (15, 0.6, 15)
     # The jitted calls are the smallest and the noisiest (a few µs, half of it on XLA's threads):
-    # three times the rounds and the budget (medians moved by up to 0.3 between runs with 15).
+    # three times the rounds and the budget. Rows still move between runs (JITTED_NOTE says how much).
     jitted = run(jitted_cases(), rounds if args.quick else 45, budget if args.quick else 2.0)
     eager = run(eager_cases(), rounds, budget)
     ours, theirs = import_times(import_rounds)
