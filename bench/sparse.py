@@ -4,8 +4,9 @@ A 20000 x 20000 matrix with density 1e-3 (400,000 stored entries, random positio
 float64) in every format: SciPy ``csr_array`` (the reference), pydata ``COO`` and ``GCXS``, raw
 JAX ``BCOO`` and ``BCSR`` (eager and jitted), and xp's ``BCOO`` and ``BCSR`` (eager and jitted).
 The operations: ``A @ x`` (a vector), ``A @ X`` (64 columns), ``A.T @ x``, ``A * 2``,
-``sum(A, axis=0)``, ``A.T``; for the products also a ``jax.pure_callback`` into SciPy's csr product
-(the alternative to xp's native kernel) and xp's products with the native kernel off (XLA's).
+``sum(A, axis=0)``, ``A.T``, and ``jax.grad`` of ``w . (A @ x)`` with respect to the stored values;
+for the products also a ``jax.pure_callback`` into SciPy's csr product (the alternative to xp's
+native kernel) and xp's products with the native kernel off (XLA's).
 
 All implementations of one operation are timed interleaved, in rounds; each round times a batch
 of calls by wall-clock time (waiting for JAX's asynchronous results); the median over rounds is
@@ -41,7 +42,8 @@ from _x64 import output_with_x64
 SIZE = 20000
 DENSITY = 1e-3
 COLUMNS = 64
-OPERATIONS = ["A @ x", "A @ X", "A.T @ x", "A * 2", "sum(A, axis=0)", "A.T"]
+GRAD = "grad of w . (A @ x) by A's data"  # reverse mode through a product: w[row] * x[column]
+OPERATIONS = ["A @ x", "A @ X", "A.T @ x", "A * 2", "sum(A, axis=0)", "A.T", GRAD]
 IMPLEMENTATIONS = [
     "scipy csr",
     "scipy callback",
@@ -92,6 +94,7 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
     import jax
     import numpy as np
     import scipy.sparse
+    from jax.experimental import sparse as jsparse
 
     import xp
     import xp.sparse as xs
@@ -114,6 +117,9 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
         for operation in OPERATIONS:
             out.append(Case(operation, implementation, ops.get(operation)))
 
+    w = rng.standard_normal(SIZE).astype(dtype)
+    rows = np.repeat(np.arange(SIZE, dtype=S.indices.dtype), np.diff(S.indptr))
+    jw = jax.numpy.asarray(w)
     for name, A in (("scipy csr", S), ("pydata COO", coo), ("pydata GCXS", gcxs)):
         add(name, {
             "A @ x": lambda A=A: A @ x,
@@ -122,6 +128,8 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
             "A * 2": lambda A=A: A * 2,
             "sum(A, axis=0)": lambda A=A: A.sum(axis=0),
             "A.T": lambda A=A: A.T,
+            # SciPy has no autodiff: the gradient written by hand in NumPy, the rows precomputed
+            GRAD: (lambda: w[rows] * x[S.indices]) if name == "scipy csr" else None,
         })  # fmt: skip
 
     def jax_ops(A: object, vector: object, matrix: object, jit: bool) -> dict[str, Callable[[], object] | None]:
@@ -130,6 +138,14 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
 
         matvec, rmatvec = f(lambda A, v: A @ v), f(lambda A, v: A.T @ v)
         scale, total, transpose = f(lambda A: A * 2), f(lambda A: A.sum(axis=0)), f(lambda A: A.T)
+
+        def with_data(A: object, d: object) -> object:
+            if isinstance(A, jsparse.BCSR):
+                return jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape)
+            return jsparse.BCOO((d, A.indices), shape=A.shape, indices_sorted=True, unique_indices=True)
+
+        # the matrix an argument (not a constant, whose row indices XLA would compute at compile time)
+        grad = f(jax.grad(lambda d, A, v: jax.numpy.vdot(jw, with_data(A, d) @ v)))
         ops: dict[str, Callable[[], object] | None] = {
             "A @ x": lambda: matvec(A, vector),
             "A @ X": lambda: matvec(A, matrix),
@@ -137,6 +153,7 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
             "A * 2": lambda: scale(A),
             "sum(A, axis=0)": lambda: total(A),
             "A.T": lambda: transpose(A),
+            GRAD: lambda: grad(A.data, A, vector),
         }
         return _available(ops)
 
@@ -148,14 +165,18 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
 
     def xp_ops(A: object, jit: bool, xla: bool = False) -> dict[str, Callable[[], object] | None]:
         def f(fn: Callable[..., object]) -> Callable[..., object]:
-            if xla:  # traced with the native kernel switched off: XLA's kernels, as before it
+            if xla:  # compiled with the native kernel switched off: XLA's kernels, as before it
                 from xp.sparse import _native
 
-                jitted = jax.jit(fn)
+                compiled: dict[object, Callable[..., object]] = {}  # by the arguments' types
 
                 def traced_without(*args: object) -> object:
-                    with _native.disabled():
-                        return jitted(*args)
+                    key = jax.tree.map(lambda leaf: (leaf.shape, leaf.dtype), args)
+                    key = (jax.tree.structure(args), tuple(jax.tree.leaves(key)))
+                    if key not in compiled:
+                        with _native.disabled():
+                            compiled[key] = jax.jit(fn).lower(*args).compile()
+                    return compiled[key](*args)
 
                 return traced_without
             return jax.jit(fn) if jit else fn
@@ -163,6 +184,14 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
         # the transpose is the array API's matrix_transpose (a view, as ``.T``: xp/sparse/_transposed.py)
         matvec, rmatvec = f(lambda A, v: A @ v), f(lambda A, v: xp.matrix_transpose(A) @ v)
         scale, total, transpose = f(lambda A: A * 2), f(lambda A: xp.sum(A, axis=0)), f(xp.matrix_transpose)
+        raw = A.jax  # type: ignore[attr-defined]
+
+        def with_data(raw: object, d: object) -> object:
+            if isinstance(raw, jsparse.BCSR):
+                return xs.BCSR((d, raw.indices, raw.indptr), shape=raw.shape)
+            return xs.BCOO((d, raw.indices), shape=raw.shape, indices_sorted=True, unique_indices=True)  # type: ignore[attr-defined]
+
+        grad = f(jax.grad(lambda d, raw, v: jax.numpy.vdot(jw, (with_data(raw, d) @ v).jax)))  # type: ignore[operator]
         ops: dict[str, Callable[[], object] | None] = {
             "A @ x": lambda: matvec(A, xx),
             "A @ X": lambda: matvec(A, xX),
@@ -170,6 +199,7 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
             "A * 2": lambda: scale(A),
             "sum(A, axis=0)": lambda: total(A),
             "A.T": lambda: transpose(A),
+            GRAD: lambda: grad(raw.data, raw, xx),
         }
         return _available(ops)
 
@@ -323,6 +353,8 @@ def targets(results: dict[str, tuple[Times, Times]]) -> str:
         row(f"`A @ X` (xp {fmt} jit) <= 0.5x SciPy", limit("A @ X", [f"xp {fmt} jit"], 0.5))
     pydata = ["pydata COO", "pydata GCXS"]
     for operation in OPERATIONS:
+        if operation == GRAD:  # pydata sparse has no automatic differentiation
+            continue
         for mode in ("eager", "jit"):
             ours = [f"xp BCOO {mode}", f"xp BCSR {mode}"]
 
@@ -368,12 +400,15 @@ faster), then the time. A {size} x {size} matrix, density {density:g} ({nse:,} s
 vector, `X` {columns} columns. xp's arrays come from `xp.sparse.from_scipy` (indices sorted and
 unique); the raw JAX arrays are the same buffers. xp's products use its own kernels
 (`xp/sparse/_kernels.py`, which records the measurements behind each choice): on CPU the native
-kernel (`xp/sparse/_native.py`); "xp ... jit XLA" are the same products traced with it switched
+kernel (`xp/sparse/_native.py`); "xp ... jit XLA" are the same products compiled with it switched
 off (XLA's kernels, the fallback). "scipy callback" is jitted JAX calling SciPy's csr product
-through `jax.pure_callback` on the same buffers (the alternative to a native kernel); for xp, `A.T` is
-`xp.matrix_transpose(A)` (the transpose of a BCSR is a BCOO, as SciPy's transpose of a csr array
-is a csc array), and `A * 2` and `sum(A, axis=0)` are `xp.multiply` and `xp.sum`. On a shared machine absolute times
-move with the load; ratios within one run are what to read."""
+through `jax.pure_callback` on the same buffers (the alternative to a native kernel); for xp,
+`A.T` is `xp.matrix_transpose(A)` (the transpose of a BCSR is a BCOO, as SciPy's transpose of a
+csr array is a csc array), and `A * 2` and `sum(A, axis=0)` are `xp.multiply` and `xp.sum`. The
+gradient row is `jax.grad` with respect to the stored values, the matrix an argument of the
+jitted function; SciPy has no automatic differentiation, so its cell is the gradient written by
+hand in NumPy, `w[rows] * x[indices]` with the row of each entry precomputed. On a shared machine
+absolute times move with the load; ratios within one run are what to read."""
 
 
 def markdown(results: dict[str, tuple[Times, Times]]) -> str:

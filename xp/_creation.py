@@ -113,7 +113,7 @@ def _from_array(x: Array, dtype: np.dtype | None, device: Any, copy: bool | None
         assert dtype is not None  # needs_cast says so
         if value.dtype.kind == "c" and dtype.kind != "c":
             fail(TypeError, f"cannot convert a complex array to {dtype} (take xp.real or xp.imag first)")
-        value = _cast(value, dtype=dtype)
+        value = _cast(value, dtype)
     if needs_move:
         value = _devices.place(value, device)
     if needs_cast or needs_move or copy:
@@ -121,7 +121,7 @@ def _from_array(x: Array, dtype: np.dtype | None, device: Any, copy: bool | None
     return x
 
 
-@functools.partial(kernel, static_argnames="dtype")
+@functools.partial(kernel, static_argnums=1)  # dtype
 def _cast(value: Any, dtype: np.dtype) -> Any:
     return value.astype(dtype)
 
@@ -239,7 +239,7 @@ def _filled(fill: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     return jnp.broadcast_to(fill.astype(dtype), shape)
 
 
-@functools.partial(kernel, static_argnames=("shape", "dtype", "value"))
+@functools.partial(kernel, static_argnums=(0, 1, 2))
 def _constant(shape: tuple[int, ...], dtype: np.dtype, value: int) -> Any:
     return jnp.full(shape, value, dtype)
 
@@ -262,21 +262,21 @@ def _dtype_or_default(dtype: DTypeLike | None) -> np.dtype:
 def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An array of ``shape`` filled with zeros (default dtype: the default floating dtype)."""
     want, place = _dtype_or_default(dtype), boundary.device(device)
-    return wrap(_devices.build(_constant, place, shape=_sized(shape, want, place), dtype=want, value=0))
+    return wrap(_devices.build(_constant, place, (), (_sized(shape, want, place), want, 0)))
 
 
 @api
 def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An array of ``shape`` filled with ones (default dtype: the default floating dtype)."""
     want, place = _dtype_or_default(dtype), boundary.device(device)
-    return wrap(_devices.build(_constant, place, shape=_sized(shape, want, place), dtype=want, value=1))
+    return wrap(_devices.build(_constant, place, (), (_sized(shape, want, place), want, 1)))
 
 
 @api
 def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None, device: Device | None = None) -> Array:
     """An uninitialized array of ``shape``. JAX has no uninitialized memory: it holds zeros."""
     want, place = _dtype_or_default(dtype), boundary.device(device)
-    return wrap(_devices.build(_constant, place, shape=_sized(shape, want, place), dtype=want, value=0))
+    return wrap(_devices.build(_constant, place, (), (_sized(shape, want, place), want, 0)))
 
 
 def _like(x: ArrayLike, dtype: DTypeLike | None, device: Device | None, value: int) -> Array:
@@ -354,7 +354,7 @@ def full(
     size = boundary.shape(shape)
     fill, want = _fill_value(fill_value, boundary.optional_dtype(dtype))
     place = boundary.device(device)
-    return wrap(_devices.build(_filled, place, fill, shape=boundary.allocation(size, want, place), dtype=want))
+    return wrap(_devices.build(_filled, place, (fill,), (boundary.allocation(size, want, place), want)))
 
 
 @api
@@ -420,19 +420,19 @@ def arange(
             boundary.check_int_range(int(start + (length - 1) * step), want, "stop")
         compute = np.dtype(np.int64 if want.itemsize == 8 else np.int32)
         first, stride = np.asarray(int(start)).astype(compute), np.asarray(int(step)).astype(compute)
-        return wrap(_devices.build(_int_range, place, first, stride, length=length, dtype=want))
+        return wrap(_devices.build(_int_range, place, (first, stride), (length, want)))
     if length:  # a finite bound must not become infinite in a narrower floating dtype
         boundary.check_scalar_fits(float(start), want, "start")
         boundary.check_scalar_fits(float(start + (length - 1) * step), want, "stop")
-    return wrap(_devices.build(_float_range, place, float(start), float(step), length=length, dtype=want))
+    return wrap(_devices.build(_float_range, place, (float(start), float(step)), (length, want)))
 
 
-@functools.partial(kernel, static_argnames=("length", "dtype"))
+@functools.partial(kernel, static_argnums=(2, 3))  # length, dtype
 def _int_range(start: Any, step: Any, length: int, dtype: np.dtype) -> Any:
     return (start + step * jax.lax.iota(start.dtype, length)).astype(dtype)
 
 
-@functools.partial(kernel, static_argnames=("length", "dtype"))
+@functools.partial(kernel, static_argnums=(2, 3))  # length, dtype
 def _float_range(start: float, step: float, length: int, dtype: np.dtype) -> Any:
     return (start + step * jax.lax.iota(dtype, length)).astype(dtype)
 
@@ -476,10 +476,10 @@ def linspace(
         integers = np.linspace(start, stop, count, endpoint=endpoint).astype(want)
         return _finish(jnp.asarray(integers), place)
     ends = np.asarray(start, want), np.asarray(stop, want)
-    return wrap(_devices.build(_linspace, place, *ends, num=count, endpoint=endpoint))
+    return wrap(_devices.build(_linspace, place, ends, (count, endpoint)))
 
 
-@functools.partial(kernel, static_argnames=("num", "endpoint"))
+@functools.partial(kernel, static_argnums=(2, 3))  # num, endpoint
 def _linspace(start: Any, stop: Any, num: int, endpoint: bool) -> Any:
     return jnp.linspace(start, stop, num, endpoint=endpoint, dtype=start.dtype)
 
@@ -501,7 +501,7 @@ def eye(
     boundary.allocation((rows, cols), want, place, "(n_rows, n_cols)")
     # k beyond the array selects no diagonal; clamped, it stays a small static argument
     offset = min(max(boundary.integer(k, "k"), -rows), cols)
-    return wrap(_devices.build(_eye, place, rows=rows, cols=cols, k=offset, dtype=want))
+    return wrap(_devices.build(_eye, place, (), (rows, cols, offset, want)))
 
 
 @functools.partial(kernel, static_argnums=(0, 1, 2, 3))
@@ -523,10 +523,10 @@ def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> tuple[
             fail(TypeError, f"arrays must all have the same dtype, got {', '.join(sorted(map(str, dtypes)))}")
         grid = tuple(v.shape[0] for v in values)
         boundary.allocation(grid, values[0].dtype, None, "the grid of the arrays' lengths")
-    return tuple(wrap(v) for v in _meshgrid(tuple(values), indexing=indexing))
+    return tuple(wrap(v) for v in _meshgrid(tuple(values), indexing))
 
 
-@functools.partial(kernel, static_argnames="indexing")
+@functools.partial(kernel, static_argnums=1)  # indexing
 def _meshgrid(values: tuple[Any, ...], indexing: str) -> Any:
     return jnp.meshgrid(*values, indexing=indexing)
 
@@ -537,7 +537,7 @@ def tril(x: ArrayLike, /, *, k: int = 0) -> Array:
     value = boundary.array(x, "x")
     if value.ndim < 2:
         fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
-    return wrap(_tril(value, k=_diagonal_offset(boundary.integer(k, "k"), value.shape)))
+    return wrap(_tril(value, _diagonal_offset(boundary.integer(k, "k"), value.shape)))
 
 
 @api
@@ -546,7 +546,7 @@ def triu(x: ArrayLike, /, *, k: int = 0) -> Array:
     value = boundary.array(x, "x")
     if value.ndim < 2:
         fail(ValueError, f"x must have at least 2 dimensions, got shape {tuple(value.shape)}")
-    return wrap(_triu(value, k=_diagonal_offset(boundary.integer(k, "k"), value.shape)))
+    return wrap(_triu(value, _diagonal_offset(boundary.integer(k, "k"), value.shape)))
 
 
 def _diagonal_offset(k: int, shape: tuple[int, ...]) -> int:
@@ -555,11 +555,11 @@ def _diagonal_offset(k: int, shape: tuple[int, ...]) -> int:
     return min(max(k, -shape[-2]), shape[-1])
 
 
-@functools.partial(kernel, static_argnames="k")
+@functools.partial(kernel, static_argnums=1)  # k
 def _tril(x: Any, k: int) -> Any:
     return jnp.tril(x, k)
 
 
-@functools.partial(kernel, static_argnames="k")
+@functools.partial(kernel, static_argnums=1)  # k
 def _triu(x: Any, k: int) -> Any:
     return jnp.triu(x, k)

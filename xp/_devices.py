@@ -87,19 +87,23 @@ def place(value: Any, device: JaxDevice | Sharding | TracedDevice | None) -> Any
 
 
 def build(
-    kernel: Callable[..., Any], device: JaxDevice | Sharding | TracedDevice | None, *args: Any, **static: Any
+    kernel: Callable[..., Any],
+    device: JaxDevice | Sharding | TracedDevice | None,
+    args: tuple[Any, ...],
+    static: tuple[Any, ...],
 ) -> Any:
-    """``kernel(*args, **static)`` (a creation kernel) computed on ``device``.
+    """``kernel(*args, *static)`` (a creation kernel, whose static arguments come last and are
+    passed positionally, as ``xp/_jit.py`` says why) computed on ``device``.
 
     Onto a sharding over several devices each device computes its own shard (the kernel jitted
     with the sharding as its output sharding), so the array is never whole on one device: its
     size is bounded by the memory of the mesh, not of device 0. Otherwise: computed, then placed.
     """
     if isinstance(device, Sharding) and len(device.device_set) > 1:
-        shape = jax.eval_shape(functools.partial(kernel, **static), *args).shape
+        shape = jax.eval_shape(lambda *a: kernel(*a, *static), *args).shape
         check_divisible(shape, device)
-        return _sharded_constructor(kernel, device, tuple(static.items()))(*args)
-    return place(kernel(*args, **static), device)
+        return _sharded_constructor(kernel, device, static)(*args)
+    return place(kernel(*args, *static), device)
 
 
 def check_divisible(shape: tuple[int, ...], device: Any) -> None:
@@ -120,8 +124,8 @@ def check_divisible(shape: tuple[int, ...], device: Any) -> None:
 
 
 @functools.lru_cache(maxsize=512)
-def _sharded_constructor(kernel: Callable[..., Any], sharding: Sharding, static: tuple[tuple[str, Any], ...]) -> Any:
-    return jax.jit(functools.partial(kernel, **dict(static)), out_shardings=sharding)
+def _sharded_constructor(kernel: Callable[..., Any], sharding: Sharding, static: tuple[Any, ...]) -> Any:
+    return jax.jit(lambda *args: kernel(*args, *static), out_shardings=sharding)
 
 
 def _constrained(value: Any, device: JaxDevice | Sharding) -> Any:

@@ -8,10 +8,11 @@ its stub in the module that defined it: later calls through the module's global 
 straight to the jitted function, without the stub's extra Python frame (which the hottest eager
 paths would feel: the dispatch floor is a few µs).
 
-Kernels on the hottest eager paths (reductions, sorting, searching, basic indexing, joining, the
-``*_like`` fills) take their static arguments positionally (``static_argnums``): jax.jit's C++
-dispatch costs about 0.4 µs more per call when static arguments come as keywords. The creation
-kernels behind ``xp._devices.build`` still take them as keywords.
+Kernels on the hottest eager paths (reductions, sorting, searching, basic indexing, joining,
+casts, the creation functions and the ``*_like`` fills) take their static arguments positionally
+(``static_argnums``): jax.jit's C++ dispatch costs about 0.4 µs more per call when static
+arguments come as keywords. The others (manipulation, views, fft, linalg, ...) still take
+keywords: a new kernel on a hot path should take them positionally.
 """
 
 from __future__ import annotations

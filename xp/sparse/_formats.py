@@ -278,7 +278,7 @@ def astype(v: Any, dtype: np.dtype) -> Any:
     if v.data.dtype.kind == "c" and dtype.kind != "c":
         fail(TypeError, f"cannot convert a complex array to {dtype} (take xp.real or xp.imag first)")
     leaves, tree = jax.tree_util.tree_flatten(v)
-    leaves[0] = _cast(leaves[0], dtype=dtype)
+    leaves[0] = _cast(leaves[0], dtype)
     return jax.tree_util.tree_unflatten(tree, leaves)
 
 

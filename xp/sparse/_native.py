@@ -29,8 +29,9 @@ no compatibility guarantee and the target would not exist where the artifact is 
 
 **Transformations**: rules of the primitive. The product is bilinear in ``(data, x)``: the JVP
 is two products, the transpose with respect to ``x`` is the transposed product (native too), with
-respect to ``data`` it is ``ct[out] * x[in]`` summed over columns (a gather, in XLA); so forward
-and reverse mode run natively, and any order of them. vmap: a batch of dense operands is one
+respect to ``data`` it is ``ct[out] * x[in]`` summed over columns: for a CSR a second native
+kernel (``xp_csr_sampled``, a primitive whose own rules are products again), for a COO XLA's
+gathers; so forward and reverse mode run natively, and any order of them. vmap: a batch of dense operands is one
 product with more columns; batched sparse operands go through ``lax.map``. (A ``custom_jvp``
 with ``linear_call`` tangents was tried first: ``linear_call`` has no batching rule, so
 ``vmap(grad(...))`` failed.)
@@ -70,7 +71,12 @@ HOST_FLAGS = {
     "aarch64": ("-mcpu=native",),
     "arm64": ("-mcpu=native",),
 }
-TARGETS = {"xp_csr_matmul": "XpCsrMatmul", "xp_csr_rmatmul": "XpCsrRmatmul", "xp_coo_matmul": "XpCooMatmul"}
+TARGETS = {
+    "xp_csr_matmul": "XpCsrMatmul",
+    "xp_csr_rmatmul": "XpCsrRmatmul",
+    "xp_coo_matmul": "XpCooMatmul",
+    "xp_csr_sampled": "XpCsrSampled",
+}
 DTYPES = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128", "int32", "int64"))
 
 
@@ -213,13 +219,18 @@ def available() -> bool:
 
 @contextlib.contextmanager
 def disabled() -> Any:
-    """Within this block, products traced choose XLA's kernels (tests compare both)."""
+    """Within this block, products traced choose XLA's kernels (tests and bench/sparse.py compare
+    both). JAX's caches are cleared on the way in and out: xp's sparse functions are jitted
+    kernels whose traces JAX caches without regard to this switch, so a product traced natively
+    before the block would be reused inside it, and one traced inside, after it."""
     saved = _state["enabled"]
     _state["enabled"] = False
+    jax.clear_caches()
     try:
         yield
     finally:
         _state["enabled"] = saved
+        jax.clear_caches()
 
 
 def supported(dtype: Any) -> bool:
@@ -270,38 +281,73 @@ def _abstract(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
     return ShapedArray((spec.n_out, *x.shape[1:]), x.dtype)
 
 
-def _lowering(ctx: Any, data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
-    from jax.interpreters import mlir
+def _lowering(native_call: Any, xla_call: Any) -> Any:
+    """The lowering rule of a primitive whose native and XLA forms are ``native_call`` and ``xla_call``."""
 
-    module = ctx.module_context
-    native = tuple(module.platforms) == ("cpu",) and not module.lowering_parameters.for_export
-    fn = _native_call if native and _state["loaded"] else _xla_call
-    return mlir.lower_fun(functools.partial(fn, spec=spec), multiple_results=False)(ctx, data, a, b, x)
+    def lower(ctx: Any, *args: Any, spec: Spec) -> Any:
+        from jax.interpreters import mlir
+
+        module = ctx.module_context
+        native = tuple(module.platforms) == ("cpu",) and not module.lowering_parameters.for_export
+        fn = native_call if native and _state["loaded"] else xla_call
+        return mlir.lower_fun(functools.partial(fn, spec=spec), multiple_results=False)(ctx, *args)
+
+    return lower
 
 
-def _primitive() -> Any:
+def _primitive(name: str, abstract: Any, native_call: Any, xla_call: Any) -> Any:
     from jax.extend.core import Primitive
     from jax.interpreters import mlir
 
-    primitive = Primitive("xp_sparse_product")
-    primitive.def_abstract_eval(_abstract)
-    primitive.def_impl(lambda *args, spec: _jitted_bind(spec)(*args))
-    mlir.register_lowering(primitive, _lowering)
+    primitive = Primitive(name)
+    primitive.def_abstract_eval(abstract)
+    primitive.def_impl(lambda *args, spec: _jitted_bind(primitive, spec)(*args))
+    mlir.register_lowering(primitive, _lowering(native_call, xla_call))
     return primitive
 
 
 @functools.cache
-def _jitted_bind(spec: Spec) -> Any:
-    return jax.jit(lambda *args: _PRODUCT.bind(*args, spec=spec))
+def _jitted_bind(primitive: Any, spec: Spec) -> Any:
+    return jax.jit(lambda *args: primitive.bind(*args, spec=spec))
 
 
-_PRODUCT = _primitive()
+_PRODUCT = _primitive("xp_sparse_product", _abstract, _native_call, _xla_call)
+
+
+# --- the data cotangent of a CSR product: native on CPU, XLA elsewhere --------------------------
+# ``out[j] = ct[out_j] . x[in_j]`` over the columns, for each stored entry j (``_entry_indices``).
+# In XLA the CSR's row of each entry is a scatter and a cumulative sum over the entries (1.3 ms for
+# 400k entries on the 2-core machine, against 0.2 ms for the gathers that follow; and when the
+# matrix is a constant of the jitted function, XLA constant-folds that cumulative sum at compile
+# time: 2.3 s). The native kernel walks the rows as the product does. A COO has its rows stored:
+# its gathers stay in XLA.
+
+
+def _native_sampled(a: Any, b: Any, ct: Any, x: Any, *, spec: Spec) -> Any:
+    out = jax.ShapeDtypeStruct((a.shape[0],), x.dtype)
+    return jax.ffi.ffi_call("xp_csr_sampled", out)(a, b, ct, x, transposed=np.int64(spec.kind == "csr_t"))
+
+
+def _xla_sampled(a: Any, b: Any, ct: Any, x: Any, *, spec: Spec) -> Any:
+    out, inp = _entry_indices(spec, a, b, a.shape[0])
+    terms = _xla_kernels.take(ct, out) * _xla_kernels.take(x, inp)
+    return terms if terms.ndim == 1 else jnp.sum(terms, axis=1)
+
+
+def _sampled_abstract(a: Any, b: Any, ct: Any, x: Any, *, spec: Spec) -> Any:
+    from jax.core import ShapedArray
+
+    return ShapedArray((a.shape[0],), x.dtype)
+
+
+_SAMPLED = _primitive("xp_sparse_sampled_product", _sampled_abstract, _native_sampled, _xla_sampled)
 
 
 # --- transformation rules ----------------------------------------------------------------------
 # The product is bilinear in (data, x): its JVP is two products, its transpose with respect to x
 # the transposed product (native too), with respect to data ``ct[out] * x[in]`` summed over columns
-# (a gather in XLA). vmap: a batch of dense operands is one product with more columns.
+# (the sampled primitive above for a CSR, gathers for a COO). vmap: a batch of dense operands is
+# one product with more columns.
 
 
 def _entry_indices(spec: Spec, a: Any, b: Any, nse: int) -> tuple[Any, Any]:
@@ -318,20 +364,25 @@ def _transposed(spec: Spec, n_in: int) -> Spec:
     return Spec("csr_t" if spec.kind == "csr" else "csr", n_in)
 
 
-def _jvp(primals: Any, tangents: Any, *, spec: Spec) -> tuple[Any, Any]:
-    from jax.interpreters import ad
+def _bilinear_jvp(primitive: Any, linear: tuple[int, int]) -> Any:
+    """The JVP rule of ``primitive``, bilinear in its operands at the positions ``linear``: the sum
+    of the primitive applied to each tangent with the other operand kept."""
 
-    data, a, b, x = primals
-    data_dot, _, _, x_dot = tangents
-    y = _PRODUCT.bind(data, a, b, x, spec=spec)
-    terms = []
-    if type(data_dot) is not ad.Zero:
-        terms.append(_PRODUCT.bind(data_dot, a, b, x, spec=spec))
-    if type(x_dot) is not ad.Zero:
-        terms.append(_PRODUCT.bind(data, a, b, x_dot, spec=spec))
-    if not terms:  # JAX does not call the rule then; kept total
-        return y, jnp.zeros_like(y)
-    return y, terms[0] if len(terms) == 1 else terms[0] + terms[1]
+    def jvp(primals: Any, tangents: Any, *, spec: Spec) -> tuple[Any, Any]:
+        from jax.interpreters import ad
+
+        y = primitive.bind(*primals, spec=spec)
+        terms = []
+        for position in linear:
+            if type(tangents[position]) is not ad.Zero:
+                operands = list(primals)
+                operands[position] = tangents[position]
+                terms.append(primitive.bind(*operands, spec=spec))
+        if not terms:  # JAX does not call the rule then; kept total
+            return y, jnp.zeros_like(y)
+        return y, terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+    return jvp
 
 
 def _transpose(ct: Any, data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> tuple[Any, ...]:
@@ -345,9 +396,9 @@ def _transpose(ct: Any, data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> tup
     if linear_x:
         n_in = x.aval.shape[0]
         return None, None, None, _PRODUCT.bind(data, a, b, ct, spec=_transposed(spec, n_in))
-    out, inp = _entry_indices(spec, a, b, data.aval.shape[0])
-    terms = _xla_kernels.take(ct, out) * _xla_kernels.take(x, inp)
-    return (terms if terms.ndim == 1 else jnp.sum(terms, axis=1)), None, None, None
+    if spec.kind == "coo":
+        return _xla_sampled(a, b, ct, x, spec=spec), None, None, None
+    return _SAMPLED.bind(a, b, ct, x, spec=spec), None, None, None
 
 
 def _batch(args: Any, dims: Any, *, spec: Spec) -> tuple[Any, int]:
@@ -358,18 +409,44 @@ def _batch(args: Any, dims: Any, *, spec: Spec) -> tuple[Any, int]:
         y = _PRODUCT.bind(data, a, b, x.reshape(x.shape[0], -1), spec=spec)
         y = y.reshape(spec.n_out, *x.shape[1:])
         return y, y.ndim - 1
+    return _mapped(_PRODUCT, args, dims, spec=spec)
+
+
+def _mapped(primitive: Any, args: Any, dims: Any, *, spec: Spec) -> tuple[Any, int]:
+    """A batching rule's general case: ``primitive`` applied to each batch element (``lax.map``)."""
     size = next(v.shape[d] for v, d in zip(args, dims, strict=True) if d is not None)
     operands = tuple(jnp.moveaxis(v, d, 0) if d is not None else jnp.broadcast_to(v, (size, *v.shape))
                      for v, d in zip(args, dims, strict=True))  # fmt: skip
-    return jax.lax.map(lambda o: _PRODUCT.bind(*o, spec=spec), operands), 0
+    return jax.lax.map(lambda o: primitive.bind(*o, spec=spec), operands), 0
+
+
+# The data cotangent is bilinear in (ct, x) too, and its transposes are products with the
+# cotangent as data: so gradients of any order stay on these two primitives.
+
+
+def _sampled_transpose(g: Any, a: Any, b: Any, ct: Any, x: Any, *, spec: Spec) -> tuple[Any, ...]:
+    from jax.interpreters import ad
+
+    linear_ct, linear_x = ad.is_undefined_primal(ct), ad.is_undefined_primal(x)
+    if linear_ct == linear_x:
+        raise NotImplementedError("xp.sparse: the data cotangent is linear in ct or in x, not in both")
+    if type(g) is ad.Zero:
+        return (None, None, None, ad.Zero(x.aval)) if linear_x else (None, None, ad.Zero(ct.aval), None)
+    if linear_ct:  # ct_bar[out_j] += g[j] x[in_j]: the product itself, g as its data
+        return None, None, _PRODUCT.bind(g, a, b, x, spec=spec), None
+    # x_bar[in_j] += g[j] ct[out_j]: the transposed product
+    return None, None, None, _PRODUCT.bind(g, a, b, ct, spec=_transposed(spec, x.aval.shape[0]))
 
 
 def _register_rules() -> None:
     from jax.interpreters import ad, batching
 
-    ad.primitive_jvps[_PRODUCT] = _jvp
+    ad.primitive_jvps[_PRODUCT] = _bilinear_jvp(_PRODUCT, (0, 3))  # (data, x)
     ad.primitive_transposes[_PRODUCT] = _transpose
     batching.primitive_batchers[_PRODUCT] = _batch
+    ad.primitive_jvps[_SAMPLED] = _bilinear_jvp(_SAMPLED, (2, 3))  # (ct, x)
+    ad.primitive_transposes[_SAMPLED] = _sampled_transpose
+    batching.primitive_batchers[_SAMPLED] = functools.partial(_mapped, _SAMPLED)
 
 
 _register_rules()

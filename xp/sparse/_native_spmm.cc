@@ -1,6 +1,6 @@
 // Sparse-dense matrix products for XLA on CPU, called through JAX's FFI (see xp/sparse/_native.py).
 //
-// Three handlers, each for float32/64, complex64/128 and int32/64 values with int32 or int64
+// Four handlers, each for float32/64, complex64/128 and int32/64 values with int32 or int64
 // indices (the Python side gives the index arrays of one call one dtype), a dense operand of the
 // values' dtype with 1 (a vector) or k (a row-major matrix) columns:
 //
@@ -15,6 +15,11 @@
 //                   input costing a zero fill and a start of the threads more); A.T @ x scatters
 //                   (the columns of a row-sorted matrix are nearly never sorted), by runs of one
 //                   row where the rows are claimed sorted.
+//
+//   xp_csr_sampled  out[j] = ct[row of j] . x[column of j]      -> out (nse,): indices, indptr, ct,
+//                   x; the cotangent of A @ x with respect to data (reverse mode), ct (n_rows,
+//                   k) and x (n_cols, k); attribute transposed: of A.T @ x instead (ct indexed
+//                   by the column, x by the row).
 //
 // Stored entries whose index is out of range (JAX pads with index == n_rows or n_cols) contribute
 // nothing; row pointers are clamped to [0, nse] so a corrupt indptr can never make a read out of
@@ -269,6 +274,11 @@ int64_t Columns(const ffi::AnyBuffer& x) {
   return dims.size() == 2 ? dims[1] : 1;
 }
 
+int64_t Rows(const ffi::AnyBuffer& x) {
+  auto dims = x.dimensions();
+  return dims.size() ? dims[0] : 0;
+}
+
 template <typename T, typename I>
 ffi::Error CsrTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer indices,
                     ffi::AnyBuffer indptr, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
@@ -281,8 +291,7 @@ ffi::Error CsrTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer i
   int64_t nse = std::min<int64_t>(data.element_count(), indices.element_count());
   int64_t n_rows = static_cast<int64_t>(indptr.element_count()) - 1;
   int64_t k = Columns(x);
-  int64_t n_x = x.dimensions().size() ? x.dimensions()[0] : 0;
-  int64_t n_y = y->dimensions().size() ? y->dimensions()[0] : 0;
+  int64_t n_x = Rows(x), n_y = Rows(*y);
   if (n_rows < 0 || n_rows != (transposed ? n_x : n_y))
     return ffi::Error::InvalidArgument("xp_csr: indptr does not match the operands' rows");
   int64_t n_cols = transposed ? n_y : n_x;
@@ -304,6 +313,77 @@ ffi::Error CsrTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer i
     CsrRowsTransposed(d, idx, ptr, xv, buffers.get(slot), nse, n_cols, k, bounds[c], bounds[c + 1]);
   });
   buffers.Reduce(pool, helpers);
+  return ffi::Error::Success();
+}
+
+// --- the data cotangent of a CSR product ------------------------------------------------------
+
+// out[j] = sum over c of ct[o_j, c] * x[i_j, c] for the stored entries j of the rows
+// [row_begin, row_end): o_j the row of j and i_j its column (transposed: the other way round).
+// An entry with an out-of-range column (JAX's padding) gets 0.
+template <typename T, typename I>
+void CsrSampledRows(const I* __restrict indices, const I* __restrict indptr, const T* __restrict ct,
+                    const T* __restrict x, T* __restrict out, int64_t nse, int64_t n_cols, int64_t k,
+                    bool transposed, int64_t row_begin, int64_t row_end) {
+  using U = std::make_unsigned_t<I>;
+  const T* by_column = transposed ? ct : x;  // the operand indexed by the entry's column
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    int64_t begin = Pointer(indptr, r, nse);
+    int64_t end = std::max(begin, Pointer(indptr, r + 1, nse));
+    const T* row = (transposed ? x : ct) + r * k;  // the operand indexed by the entry's row
+    if (k == 1) {  // a vector: one product an entry, in a loop the compiler can vectorize
+      T v = row[0];
+      for (int64_t j = begin; j < end; ++j) {
+        U c = static_cast<U>(indices[j]);
+        out[j] = c < static_cast<U>(n_cols) ? Arith<T>::mul(v, by_column[c]) : T{};
+      }
+      continue;
+    }
+    for (int64_t j = begin; j < end; ++j) {
+      U c = static_cast<U>(indices[j]);
+      T acc{};
+      if (c < static_cast<U>(n_cols)) {
+        const T* other = by_column + static_cast<int64_t>(c) * k;
+        for (int64_t q = 0; q < k; ++q) acc = Arith<T>::add(acc, Arith<T>::mul(row[q], other[q]));
+      }
+      out[j] = acc;
+    }
+  }
+}
+
+// ct (n_out, k) and x (n_in, k), or both 1-d; out (nse,). For A @ x, n_out is the number of rows;
+// transposed (A.T @ x), the number of columns.
+template <typename T, typename I>
+ffi::Error CsrSampledTyped(ffi::ThreadPool& pool, ffi::AnyBuffer indices, ffi::AnyBuffer indptr,
+                           ffi::AnyBuffer ct, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
+                           bool transposed) {
+  const I* idx = reinterpret_cast<const I*>(indices.untyped_data());
+  const I* ptr = reinterpret_cast<const I*>(indptr.untyped_data());
+  const T* ctv = reinterpret_cast<const T*>(ct.untyped_data());
+  const T* xv = reinterpret_cast<const T*>(x.untyped_data());
+  T* out = reinterpret_cast<T*>(y->untyped_data());
+  int64_t nse = static_cast<int64_t>(y->element_count());
+  if (static_cast<int64_t>(indices.element_count()) < nse)
+    return ffi::Error::InvalidArgument("xp_csr_sampled: fewer indices than stored entries");
+  int64_t n_rows = static_cast<int64_t>(indptr.element_count()) - 1;
+  int64_t k = Columns(x);
+  int64_t n_ct = Rows(ct), n_x = Rows(x);
+  if (n_rows < 0 || n_rows != (transposed ? n_x : n_ct))
+    return ffi::Error::InvalidArgument("xp_csr_sampled: indptr does not match the operands' rows");
+  int64_t n_cols = transposed ? n_ct : n_x;
+  int64_t helpers = Helpers(pool, nse * std::max<int64_t>(k, 1) + n_rows);
+  int64_t n_chunks = helpers == 0 ? 1 : (helpers + 1) * kChunksPerThread;
+  std::vector<int64_t> bounds = RowChunks(ptr, n_rows, nse, n_chunks);
+  ParallelFor(pool, n_chunks, helpers, [&](int64_t c, int) {
+    CsrSampledRows(idx, ptr, ctv, xv, out, nse, n_cols, k, transposed, bounds[c], bounds[c + 1]);
+  });
+  // Entries in no row (before indptr[0], past indptr[-1]: JAX's padding) get 0. With a valid,
+  // nondecreasing indptr the rows cover the rest exactly once; an invalid one can only make
+  // rows overlap (each row ends at or past the next one's start), never leave a gap or read
+  // out of bounds.
+  int64_t first = Pointer(ptr, 0, nse), last = Pointer(ptr, n_rows, nse);
+  std::fill(out, out + first, T{});
+  std::fill(out + std::max(first, last), out + nse, T{});
   return ffi::Error::Success();
 }
 
@@ -395,8 +475,7 @@ ffi::Error CooTyped(ffi::ThreadPool& pool, ffi::AnyBuffer data, ffi::AnyBuffer i
   const T* xv = reinterpret_cast<const T*>(x.untyped_data());
   T* out = reinterpret_cast<T*>(y->untyped_data());
   int64_t k = Columns(x);
-  int64_t n_in = x.dimensions().size() ? x.dimensions()[0] : 0;
-  int64_t n_out = y->dimensions().size() ? y->dimensions()[0] : 0;
+  int64_t n_in = Rows(x), n_out = Rows(*y);
   if (column == 0 && CooSorted(pool, d, oi, ii, xv, out, nse, n_out, n_in, k, Helpers(pool, nse * k), rows_sorted))
     return ffi::Error::Success();
   int64_t helpers = ScatterHelpers(pool, nse * k, n_out * k);
@@ -469,6 +548,12 @@ struct CsrCall {
 };
 
 template <typename T, typename I>
+struct CsrSampledCall {
+  template <typename... A>
+  static ffi::Error Call(A&&... a) { return CsrSampledTyped<T, I>(std::forward<A>(a)...); }
+};
+
+template <typename T, typename I>
 struct CooCall {
   template <typename... A>
   static ffi::Error Call(A&&... a) { return CooTyped<T, I>(std::forward<A>(a)...); }
@@ -507,6 +592,20 @@ ffi::Error CooMatmul(ffi::ThreadPool pool, ffi::AnyBuffer data, ffi::AnyBuffer i
                            indices, x, y, column, rows_sorted);
 }
 
+ffi::Error CsrSampled(ffi::ThreadPool pool, ffi::AnyBuffer indices, ffi::AnyBuffer indptr,
+                      ffi::AnyBuffer ct, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, int64_t transposed) {
+  if (ct.element_type() != x.element_type() || y->element_type() != x.element_type())
+    return ffi::Error::InvalidArgument("xp_csr_sampled: ct, x and the result must share a dtype");
+  if (indices.element_type() != indptr.element_type())
+    return ffi::Error::InvalidArgument("xp_csr_sampled: both index arrays must share a dtype");
+  auto cd = ct.dimensions(), xd = x.dimensions();
+  if (cd.size() != xd.size() || xd.size() < 1 || xd.size() > 2 || (xd.size() == 2 && cd[1] != xd[1]) ||
+      y->dimensions().size() != 1)
+    return ffi::Error::InvalidArgument("xp_csr_sampled: ct and x must be 1-d or 2-d alike, the result 1-d");
+  return Dispatch<CsrSampledCall>("xp_csr_sampled", x.element_type(), indices.element_type(), pool, indices,
+                                  indptr, ct, x, y, transposed != 0);
+}
+
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(XpCsrMatmul, CsrMatmul,
@@ -536,3 +635,13 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(XpCooMatmul, CooMatmul,
                                   .Ret<ffi::AnyBuffer>()
                                   .Attr<int64_t>("column")
                                   .Attr<int64_t>("rows_sorted"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(XpCsrSampled, CsrSampled,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<int64_t>("transposed"));

@@ -40,6 +40,8 @@ def take(x: Any, index: Any) -> Any:
     """``x[index]`` along the first axis, 0 where ``index`` is out of range (JAX's padding entries).
 
     A plain gather: no wrap-around of negative indices (an index is never negative here)."""
+    if x.shape[0] == 0:  # every index is out of range (and XLA cannot gather from nothing)
+        return jnp.zeros((*index.shape, *x.shape[1:]), x.dtype)
     numbers = jax.lax.GatherDimensionNumbers(
         offset_dims=tuple(range(index.ndim, index.ndim + x.ndim - 1)), collapsed_slice_dims=(0,), start_index_map=(0,)
     )
@@ -58,7 +60,7 @@ def coo_matmul(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: int, 
     With ``out_index`` the row indices this is ``A @ x``; with the column indices, ``A.T @ x``.
     Entries whose indices are out of range (JAX's padding) contribute nothing.
     """
-    if data.shape[0] == 0 or x.shape[0] == 0:
+    if data.shape[0] == 0 or x.shape[0] == 0 or n_out == 0:  # (XLA cannot gather from nothing: grad)
         return jnp.zeros((n_out, *x.shape[1:]), jnp.result_type(data, x))
     values = take(x, in_index)
     products = data[:, None] * values if x.ndim == 2 else data * values
