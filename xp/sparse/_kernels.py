@@ -36,8 +36,8 @@ BCSR ``A @ x``                :func:`csr_matvec`: a row-blocked kernel on the ro
 
 xp's native kernel against SciPy ``csr_array`` (jitted, 20000 x 20000, density 1e-3, same run;
 on the quiet 2-core machine, load average 1-2, two threads; bench/RESULTS.md has the full tables):
-``A @ x`` BCSR 0.69-0.75x, BCOO 0.71-0.72x; ``A.T @ x`` 0.86-0.93x / 0.86-0.88x; ``A @ X`` (64
-columns) 0.28-0.38x / 0.37-0.41x (float32 and float64). On the loaded machine of earlier
+``A @ x`` BCSR 0.69-0.80x, BCOO 0.66-0.78x; ``A.T @ x`` 0.77-0.97x / 0.85-0.88x; ``A @ X`` (64
+columns) 0.26-0.47x / 0.34-0.57x (float32 and float64, the runs of two days). On the loaded machine of earlier
 measurements (load 9 to 10, a second thread rarely getting a core, before the kernel was built for
 the host CPU) it was 1.2-2.0x for ``A @ x``, and the XLA fallback 1.8-4x. Before the native
 kernel (quieter machine, load 3 to 8):
