@@ -170,14 +170,16 @@ def _csr_matvec(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
 @_csr_matvec.defjvp
 def _csr_matvec_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
     """The tangent goes through gather + ``segment_sum`` (linear and transposable), so forward
-    and reverse mode both work; the primal keeps the fast kernel."""
+    and reverse mode both work; the primal keeps the fast kernel, called through this rule's own
+    function so that differentiating the rule (second-order gradients) meets this rule again, not
+    the kernel's ``while_loop``, which reverse mode cannot differentiate."""
     data, indices, indptr, x = primals
     data_dot, _, _, x_dot = tangents
     rows = rows_from_indptr(indptr, nse=data.shape[0])
     n_rows = indptr.shape[0] - 1
     tangent = coo_matmul(data_dot, rows, indices, x, n_out=n_rows, sorted_out=True)
     tangent = tangent + coo_matmul(data, rows, indices, x_dot, n_out=n_rows, sorted_out=True)
-    return _csr_matvec_impl(data, indices, indptr, x), tangent
+    return _csr_matvec(data, indices, indptr, x), tangent
 
 
 @kernel
