@@ -31,8 +31,8 @@ no compatibility guarantee and the target would not exist where the artifact is 
 is two products, the transpose with respect to ``x`` is the transposed product (native too), with
 respect to ``data`` it is ``ct[out] * x[in]`` summed over columns: for a CSR a second native
 kernel (``xp_csr_sampled``, a primitive whose own rules are products again), for a COO XLA's
-gathers; so forward and reverse mode run natively, and any order of them. vmap: a batch of dense operands is one
-product with more columns; batched sparse operands go through ``lax.map``. (A ``custom_jvp``
+gathers; so forward and reverse mode run natively, and any order of them. vmap: a batch of dense
+operands is one product with more columns; batched sparse operands go through ``lax.map``. (A ``custom_jvp``
 with ``linear_call`` tangents was tried first: ``linear_call`` has no batching rule, so
 ``vmap(grad(...))`` failed.)
 
