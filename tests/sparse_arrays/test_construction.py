@@ -3,6 +3,7 @@ sum_duplicates, sort_indices, SciPy and pydata sparse. Every result is checked a
 dense array it stands for, eagerly and under jit; invalid input against the exact message."""
 
 import contextlib
+import itertools
 import os
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from hypothesis.extra import numpy as hnp
 
 import xp
 import xp.sparse as xs
-from xp.sparse import _buffers
+from xp.sparse import _buffers, _build
 from xp.sparse import _creation as creation
 
 DTYPES = [np.float32, np.float64, np.int32, np.int8, np.uint16, np.bool_, np.complex64]
@@ -669,6 +670,88 @@ def test_kernels_check_construction():
         A = bcsr([1.0, 9.0, 2.0], [1, 7, 0], [0, 1, 1], (2, 2))
         assert A.indices_sorted and A.unique_indices
         assert_same(A.todense(), [[0.0, 1.0], [0.0, 0.0]])
+
+
+@st.composite
+def coo_indices(draw):
+    """BCOO indices (*batch, nse, n_sparse) with repeats, in order or not, some out of range."""
+    batch = draw(st.lists(st.integers(1, 3), max_size=2))
+    nse, n_sparse = draw(st.integers(1, 7)), draw(st.integers(1, 3))
+    indices = draw(hnp.arrays(np.int32, (*batch, nse, n_sparse), elements=st.integers(-1, 3)))
+    if draw(st.booleans()):  # every batch in lexicographic order
+        flat = indices.reshape(-1, nse, n_sparse)
+        for b in flat:
+            b[...] = b[np.lexsort(b.T[::-1])]
+        indices = flat.reshape(indices.shape)
+    return indices
+
+
+def reference_summary(indices):
+    """Per sparse dimension the smallest and largest index; every batch's entries in order, and
+    strictly so: as tuples compared in Python."""
+    n_sparse = indices.shape[-1]
+    batches = [[tuple(e) for e in b] for b in indices.reshape(-1, indices.shape[-2], n_sparse)]
+    pairs = [(a, b) for entries in batches for a, b in itertools.pairwise(entries)]
+    low, high = indices.reshape(-1, n_sparse).min(axis=0), indices.reshape(-1, n_sparse).max(axis=0)
+    return [list(low), list(high), all(a <= b for a, b in pairs), all(a < b for a, b in pairs)]
+
+
+@given(coo_indices())
+def test_index_checks_match_a_reference_on_the_host_and_in_the_kernel(indices):
+    """The NumPy check (CPU arrays, column by column) and the jitted one (accelerators) that
+    the BCOO constructor runs on its indices, against tuples compared in Python."""
+    expected = reference_summary(indices)
+    for low, high, in_order, strictly in (
+        _build._index_summary_host(indices),
+        jax.device_get(_build._index_summary_kernel(jax.numpy.asarray(indices))),
+    ):
+        assert [list(low), list(high), bool(in_order), bool(strictly)] == expected
+
+
+@st.composite
+def bcsr_buffers(draw):
+    """Valid BCSR (indices, indptr) with batches, empty rows, padding past indptr[-1], and
+    columns in order within rows or not, repeated or not."""
+    batch = draw(st.lists(st.integers(1, 3), max_size=2))
+    n_rows, nse = draw(st.integers(0, 5)), draw(st.integers(1, 9))
+    count = int(np.prod(batch, dtype=int))
+    indptr = np.zeros((count, n_rows + 1), np.int32)
+    for ptr in indptr:
+        ptr[1:] = np.sort(draw(st.lists(st.integers(0, nse), min_size=n_rows, max_size=n_rows)))
+    indices = draw(hnp.arrays(np.int32, (count, nse), elements=st.integers(0, 3)))
+    if draw(st.booleans()):  # columns in order within each row
+        for cols, ptr in zip(indices, indptr, strict=True):
+            for start, end in itertools.pairwise(ptr):
+                cols[start:end] = np.sort(cols[start:end])
+    return indices.reshape(*batch, nse), indptr.reshape(*batch, n_rows + 1)
+
+
+@given(bcsr_buffers())
+def test_bcsr_checks_match_a_reference_on_the_host_and_in_the_kernel(buffers_):
+    indices, indptr = buffers_
+    nse, n_rows = indices.shape[-1], indptr.shape[-1] - 1
+    rows, stored, columns = [], [], []
+    for cols, ptr in zip(indices.reshape(-1, nse), indptr.reshape(-1, n_rows + 1), strict=True):
+        rows.append([next((r for r in range(n_rows) if ptr[r] <= j < ptr[r + 1]), n_rows) for j in range(nse)])
+        stored += list(cols[: ptr[-1]])
+        columns.append([(r, c) for r, c in zip(rows[-1], cols, strict=True) if r < n_rows])
+    pairs = [(a, b) for entries in columns for a, b in itertools.pairwise(entries) if a[0] == b[0]]
+    expected = [
+        min(stored, default=0),
+        max(stored, default=0),
+        all(a <= b for a, b in pairs),
+        all(a < b for a, b in pairs),
+    ]
+    got = _build._bcsr_summary_host(indices, indptr)
+    assert [int(got[0]), int(got[1]), bool(got[2]), bool(got[3])] == expected
+    if stored:  # (the kernel reports the dtype's extremes where nothing is stored)
+        kernel = jax.device_get(_build._bcsr_summary(jax.numpy.asarray(indices), jax.numpy.asarray(indptr)))
+        assert [int(kernel[0]), int(kernel[1]), bool(kernel[2]), bool(kernel[3])] == expected
+    coordinates = _buffers.bcsr_coordinates_host(indices, indptr)
+    np.testing.assert_array_equal(coordinates[..., 0], np.reshape(rows, indices.shape))
+    np.testing.assert_array_equal(
+        coordinates, jax.device_get(_buffers.bcsr_coordinates(jax.numpy.asarray(indices), jax.numpy.asarray(indptr)))
+    )
 
 
 @pytest.mark.x64_off

@@ -443,6 +443,28 @@ def test_a_large_product_on_several_threads(product):
             check(jax.jit(fn)(make(q), jnp.asarray(x)), (dense(q).T if transposed else dense(q)) @ x, np.float32)
 
 
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_rows_without_entries_are_zero_on_the_parallel_path(product):
+    """Rows no entry falls in (leading, between, trailing, and the padding row) come out 0 when
+    the kernel writes the output by threads, each zeroing the rows it owns (not one fill first):
+    the output's memory is what the allocator had, so it is soiled with NaN right before."""
+    make, fn, transposed = PRODUCTS[product]
+    rng = np.random.default_rng(5)
+    m, n, nse = 3000, 2000, 40000
+    occupied = np.concatenate([np.arange(100, 1400, 3), np.arange(1900, 2700, 7), [m]])  # m: padding
+    p = {"m": m, "n": n, "rows": np.sort(rng.choice(occupied, nse)).astype(np.int32),
+         "cols": rng.integers(0, n + 1, nse).astype(np.int32), "data": rng.standard_normal(nse).astype(np.float32)}  # fmt: skip
+    a = (dense(p).T if transposed else dense(p)).astype(np.float32)
+    product_fn, soil = jax.jit(fn), jax.jit(lambda shape: jnp.full(shape, jnp.nan, jnp.float32), static_argnums=0)
+    for k in (None, 4, 64):
+        x = rng.standard_normal(a.shape[1:] if k is None else (a.shape[1], k)).astype(np.float32)
+        for _ in range(3):
+            soiled = soil((a.shape[0],) if k is None else (a.shape[0], k))
+            soiled.block_until_ready()
+            del soiled  # its memory goes back to the allocator, which the product's output may take
+            check(product_fn(make(p), jnp.asarray(x)), a @ x, np.float32)
+
+
 @pytest.mark.skipif(not _native.available(), reason="the native kernel could not be built here (no compiler)")
 @pytest.mark.parametrize("fmt", ["bcoo", "bcsr"])
 def test_products_xla_must_partition_keep_xlas_kernels(fmt):
