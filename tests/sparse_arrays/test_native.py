@@ -203,10 +203,11 @@ def test_padding_entries_add_nothing_even_where_x_is_not_finite(product, k):
     NaN there must not leak into the result; every product path (sorted and unsorted COO)."""
     make, fn, transposed = PRODUCTS[product]
     m, n = 4, 3
-    rows = np.array([0, 0, 2, m, m, 3], np.int32)  # sorted; m: a padding row
+    rows = np.array([0, 0, 2, m, m, 3], np.int32)  # m: a padding row
     cols = np.array([1, n, 2, 0, n, 0], np.int32)  # n: a padding column
     data = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], np.float32)
-    for order in (np.arange(6), np.array([5, 3, 0, 4, 2, 1])):  # sorted rows, then unsorted
+    # rows sorted (padding last, as JAX pads: the sorted paths), then two unsorted orders
+    for order in (np.array([0, 1, 2, 5, 3, 4]), np.arange(6), np.array([5, 3, 0, 4, 2, 1])):
         q = {"m": m, "n": n, "rows": rows[order], "cols": cols[order], "data": data[order]}
         size = m if transposed else n
         x = np.arange(1.0, size + 1, dtype=np.float32)
