@@ -767,6 +767,38 @@ def test_row_indices_from_row_pointers_compile_without_a_reduce_window_on_cpu():
     np.testing.assert_array_equal(compiled(indptr), np.repeat(np.arange(20_000, dtype=np.int32), 20))
 
 
+_RUNNING_SUMS = {  # operations that number runs of entries or count along an axis, and NumPy's twin
+    "sum_duplicates": (lambda A: A.sum_duplicates(nse=A.nse), lambda d: d),
+    "to_bcsr": (lambda A: A.to_bcsr(), lambda d: d),
+    "prod(axis=1)": (lambda A: xp.prod(A, axis=1), lambda d: np.prod(d, axis=1)),
+    "take": (lambda A: xp.take(A, xp.asarray([3, 1, 3, 7]), axis=0), lambda d: d[[3, 1, 3, 7]]),
+    "repeat": (lambda A: xp.repeat(A, 3, axis=0), lambda d: np.repeat(d, 3, axis=0)),
+    "repeat(counts)": (
+        lambda A: xp.repeat(A, np.arange(12, dtype=np.int32) % 3, axis=0),
+        lambda d: np.repeat(d, np.arange(12) % 3, axis=0),
+    ),
+    "tile": (lambda A: xp.tile(A, (2, 3)), lambda d: np.tile(d, (2, 3))),
+    "broadcast_to": (lambda A: xp.broadcast_to(A, (2, 12, 9)), lambda d: np.broadcast_to(d, (2, 12, 9))),
+}
+
+
+@pytest.mark.parametrize("operation", _RUNNING_SUMS)
+def test_running_sums_over_entries_are_parallel_prefix_sums_on_cpu(operation):
+    """Every running sum over entries in xp.sparse's XLA kernels is the parallel prefix sum on CPU
+    (``_coordinates.running_sum``: for 400k entries 1.0 ms against ``cumsum``'s 2.8, and 0.19 s of
+    constant folding against 3.9 where the array is a constant of the jitted function), and
+    repeats by a static count are a broadcast (``jnp.repeat`` with ``total_repeat_length`` takes
+    two cumsums): the lowered computation has no reduce-window at all."""
+    ours, numpy_twin = _RUNNING_SUMS[operation]
+    rng = np.random.default_rng(4)
+    dense = np.where(rng.random((12, 9)) < 0.4, rng.integers(1, 4, (12, 9)), 0).astype(np.float32)
+    A = xs.fromdense(xp.asarray(dense))
+    lowered = jax.jit(ours).lower(A).as_text()
+    assert "reduce_window" not in lowered
+    np.testing.assert_array_equal(np.asarray(xp.asarray(ours(A).todense())), numpy_twin(dense))
+    np.testing.assert_array_equal(np.asarray(xp.asarray(jax.jit(ours)(A).todense())), numpy_twin(dense))
+
+
 @pytest.mark.x64_off
 def test_with_64_bit_mode_off():
     """32-bit values and indices; 64-bit data, dtypes and index dtypes are errors, not silent

@@ -466,6 +466,47 @@ def test_rows_without_entries_are_zero_on_the_parallel_path(product):
             check(product_fn(make(p), jnp.asarray(x)), a @ x, np.float32)
 
 
+def _vma_flags(address):
+    """The VmFlags of the mapping of this process that holds ``address`` (/proc/self/smaps)."""
+    with open("/proc/self/smaps") as f:
+        inside = False
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and all(c in "0123456789abcdef-" for c in head):
+                begin, end = (int(v, 16) for v in head.split("-"))
+                inside = begin <= address < end
+            elif inside and head == "VmFlags:":
+                return line.split()[1:]
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+@needs_native
+@pytest.mark.skipif(
+    not os.path.isdir("/sys/kernel/mm/transparent_hugepage"),
+    reason="huge pages are a Linux hint, and this kernel has no transparent huge pages",
+)
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_a_large_output_is_advised_to_be_backed_by_huge_pages(product):
+    """An output of 4 MB or more gets MADV_HUGEPAGE on its 2 MB-aligned interior (fewer page
+    faults where the allocator gives back fresh memory): the mapping holding it says so."""
+    make, fn, transposed = PRODUCTS[product]
+    rng = np.random.default_rng(7)
+    m = n = 2048
+    nse, k = 20000, 1024  # an 8 MB float32 output: at least one whole 2 MB page inside
+    p = {"m": m, "n": n, "rows": np.sort(rng.integers(0, m, nse)).astype(np.int32),
+         "cols": rng.integers(0, n, nse).astype(np.int32), "data": rng.standard_normal(nse).astype(np.float32)}  # fmt: skip
+    a = (dense(p).T if transposed else dense(p)).astype(np.float32)
+    x = rng.standard_normal((a.shape[1], k)).astype(np.float32)
+    y = jax.jit(fn)(make(p), jnp.asarray(x))
+    y.block_until_ready()
+    page = 2 << 20
+    start = y.unsafe_buffer_pointer()
+    first_whole_page = (start + page - 1) // page * page
+    assert first_whole_page + page <= start + y.nbytes
+    assert "hg" in _vma_flags(first_whole_page)
+    check(y, a @ x, np.float32)
+
+
 @pytest.mark.skipif(not _native.available(), reason="the native kernel could not be built here (no compiler)")
 @pytest.mark.parametrize("fmt", ["bcoo", "bcsr"])
 def test_products_xla_must_partition_keep_xlas_kernels(fmt):

@@ -229,8 +229,23 @@ def seg_sum(x: Any, seg: Any, n: int, sorted: bool = False) -> Any:
     return jax.ops.segment_sum(x, seg, num_segments=n, indices_are_sorted=sorted)
 
 
+def running_sum(x: Any) -> Any:
+    """The inclusive running sum of a 1-d integer array, in its dtype: ``cumsum``, but on CPU a
+    parallel prefix sum (``associative_scan``). XLA runs ``cumsum`` as a reduce-window that it
+    rewrites into blocks: on CPU, for 400k entries, 2.8 ms against the scan's 1.0 ms, and where the
+    input is a constant of a jitted function (a sparse array closed over) XLA folds it at compile
+    time in 3.9 s against 0.19 s. Other platforms keep ``cumsum`` (one fused kernel on a GPU,
+    where the scan's 19 levels would be as many launches)."""
+    if x.shape[0] == 0:
+        return x
+    return jax.lax.platform_dependent(
+        x, cpu=lambda v: jax.lax.associative_scan(jnp.add, v), default=lambda v: jnp.cumsum(v, dtype=v.dtype)
+    )
+
+
 def run_numbers(first: Any) -> Any:
-    return jnp.cumsum(first.astype(dt.int32)) - 1
+    """For rows sorted in runs (``first`` marks the first row of each): each row's run number."""
+    return running_sum(first.astype(dt.int32)) - 1
 
 
 def run_totals(x: Any, first: Any) -> Any:
@@ -351,6 +366,13 @@ def runs(idx: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
     return seg, seg_idx
 
 
+def repeat_rows(a: Any, times: int) -> Any:
+    """Each row (element, for a 1-d ``a``) of ``a`` ``times`` times in a row, ``times`` static: a
+    broadcast and a reshape. (``jnp.repeat`` given ``total_repeat_length`` scatters and takes two
+    cumsums instead, as it would for repeats that differ.)"""
+    return jnp.repeat(a, times, axis=0)
+
+
 def broadcast(c: Coo, shape: tuple[int, ...]) -> Coo:
     """``c`` broadcast to ``shape`` (which it broadcasts to): each row repeated along new axes."""
     if c.shape == shape:
@@ -364,10 +386,8 @@ def broadcast(c: Coo, shape: tuple[int, ...]) -> Coo:
         if s == t:
             continue
         n = int(idx.shape[0])
-        idx = jnp.repeat(idx, t, axis=0, total_repeat_length=n * t)
-        idx = with_column(idx, axis, jnp.tile(jnp.arange(t, dtype=idx.dtype), n))
-        data = jnp.repeat(data, t, total_repeat_length=n * t)
-        keep = jnp.repeat(keep, t, total_repeat_length=n * t)
+        idx = with_column(repeat_rows(idx, t), axis, jnp.tile(jnp.arange(t, dtype=idx.dtype), n))
+        data, keep = repeat_rows(data, t), repeat_rows(keep, t)
     return make(data, idx, shape, keep, c.unique)
 
 

@@ -23,6 +23,7 @@ from xp import _devices
 from xp._errors import fail
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
+from xp.sparse import _coordinates as coordinates
 from xp.sparse import _meshes as meshes
 
 kernel = functools.partial(jax.jit, inline=True)
@@ -41,7 +42,7 @@ def bcsr_from_bcoo(coo: Any) -> Any:
 
     def pointers(row_of: Any) -> Any:
         counts = jnp.zeros(rows + 1, index_dtype).at[row_of + 1].add(1, mode="drop")
-        return jnp.cumsum(counts, dtype=index_dtype)
+        return coordinates.running_sum(counts)
 
     for _ in range(n_batch):
         pointers = jax.vmap(pointers)
@@ -134,7 +135,7 @@ def _groups(indices: Any, sizes: tuple[int, ...]) -> tuple[Any, Any, Any]:
     ordered = indices[order]
     starts = jnp.concatenate([jnp.ones((min(nse, 1),), bool), jnp.any(ordered[1:] != ordered[:-1], axis=-1)])
     in_bounds = valid[order]
-    group = jnp.where(in_bounds, jnp.cumsum(starts) - 1, nse)
+    group = jnp.where(in_bounds, coordinates.run_numbers(starts), nse)
     return order, group, jnp.sum(starts & in_bounds)
 
 

@@ -154,7 +154,7 @@ def _match(c: coordinates.Coo, k: int, queries: Any) -> tuple[Any, Any, Any]:
     found = owner >= 0
     safe = jnp.where(found, owner, 0)
     matches = jnp.where(found, count[safe], 0)
-    return start[safe], matches, jnp.cumsum(matches)
+    return start[safe], matches, coordinates.running_sum(matches.astype(dt.default_int()))  # as wide as cumsum's
 
 
 @functools.partial(kernel, static_argnames=("key_axes",))

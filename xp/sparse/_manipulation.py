@@ -310,7 +310,7 @@ def _tile(value: Any, shape: tuple[int, ...], repetitions: tuple[int, ...]) -> A
         if r == 1:
             continue
         n = int(idx.shape[0])
-        copies = jnp.repeat(jnp.arange(r, dtype=idx.dtype), n, total_repeat_length=n * r)
+        copies = coordinates.repeat_rows(jnp.arange(r, dtype=idx.dtype), n)
         idx = jnp.tile(idx, (r, 1))
         idx = coordinates.with_column(idx, axis, idx[:, axis] + copies * np.asarray(source[axis], idx.dtype))
         data = jnp.tile(data, r)
@@ -336,11 +336,10 @@ def _repeat(value: Any, shape: tuple[int, ...], axis: int | None, repeats: int) 
     keep = coordinates.valid(c)
     n = coordinates.rows(c)
     itype = coordinates.index_dtype(shape)
-    idx = jnp.repeat(c.idx.astype(itype), repeats, axis=0, total_repeat_length=n * repeats)
+    idx = coordinates.repeat_rows(c.idx.astype(itype), repeats)
     offsets = jnp.tile(jnp.arange(repeats, dtype=itype), n)
     idx = coordinates.with_column(idx, axis, idx[:, axis] * np.asarray(repeats, itype) + offsets)
-    data = jnp.repeat(c.data, repeats, total_repeat_length=n * repeats)
-    keep = jnp.repeat(keep, repeats, total_repeat_length=n * repeats)
+    data, keep = coordinates.repeat_rows(c.data, repeats), coordinates.repeat_rows(keep, repeats)
     return coordinates.to_bcoo(coordinates.make(data, idx, shape, keep, c.unique))
 
 
@@ -354,17 +353,15 @@ def _repeat_counts(value: Any, counts: Any, shape: tuple[int, ...], axis: int | 
     n = coordinates.rows(c)
     itype = coordinates.index_dtype(shape)
     counts = jnp.broadcast_to(counts.astype(itype), (c.shape[axis],))
-    starts = jnp.cumsum(counts) - counts
+    starts = coordinates.running_sum(counts) - counts
     position = jnp.clip(c.idx[:, axis], 0, max(c.shape[axis] - 1, 0))
     mine = counts[position] if c.shape[axis] else jnp.zeros(n, itype)
     first = starts[position] if c.shape[axis] else jnp.zeros(n, itype)
     offsets = jnp.tile(jnp.arange(most, dtype=itype), n)
-    idx = jnp.repeat(c.idx.astype(itype), most, axis=0, total_repeat_length=n * most)
-    idx = coordinates.with_column(idx, axis, jnp.repeat(first, most, total_repeat_length=n * most) + offsets)
-    keep = jnp.repeat(keep, most, total_repeat_length=n * most) & (
-        offsets < jnp.repeat(mine, most, total_repeat_length=n * most)
-    )
-    data = jnp.repeat(c.data, most, total_repeat_length=n * most)
+    repeated = functools.partial(coordinates.repeat_rows, times=most)
+    idx = coordinates.with_column(repeated(c.idx.astype(itype)), axis, repeated(first) + offsets)
+    keep = repeated(keep) & (offsets < repeated(mine))
+    data = repeated(c.data)
     return coordinates.to_bcoo(coordinates.make(data, idx, shape, keep, c.unique))
 
 

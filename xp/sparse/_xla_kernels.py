@@ -17,6 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
+from xp.sparse._coordinates import running_sum
+
 kernel = functools.partial(jax.jit, inline=True)
 
 CSR_MIN_COLUMNS = 8
@@ -84,19 +86,7 @@ def indptr_from_sorted_rows(rows: Any, *, n_rows: int) -> Any:
     """Row pointers (``n_rows + 1``) of sorted row indices; out-of-range rows (padding) are left out."""
     dtype = _counting_dtype(rows.shape[0])
     counts = jax.ops.segment_sum(jnp.ones(rows.shape, dtype), rows, num_segments=n_rows, indices_are_sorted=True)
-    return jnp.concatenate([jnp.zeros(1, dtype), jnp.cumsum(counts, dtype=dtype)])
-
-
-def _running_sum(x: Any) -> Any:
-    """The inclusive running sum of a 1-d integer array: ``cumsum``, but on CPU a parallel prefix
-    sum (``associative_scan``). XLA runs ``cumsum`` as a reduce-window that it rewrites into blocks:
-    on CPU, for 400k entries, 1.76 ms against the scan's 1.10 ms (with the scatter before it, both),
-    and where the row pointers are a constant of a jitted function XLA folds it at compile time in
-    2.8 s against 0.14 s. Other platforms keep ``cumsum`` (one fused kernel on a GPU, where the
-    scan's 19 levels would be as many launches)."""
-    return jax.lax.platform_dependent(
-        x, cpu=lambda v: jax.lax.associative_scan(jnp.add, v), default=lambda v: jnp.cumsum(v, dtype=v.dtype)
-    )
+    return jnp.concatenate([jnp.zeros(1, dtype), running_sum(counts)])
 
 
 @functools.partial(kernel, static_argnames=("nse",))
@@ -104,7 +94,7 @@ def rows_from_indptr(indptr: Any, *, nse: int) -> Any:
     """The row index of each of ``nse`` entries (``n_rows`` for entries past ``indptr[-1]``)."""
     dtype = _counting_dtype(max(nse, indptr.shape[0]))
     starts = jnp.zeros(nse, dtype).at[indptr[1:]].add(1, mode="drop")
-    return _running_sum(starts) if nse else starts
+    return running_sum(starts)
 
 
 def is_sorted(rows: Any) -> Any:
