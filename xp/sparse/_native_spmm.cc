@@ -162,13 +162,14 @@ void ParallelFor(ffi::ThreadPool& pool, int64_t n_chunks, int64_t helpers, const
 
 // Large outputs get the hint that huge pages back them. XLA allocates a fresh output each call,
 // and malloc hands large blocks back to the kernel on free (or not: it depends on what the
-// process freed before), so the first write into an output can fault once every 4 KB page:
-// 1242 faults a call for a 10 MB `A @ X` (20000 x 64, float64) in bench/sparse.py's loop. Under
-// MADV_HUGEPAGE a first touch maps a whole 2 MB page instead: 90 faults a call there, 6.10 -> 5.22
-// ms; where the memory is still mapped the hint changes nothing (measured the same). Only the
-// 2 MB-aligned interior of the buffer is advised; a hint, so failure (an old kernel, transparent
-// huge pages off) is ignored. MADV_POPULATE_WRITE (map the pages in one system call) was slower:
-// walking pages that are already mapped cost 0.3-1.1 ms a call.
+// process freed before), so the first write into an output can fault once every 4 KB page: up to
+// 1242 faults a call for a 10 MB BCSR `A @ X` (20000 x 64, float64) in bench/sparse.py's loop.
+// Under MADV_HUGEPAGE a first touch maps a whole 2 MB page instead: 248 -> 23 faults a call and
+// 6.10 -> 5.22 ms (interleaved in one process; another pair of runs 1242 -> 90 faults); where the
+// memory is still mapped the hint changes nothing (measured the same). Only the 2 MB-aligned
+// interior of the buffer is advised; a hint, so failure (an old kernel, transparent huge pages
+// off) is ignored. MADV_POPULATE_WRITE (map the pages in one system call) was slower: walking
+// pages that are already mapped cost up to 1.2 ms a call.
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kHugePageHintBytes = 2 * kHugePage;
 
