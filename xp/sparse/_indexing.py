@@ -135,16 +135,23 @@ def _sorted_by(c: coordinates.Coo, key_axes: tuple[int, ...]) -> tuple[coordinat
     return coordinates.coalesce(moved), rest
 
 
+def _key_runs(c: coordinates.Coo, k: int) -> tuple[Any, Any, Any]:
+    """For rows of ``c`` sorted with ``k`` key columns first: each row's run of one key, the keys
+    of the runs, and how many stored elements each run holds."""
+    run, run_keys = coordinates.runs(c.idx[:, :k], c.shape[:k])
+    count = jax.ops.segment_sum(coordinates.valid(c).astype(dt.int32), run, num_segments=coordinates.rows(c))
+    return run, run_keys, count
+
+
 def _match(c: coordinates.Coo, k: int, queries: Any) -> tuple[Any, Any, Any]:
     """For rows of ``c`` sorted with ``k`` key columns first, and query keys (q, k): each query's
     first matching row, the number of rows matching, and the running total of those numbers."""
     n = coordinates.rows(c)
     q = int(queries.shape[0])
     key_shape = c.shape[:k]
-    run, run_keys = coordinates.runs(c.idx[:, :k], key_shape)
+    run, run_keys, count = _key_runs(c, k)
     iota = lax.iota(dt.int32, n)
     start = jax.ops.segment_min(iota, run, num_segments=n)
-    count = jax.ops.segment_sum(coordinates.valid(c).astype(dt.int32), run, num_segments=n)
     owners = jnp.where(coordinates.in_range(run_keys, key_shape) & (count > 0), iota, -1)
     queries = jnp.where(
         coordinates.in_range(queries, key_shape)[:, None], queries, np.asarray(key_shape, queries.dtype)
@@ -203,12 +210,9 @@ def _longest_match(value: Any, key_axes: tuple[int, ...]) -> Any:
     """The most stored elements that share one key (coordinates along ``key_axes``): what one
     query can match at most."""
     c, _ = _sorted_by(coordinates.coo(value), key_axes)
-    n = coordinates.rows(c)
-    if n == 0:
+    if coordinates.rows(c) == 0:
         return jnp.zeros((), dt.int32)
-    k = len(key_axes)
-    run, _ = coordinates.runs(c.idx[:, :k], c.shape[:k])
-    return jnp.max(jax.ops.segment_sum(coordinates.valid(c).astype(dt.int32), run, num_segments=n))
+    return jnp.max(_key_runs(c, len(key_axes))[2])
 
 
 def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ...], place: int) -> Any:
