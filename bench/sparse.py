@@ -4,7 +4,8 @@ A 20000 x 20000 matrix with density 1e-3 (400,000 stored entries, random positio
 float64) in every format: SciPy ``csr_array`` (the reference), pydata ``COO`` and ``GCXS``, raw
 JAX ``BCOO`` and ``BCSR`` (eager and jitted), and xp's ``BCOO`` and ``BCSR`` (eager and jitted).
 The operations: ``A @ x`` (a vector), ``A @ X`` (64 columns), ``A.T @ x``, ``A * 2``,
-``sum(A, axis=0)``, ``A.T``, and ``jax.grad`` of ``w . (A @ x)`` with respect to the stored values;
+``sum(A, axis=0)``, ``A.T``, ``A[rows]`` (2000 rows by an index array), and ``jax.grad`` of
+``w . (A @ x)`` with respect to the stored values;
 for the products also a ``jax.pure_callback`` into SciPy's csr product (the alternative to xp's
 native kernel) and xp's products with the native kernel off (XLA's).
 
@@ -42,8 +43,9 @@ from _x64 import output_with_x64
 SIZE = 20000
 DENSITY = 1e-3
 COLUMNS = 64
+TAKEN = 2000  # rows taken by A[rows]
 GRAD = "grad of w . (A @ x) by A's data"  # reverse mode through a product: w[row] * x[column]
-OPERATIONS = ["A @ x", "A @ X", "A.T @ x", "A * 2", "sum(A, axis=0)", "A.T", GRAD]
+OPERATIONS = ["A @ x", "A @ X", "A.T @ x", "A * 2", "sum(A, axis=0)", "A.T", "A[rows]", GRAD]
 IMPLEMENTATIONS = [
     "scipy csr",
     "scipy callback",
@@ -120,6 +122,8 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
     w = rng.standard_normal(SIZE).astype(dtype)
     rows = np.repeat(np.arange(SIZE, dtype=S.indices.dtype), np.diff(S.indptr))
     jw = jax.numpy.asarray(w)
+    taken = rng.integers(0, SIZE, TAKEN).astype(np.int32)  # with repeats, in no order
+    xtaken = xp.asarray(taken)
     for name, A in (("scipy csr", S), ("pydata COO", coo), ("pydata GCXS", gcxs)):
         add(name, {
             "A @ x": lambda A=A: A @ x,
@@ -128,6 +132,7 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
             "A * 2": lambda A=A: A * 2,
             "sum(A, axis=0)": lambda A=A: A.sum(axis=0),
             "A.T": lambda A=A: A.T,
+            "A[rows]": lambda A=A: A[taken],
             # SciPy has no autodiff: the gradient written by hand in NumPy, the rows precomputed
             GRAD: (lambda: w[rows] * x[S.indices]) if name == "scipy csr" else None,
         })  # fmt: skip
@@ -180,6 +185,9 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
         # the transpose is the array API's matrix_transpose (a view, as ``.T``: xp/sparse/_transposed.py)
         matvec, rmatvec = f(lambda A, v: A @ v), f(lambda A, v: xp.matrix_transpose(A) @ v)
         scale, total, transpose = f(lambda A: A * 2), f(lambda A: xp.sum(A, axis=0)), f(xp.matrix_transpose)
+        # the matrix a constant, the rows an argument (as when drawing batches of rows): with the
+        # matrix traced too, a result's size could only be bounded by rows x columns
+        rows_of = jax.jit(lambda i: A[i]) if jit else (lambda i: A[i])  # type: ignore[index]
         raw = A.jax  # type: ignore[attr-defined]
         grad = f(jax.grad(lambda d, raw, v: jax.numpy.vdot(jw, (with_data(xs, raw, d) @ v).jax)))  # type: ignore[attr-defined]
         ops: dict[str, Callable[[], object] | None] = {
@@ -189,6 +197,7 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
             "A * 2": lambda: scale(A),
             "sum(A, axis=0)": lambda: total(A),
             "A.T": lambda: transpose(A),
+            "A[rows]": lambda: rows_of(xtaken),
             GRAD: lambda: grad(raw.data, raw, xx),
         }
         return _available(ops)
@@ -404,7 +413,10 @@ kernel (`xp/sparse/_native.py`); "xp ... jit XLA" are the same products compiled
 off (XLA's kernels, the fallback). "scipy callback" is jitted JAX calling SciPy's csr product
 through `jax.pure_callback` on the same buffers (the alternative to a native kernel); for xp,
 `A.T` is `xp.matrix_transpose(A)` (the transpose of a BCSR is a BCOO, as SciPy's transpose of a
-csr array is a csc array), and `A * 2` and `sum(A, axis=0)` are `xp.multiply` and `xp.sum`. The
+csr array is a csc array), and `A * 2` and `sum(A, axis=0)` are `xp.multiply` and `xp.sum`.
+`A[rows]` takes {taken} rows (random, with repeats) by an integer array; jitted, the matrix is a
+constant and the rows an argument. JAX's own BCOO has no such row (`A[rows]` with an index array
+ran out of the machine's memory). The
 gradient row is `jax.grad` with respect to the stored values, the matrix an argument of the
 jitted function; SciPy has no automatic differentiation, so its cell is the gradient written by
 hand in NumPy, `w[rows] * x[indices]` with the row of each entry precomputed. On a shared machine
@@ -416,7 +428,7 @@ def markdown(results: dict[str, tuple[Times, Times]]) -> str:
     parts = [
         "## Sparse arrays: xp.sparse, SciPy, pydata sparse and jax.experimental.sparse",
         "",
-        NOTE.format(size=SIZE, density=DENSITY, nse=nse, columns=COLUMNS),
+        NOTE.format(size=SIZE, density=DENSITY, nse=nse, columns=COLUMNS, taken=f"{TAKEN:,}"),
         "",
         environment(),
         "",

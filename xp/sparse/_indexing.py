@@ -10,7 +10,11 @@
 - ``take``, ``take_along_axis``: sparse results. An index that repeats picks its elements again.
   Eagerly, indices are bounds-checked (IndexError, as dense) and the result stores exactly what
   it selects; under a trace, out-of-range indices select nothing (in checked mode, ``xp.checked``,
-  they raise the eager IndexError), and ``take`` (and advanced indexing) reserve ``len(indices)`` times the stored elements (capped at the result's size).
+  they raise the eager IndexError), and ``take`` (and advanced indexing) reserve ``len(indices)``
+  times the longest match where the array is a constant, else times the stored elements (capped
+  at the result's size). Rows of a BCSR, or of a BCOO with sorted indices, are gathered through
+  row pointers (:func:`_take_rows`); other selections sort the stored elements by the indexed
+  axes and join the queries to them (:func:`_join`).
 - ``where(condition, x1, x2)``: sparse where the result is zero wherever no sparse operand stores
   anything: ``x2`` sparse or a Python 0, and ``x1`` sparse, a Python 0, or (with a sparse
   ``condition``) anything (``where(C, x, 0)`` selects ``x`` on the pattern of ``C``). Other
@@ -34,6 +38,7 @@ import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.experimental import sparse as jsparse
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
@@ -190,8 +195,8 @@ def _join(value: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[in
             coordinates.make(jnp.zeros(nse, c.data.dtype), jnp.zeros((nse, len(shape)), itype), shape, empty, True)
         )
     first, matches, ends = _match(c, k, queries)
-    slot = lax.iota(dt.int32, nse)
-    owner = jnp.clip(jnp.searchsorted(ends, slot, side="right"), 0, q - 1)
+    slot = lax.iota(ends.dtype, nse)
+    owner = jnp.minimum(coordinates.owners(ends, nse), q - 1)
     row = jnp.clip(first[owner] + slot - (ends[owner] - matches[owner]), 0, n - 1)
     keep = slot < ends[-1]
     b_cols = []
@@ -215,23 +220,126 @@ def _longest_match(value: Any, key_axes: tuple[int, ...]) -> Any:
     return jnp.max(_key_runs(c, len(key_axes))[2])
 
 
+# --- rows of a matrix stored row by row: gathered through row pointers, no sort ---------------
+
+
+def _grouped_by_rows(value: Any) -> bool:
+    """Whether ``value``'s stored elements come row by row (axis 0), so that row pointers find
+    each row's elements: a BCSR, or a BCOO with sorted indices; no batch or dense dimensions."""
+    if isinstance(value, jsparse.BCSR):
+        return value.n_batch == 0 and value.n_dense == 0
+    return isinstance(value, jsparse.BCOO) and value.n_batch == 0 and value.n_dense == 0 and value.indices_sorted
+
+
+def _row_bounds(value: Any, rows: Any) -> tuple[Any, Any]:
+    """For :func:`_grouped_by_rows` arrays and rows in range: where each row's stored elements
+    start and end. A BCSR reads its row pointers; a sorted BCOO searches its first coordinates
+    for the rows asked about only (padding and out-of-range rows sort before row 0 or after the
+    last: outside every row)."""
+    if isinstance(value, jsparse.BCSR):
+        return value.indptr[rows], value.indptr[rows + 1]
+    first = value.indices[:, 0]
+    rows = rows.astype(first.dtype)
+    return jnp.searchsorted(first, rows, side="left"), jnp.searchsorted(first, rows + 1, side="left")
+
+
+def _stored(value: Any) -> tuple[Any, Any]:
+    """A :func:`_grouped_by_rows` array's stored values and their coordinates after the row."""
+    return value.data, value.indices[:, None] if isinstance(value, jsparse.BCSR) else value.indices[:, 1:]
+
+
+def _row_counts(value: Any, queries: Any) -> tuple[Any, Any]:
+    """Each query row's first stored position and its number of stored elements (0 out of range)."""
+    row = queries[:, 0]
+    inside = (row >= 0) & (row < value.shape[0])
+    start, end = _row_bounds(value, jnp.where(inside, row, 0))
+    return start, jnp.where(inside, end - start, 0)
+
+
+@kernel
+def _rows_total(value: Any, queries: Any) -> Any:
+    return jnp.sum(_row_counts(value, queries)[1].astype(dt.default_int()))
+
+
+@kernel
+def _longest_row(value: Any) -> Any:
+    start, end = _row_bounds(value, lax.iota(dt.int32, int(value.shape[0])))
+    return jnp.max(end - start, initial=0)
+
+
+@functools.partial(kernel, static_argnames=("q_shape", "nse", "skip_padding"))
+def _take_rows(value: Any, queries: Any, q_shape: tuple[int, ...], nse: int, skip_padding: bool) -> Any:
+    """:func:`_join` along axis 0 of a :func:`_grouped_by_rows` array: each query row's elements
+    gathered through the row pointers, in their stored order (no sort: 2000 rows of a 20000 x
+    20000 matrix with 400k entries in 0.4-1.6 ms, not the general join's 0.26-0.28 s). Duplicates
+    stay duplicates; an element with coordinates out of range inside a row is padding.
+
+    ``skip_padding``: count only the elements in range, the j-th of a row found by a search over
+    their running count. Where ``nse`` is capped at the rows' length (each row's elements unique,
+    the matrix traced), padding inside a row must not take a place of the row's share.
+    """
+    data, rest_idx = _stored(value)
+    rest_shape = tuple(value.shape[1:])
+    shape = (*q_shape, *rest_shape)
+    itype = coordinates.index_dtype(shape)
+    q, n = int(queries.shape[0]), int(data.shape[0])
+    if n == 0 or q == 0 or nse == 0:
+        empty = jnp.zeros(nse, dt.bool)
+        return coordinates.to_bcoo(
+            coordinates.make(jnp.zeros(nse, data.dtype), jnp.zeros((nse, len(shape)), itype), shape, empty, True)
+        )
+    count_type = dt.default_int()
+    start, count = _row_counts(value, queries)
+    ranks = None
+    if skip_padding:  # positions as numbers of in-range elements before them
+        ranks = coordinates.running_sum(coordinates.in_range(rest_idx, rest_shape).astype(count_type))
+        before = jnp.concatenate([jnp.zeros(1, count_type), ranks])
+        start, count = before[start], before[start + count] - before[start]
+    ends = coordinates.running_sum(count.astype(count_type))
+    slot = lax.iota(count_type, nse)
+    owner = jnp.minimum(coordinates.owners(ends, nse), q - 1)
+    rank = start[owner].astype(count_type) + slot - (ends[owner] - count[owner])
+    if ranks is not None:
+        rank = jnp.searchsorted(ranks, rank + 1, side="left")  # the (rank + 1)-th in-range element
+    position = jnp.clip(rank, 0, n - 1)
+    rest = rest_idx[position].astype(itype)
+    keep = (slot < ends[-1]) & coordinates.in_range(rest, rest_shape)
+    b_cols = []
+    remaining = owner
+    for size in reversed(q_shape):
+        b_cols.append((remaining % size).astype(itype))
+        remaining = remaining // size
+    idx = coordinates.columns([*reversed(b_cols), *(rest[:, j] for j in range(len(rest_shape)))], nse, itype)
+    unique = bool(value.unique_indices)
+    return coordinates.to_bcoo(coordinates.make(data[position], idx, shape, keep, unique))
+
+
 def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ...], place: int) -> Any:
     """:func:`_join` with its number of stored elements: exact eagerly; traced, an upper bound,
     from the longest match where the array is concrete (a constant of the traced function, the
     queries traced: 2000 rows taken from 20000 x 20000 with 400k entries bound by 2000 x the
-    longest row, not 2000 x 20000 columns, 1.5 s of work otherwise), else from its size."""
+    longest row, not 2000 x 20000 columns, 1.5 s of work otherwise), else from its size. Rows of
+    an array stored row by row (:func:`_grouped_by_rows`) are gathered by :func:`_take_rows`."""
     value = x._value
     q = int(queries.shape[0])
     rest_size = math.prod(n for a, n in enumerate(x.shape) if a not in key_axes)
+    by_rows = key_axes == (0,) and _grouped_by_rows(value)
+    capped = False
     if isinstance(value.data, Tracer) or isinstance(value.indices, Tracer):
         nse = min(q * coordinates.stored_rows(value), q * rest_size)
+        capped = nse < q * coordinates.stored_rows(value)
+        # a row holds at most rest_size elements only without duplicates (the join sums them)
+        by_rows = by_rows and (bool(value.unique_indices) or not capped)
     elif isinstance(queries, Tracer):
         with jax.ensure_compile_time_eval():
-            nse = q * int(_longest_match(value, key_axes=key_axes))
+            longest = _longest_row(value) if by_rows else _longest_match(value, key_axes=key_axes)
+            nse = q * int(longest)
         # a barrier, or XLA folds the constant array's sorting into the program at compile time
         value = lax.optimization_barrier(value)
     else:
-        nse = int(_join_total(value, queries, key_axes=key_axes))
+        nse = int(_rows_total(value, queries) if by_rows else _join_total(value, queries, key_axes=key_axes))
+    if by_rows:
+        return BCOO._wrap(_take_rows(value, queries, q_shape=q_shape, nse=nse, skip_padding=capped))
     return BCOO._wrap(_join(value, queries, key_axes=key_axes, q_shape=q_shape, place=place, nse=nse))
 
 

@@ -265,15 +265,23 @@ void CsrRowsTransposed(const T* data, const I* indices, const I* indptr, const T
   for (int64_t r = row_begin; r < row_end; ++r) {
     int64_t begin = Pointer(indptr, r, nse);
     int64_t end = std::max(begin, Pointer(indptr, r + 1, nse));
+    if (k == 1) {
+      // A loop of its own, x[r] read once into a register. The loop shared with k > 1 tested k
+      // and read x[r] through the pointer for every entry (after each store into y, which may
+      // alias x for all the compiler knows). Jitted A.T @ x of 400k entries, interleaved with
+      // SciPy in one process: float32 0.42 -> 0.23-0.24 ms, float64 0.43 -> 0.27 ms (SciPy
+      // 0.36-0.38 ms).
+      const T xr = x[r];
+      for (int64_t j = begin; j < end; ++j) {
+        U c = static_cast<U>(indices[j]);
+        if (c < static_cast<U>(n_cols)) y[c] = Arith<T>::add(y[c], Arith<T>::mul(data[j], xr));
+      }
+      continue;
+    }
     const T* xr = x + r * k;
     for (int64_t j = begin; j < end; ++j) {
       U c = static_cast<U>(indices[j]);
-      if (c >= static_cast<U>(n_cols)) continue;
-      if (k == 1) {
-        y[c] = Arith<T>::add(y[c], Arith<T>::mul(data[j], xr[0]));
-      } else {
-        axpy(y + static_cast<int64_t>(c) * k, data[j], xr, k);
-      }
+      if (c < static_cast<U>(n_cols)) axpy(y + static_cast<int64_t>(c) * k, data[j], xr, k);
     }
   }
 }
