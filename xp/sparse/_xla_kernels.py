@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
-from xp.sparse._coordinates import running_sum
+from xp.sparse._coordinates import owners, running_sum
 
 kernel = functools.partial(jax.jit, inline=True)
 
@@ -92,9 +92,7 @@ def indptr_from_sorted_rows(rows: Any, *, n_rows: int) -> Any:
 @functools.partial(kernel, static_argnames=("nse",))
 def rows_from_indptr(indptr: Any, *, nse: int) -> Any:
     """The row index of each of ``nse`` entries (``n_rows`` for entries past ``indptr[-1]``)."""
-    dtype = _counting_dtype(max(nse, indptr.shape[0]))
-    starts = jnp.zeros(nse, dtype).at[indptr[1:]].add(1, mode="drop")
-    return running_sum(starts)
+    return owners(indptr[1:], nse, _counting_dtype(max(nse, indptr.shape[0])))
 
 
 def is_sorted(rows: Any) -> Any:
