@@ -41,7 +41,7 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True, device: Devi
         if not copy and isinstance(x, Array):
             return x
         return wrap(value)
-    return wrap(_devices.place(_astype(value, dtype=want), target))
+    return wrap(_devices.place(_astype(value, want), target))
 
 
 def _check_fits_int32(value: Any) -> None:

@@ -321,7 +321,7 @@ class AdvancedIndex:
     def get(self, value: Any) -> Any:
         self._resolve()
         assert self.structure is not None  # _resolve sets it
-        return _advanced_get(value, self.arrays, structure=self.structure)
+        return _advanced_get(value, self.arrays, self.structure)
 
     def _write_nothing(self, value: Any) -> Any:
         """``x[mask] = v`` with a ``v`` of no elements: right only if the mask selects nothing."""
@@ -362,7 +362,7 @@ class AdvancedIndex:
         self._resolve()
         try:
             assert self.structure is not None  # _resolve sets it
-            return _advanced_set(value, self.arrays, update, structure=self.structure)
+            return _advanced_set(value, self.arrays, update, self.structure)
         except (ValueError, TypeError) as e:  # the value does not broadcast: ValueError, as for basic indices
             raise ArgumentError(
                 ValueError, f"cannot write a value of shape {update.shape} through this index: {e}"

@@ -104,13 +104,13 @@ def _gather(gather: Any, value: Any, index: Any, axis: int, where: str) -> Array
     if isinstance(index, Tracer) or index.size == 0:
         if isinstance(index, Tracer):
             check_traced(index, value.shape[axis], axis, where)
-        return wrap(gather(value, index, axis=axis, bounds=False))
+        return wrap(gather(value, index, axis, False))
     if isinstance(value, Tracer):  # concrete indices into a traced x: check them on their own, now
         with jax.ensure_compile_time_eval():
             low, high = np.asarray(_bounds(index)).tolist()
-        out = gather(value, index, axis=axis, bounds=False)
+        out = gather(value, index, axis, False)
     else:
-        out, bounds = gather(value, index, axis=axis, bounds=True)
+        out, bounds = gather(value, index, axis, True)
         if isinstance(bounds, Tracer):  # concrete arrays, but inside a trace: the kernel was staged
             with jax.ensure_compile_time_eval():
                 bounds = _bounds(index)

@@ -8,11 +8,12 @@ its stub in the module that defined it: later calls through the module's global 
 straight to the jitted function, without the stub's extra Python frame (which the hottest eager
 paths would feel: the dispatch floor is a few µs).
 
-Kernels on the hottest eager paths (reductions, sorting, searching, basic indexing, joining,
-casts, the creation functions and the ``*_like`` fills) take their static arguments positionally
-(``static_argnums``): jax.jit's C++ dispatch costs about 0.4 µs more per call when static
-arguments come as keywords. The others (manipulation, views, fft, linalg, ...) still take
-keywords: a new kernel on a hot path should take them positionally.
+Every kernel is called with its static arguments positionally: jax.jit's C++ dispatch costs
+more per call when they come as keywords (measured on a 4-5 µs eager call: 0.08-0.12 µs for one
+or two static arguments, 0.14-0.20 for three to five).
+A kernel may declare them by name (``static_argnames``; jax.jit finds their positions in the
+signature) or by position (``static_argnums``, with a comment naming them); its callers pass
+them positionally either way.
 """
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: int | tuple[Sequence[int
     must have equal sizes (they are not broadcast) and may not repeat. As in NumPy, a pair of
     ints ``(a1, a2)`` stands for ``((a1,), (a2,))``.
     """
-    return wrap(_tensordot(boundary.array(x1, "x1"), boundary.array(x2, "x2"), axes=_axes_argument(axes)))
+    return wrap(_tensordot(boundary.array(x1, "x1"), boundary.array(x2, "x2"), _axes_argument(axes)))
 
 
 def _axes_argument(axes: Any) -> int | tuple[tuple[int, ...], tuple[int, ...]]:
@@ -194,7 +194,7 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     ``axis`` counts from the end (see the standard); the vector axis must have the same size
     in both arrays.
     """
-    return wrap(_vecdot(boundary.array(x1, "x1"), boundary.array(x2, "x2"), axis=boundary.integer(axis, "axis")))
+    return wrap(_vecdot(boundary.array(x1, "x1"), boundary.array(x2, "x2"), boundary.integer(axis, "axis")))
 
 
 @functools.partial(kernel, static_argnames="axis")

@@ -161,7 +161,7 @@ def broadcast_arrays(*arrays: ArrayLike) -> tuple[Array, ...]:
     shape = _broadcast_shape([tuple(v.shape) for v in values])
     if all(v.shape == shape for v in values):
         return tuple(wrap(v) for v in values)
-    return tuple(wrap(v) for v in _broadcast_all(tuple(values), shape=shape))
+    return tuple(wrap(v) for v in _broadcast_all(tuple(values), shape))
 
 
 @api
@@ -207,7 +207,7 @@ def broadcast_to(x: ArrayLike, /, shape: tuple[int, ...]) -> Array:
                f"have size 1 or the size of the matching trailing axis of shape)")  # fmt: skip
     if source == target:
         return wrap(value)
-    return wrap(_broadcast_to(value, shape=boundary.allocation(target, value.dtype)))
+    return wrap(_broadcast_to(value, boundary.allocation(target, value.dtype)))
 
 
 # --- joining and splitting ------------------------------------------------------------------
@@ -261,7 +261,7 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     index = boundary.axis(axis, value.ndim)
     if value.shape[index] == 0:
         return ()
-    parts = _unstack(value, axis=index)
+    parts = _unstack(value, index)
     if type(x) is not Array:
         return tuple(wrap(p) for p in parts)
     results = []
@@ -284,7 +284,7 @@ def tile(x: ArrayLike, repetitions: tuple[int, ...], /) -> Array:
     sizes = (1,) * (ndim - value.ndim) + tuple(value.shape)
     factors = (1,) * (ndim - len(reps)) + reps
     boundary.allocation(tuple(n * r for n, r in zip(sizes, factors, strict=True)), value.dtype, None, "repetitions")
-    return wrap(_tile(value, repetitions=reps))
+    return wrap(_tile(value, reps))
 
 
 @api
@@ -306,7 +306,7 @@ def repeat(x: ArrayLike, repeats: int | ArrayLike, /, *, axis: int | None = None
     if type(repeats) is int or isinstance(repeats, np.integer):
         count = boundary.non_negative(repeats, "repeats")
         boundary.allocation(_repeated(value.shape, index, size * count), value.dtype, None, "repeats")
-        return wrap(_repeat_int(value, repeats=count, axis=index))
+        return wrap(_repeat_int(value, count, index))
     if isinstance(repeats, (bool, np.bool_)) or type(repeats) in boundary.PY_SCALARS:
         fail(TypeError, f"repeats must be an int or an integer array, got {describe(repeats)}")
     counts = boundary.array(repeats, "repeats")
@@ -328,8 +328,8 @@ def repeat(x: ArrayLike, repeats: int | ArrayLike, /, *, axis: int | None = None
     total = size * int(host.reshape(())) if host.size == 1 else int(host.sum(dtype=np.uint64))
     boundary.allocation(_repeated(value.shape, index, total), value.dtype, None, "repeats")
     if host.size == 1:
-        return wrap(_repeat_int(value, repeats=int(host.reshape(())), axis=index))
-    return wrap(_repeat_counts(value, counts, axis=index, total=total))
+        return wrap(_repeat_int(value, int(host.reshape(())), index))
+    return wrap(_repeat_counts(value, counts, index, total))
 
 
 def _repeated(shape: tuple[int, ...], axis: int | None, length: int) -> tuple[int, ...]:
@@ -355,7 +355,7 @@ def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int
         amount = boundary.integer(shift, "shift") % size if size else 0
         if amount == 0:
             return wrap(value)
-        return wrap(_roll(value, _shift_array([amount]), axes=None))
+        return wrap(_roll(value, _shift_array([amount]), None))
     if isinstance(axis, (tuple, list)):
         axes = tuple(boundary.axis(a, value.ndim, f"axis[{i}]") for i, a in enumerate(axis))
     else:
@@ -373,7 +373,7 @@ def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int
     moved = {a: s % shape[a] for a, s in total.items() if shape[a] and s % shape[a]}
     if not moved:
         return wrap(value)
-    return wrap(_roll(value, _shift_array(list(moved.values())), axes=tuple(moved)))
+    return wrap(_roll(value, _shift_array(list(moved.values())), tuple(moved)))
 
 
 # --- views ----------------------------------------------------------------------------------

@@ -186,7 +186,7 @@ def searchsorted(
             if low < 0 or high >= order.size:
                 fail(IndexError, f"sorter holds index {low if low < 0 else high}, out of range for x1 "
                        f"of length {order.size}")  # fmt: skip
-    return wrap(_searchsorted(v1, v2, order, side=side))
+    return wrap(_searchsorted(v1, v2, order, side))
 
 
 @kernel

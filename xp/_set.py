@@ -68,7 +68,7 @@ def isin(x1: ArrayLike | int, x2: ArrayLike | int, /, *, invert: bool = False) -
     if type(x1) in boundary.PY_SCALARS and type(x2) in boundary.PY_SCALARS:
         fail(TypeError, f"at least one of x1 and x2 must be an array, got {describe(x1)} and {describe(x2)}")
     v1, v2 = operands(None, x1, x2)
-    return wrap(_isin(v1, v2, invert=boundary.boolean(invert, "invert")))
+    return wrap(_isin(v1, v2, boundary.boolean(invert, "invert")))
 
 
 _COMPARE_ALL_LIMIT = 1 << 16
@@ -144,7 +144,7 @@ def _eager(x: Any, name: str) -> Any:
 
 def _unique(value: Any, indices: bool, counts: bool, inverse: bool) -> tuple[Any, Any, Any, Any]:
     """(values, indices, counts, inverse) as Arrays, None where not asked for."""
-    number, padded, inverse_value = _unique_kernel(value, indices=indices, counts=counts, inverse=inverse)
+    number, padded, inverse_value = _unique_kernel(value, indices, counts, inverse)
     host = jax.device_get((number, padded))
     n = int(host[0])
     cut = put_like([p[:n] for p in host[1]], value)

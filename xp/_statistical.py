@@ -201,7 +201,7 @@ def cumulative_sum(
     value = boundary.array(x, "x")
     position = _cumulative_axis(value, axis)
     initial = boundary.boolean(include_initial, "include_initial")
-    return wrap(_cumulative(value, axis=position, dtype=boundary.optional_dtype(dtype), initial=initial, product=False))
+    return wrap(_cumulative(value, position, boundary.optional_dtype(dtype), initial, False))
 
 
 @api
@@ -216,7 +216,7 @@ def cumulative_prod(
     value = boundary.array(x, "x")
     position = _cumulative_axis(value, axis)
     initial = boundary.boolean(include_initial, "include_initial")
-    return wrap(_cumulative(value, axis=position, dtype=boundary.optional_dtype(dtype), initial=initial, product=True))
+    return wrap(_cumulative(value, position, boundary.optional_dtype(dtype), initial, True))
 
 
 @functools.partial(kernel, static_argnames=("axis", "dtype", "initial", "product"))

@@ -47,14 +47,14 @@ def _reduction_args(x: ArrayLike, axis: Any, keepdims: Any) -> tuple[Any, tuple[
 def all(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Whether every element of ``x`` over ``axis`` is true (non-zero); True over zero elements."""
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_all(value, axes=axes, keepdims=keep))
+    return wrap(_all(value, axes, keep))
 
 
 @api
 def any(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Whether some element of ``x`` over ``axis`` is true (non-zero); False over zero elements."""
     value, axes, keep = _reduction_args(x, axis, keepdims)
-    return wrap(_any(value, axes=axes, keepdims=keep))
+    return wrap(_any(value, axes, keep))
 
 
 def _truth(x: Any) -> Any:
@@ -103,7 +103,7 @@ def diff(
     count = boundary.non_negative(n, "n")
     before = _edge(prepend, value, "prepend")
     after = _edge(append, value, "append")
-    return wrap(_diff(value, before, after, axis=position, n=count))
+    return wrap(_diff(value, before, after, position, count))
 
 
 def _edge(edge: Any, value: Any, param: str) -> Any:

@@ -46,10 +46,10 @@ class Reshaped:
         self.shape = shape
 
     def get(self, base_value: Any) -> Any:
-        return _reshape(base_value, shape=self.shape)
+        return _reshape(base_value, self.shape)
 
     def set(self, base_value: Any, update: Any) -> Any:
-        return _reshape(update, shape=tuple(base_value.shape))
+        return _reshape(update, tuple(base_value.shape))
 
 
 class Permuted:
@@ -62,10 +62,10 @@ class Permuted:
         self.inverse = tuple(int(i) for i in np.argsort(axes))
 
     def get(self, base_value: Any) -> Any:
-        return _transpose(base_value, axes=self.axes)
+        return _transpose(base_value, self.axes)
 
     def set(self, base_value: Any, update: Any) -> Any:
-        return _transpose(update, axes=self.inverse)
+        return _transpose(update, self.inverse)
 
 
 class Flipped:
@@ -77,10 +77,10 @@ class Flipped:
         self.axes = axes
 
     def get(self, base_value: Any) -> Any:
-        return _flip(base_value, axes=self.axes)
+        return _flip(base_value, self.axes)
 
     def set(self, base_value: Any, update: Any) -> Any:
-        return _flip(update, axes=self.axes)
+        return _flip(update, self.axes)
 
 
 class Unstacked:
@@ -93,10 +93,10 @@ class Unstacked:
         self.index = index
 
     def get(self, base_value: Any) -> Any:
-        return _take(base_value, self.index, axis=self.axis)
+        return _take(base_value, self.index, self.axis)
 
     def set(self, base_value: Any, update: Any) -> Any:
-        return _put(base_value, update, self.index, axis=self.axis)
+        return _put(base_value, update, self.index, self.axis)
 
 
 class _MatrixTranspose:

@@ -141,7 +141,7 @@ class OneDimensionalTransform(Protocol):
 def _one_dimensional(kind: str, doc: str) -> OneDimensionalTransform:
     def transform(x: ArrayLike, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
         value = x._value if type(x) is Array else boundary.array(x, "x")
-        return wrap(_transform(value, kind=kind, n=_length(n), axis=boundary.integer(axis, "axis"), norm=_norm(norm)))
+        return wrap(_transform(value, kind, _length(n), boundary.integer(axis, "axis"), _norm(norm)))
 
     transform.__name__ = transform.__qualname__ = kind
     transform.__doc__ = doc
@@ -234,7 +234,7 @@ def _n_dimensional(kind: str, doc: str) -> NDimensionalTransform:
     ) -> Array:
         value = x._value if type(x) is Array else boundary.array(x, "x")
         shape_axes = None if axes is None else _int_tuple(axes, "axes")
-        return wrap(_transform_n(value, kind=kind, s=_sizes(s), axes=shape_axes, norm=_norm(norm)))
+        return wrap(_transform_n(value, kind, _sizes(s), shape_axes, _norm(norm)))
 
     transform.__name__ = transform.__qualname__ = kind
     transform.__doc__ = doc
@@ -276,7 +276,7 @@ def _frequencies(n: Any, d: Any, dtype: Any, device: Any, real: bool) -> Array:
         fail(TypeError, f"dtype must be a real floating-point dtype, got {want}")
     target = boundary.device(device)
     boundary.allocation((length // 2 + 1 if real else length,), want, target, "n")
-    value = _frequency_kernel(boundary.scalar_array(spacing, want, "d"), n=length, real=real)
+    value = _frequency_kernel(boundary.scalar_array(spacing, want, "d"), length, real)
     return wrap(_devices.place(value, target))
 
 
@@ -322,10 +322,10 @@ def _shift(x: Any, axes: int | tuple[int, ...] | None, inverse: bool) -> Any:
 def fftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """``x`` with the zero-frequency term moved to the centre of ``axes`` (default: all): each
     axis of size ``m`` rolled by ``m // 2``. Any dtype."""
-    return wrap(_shift(boundary.array(x, "x"), axes=_shift_axes(axes), inverse=False))
+    return wrap(_shift(boundary.array(x, "x"), _shift_axes(axes), False))
 
 
 @api
 def ifftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """The inverse of ``fftshift`` (they differ for odd sizes): each axis rolled by ``-(m // 2)``."""
-    return wrap(_shift(boundary.array(x, "x"), axes=_shift_axes(axes), inverse=True))
+    return wrap(_shift(boundary.array(x, "x"), _shift_axes(axes), True))

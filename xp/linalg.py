@@ -148,7 +148,7 @@ def cholesky(x: ArrayLike, /, *, upper: bool = False) -> Array:
     """The lower (``upper=False``) or upper Cholesky factor of each Hermitian positive-definite
     matrix in ``x``. ``x`` is taken as ``(x + x^H) / 2``; a matrix that is not positive definite
     gives ``nan`` values."""
-    return wrap(_cholesky(boundary.array(x, "x"), upper=boundary.boolean(upper, "upper")))
+    return wrap(_cholesky(boundary.array(x, "x"), boundary.boolean(upper, "upper")))
 
 
 @functools.partial(kernel, static_argnames="upper")
@@ -186,14 +186,14 @@ def eig(x: ArrayLike, /) -> EigResult:
     """Eigenvalues and eigenvectors (the columns, of unit norm) of each square matrix in ``x``,
     complex of ``x``'s precision. On platforms without JAX's kernel this runs on the host (see
     the module). Eigenvectors are not differentiable; ``eigvals`` is."""
-    w, v = _eig(boundary.array(x, "x"), vectors=True, mode=_eig_mode())
+    w, v = _eig(boundary.array(x, "x"), True, _eig_mode())
     return EigResult(wrap(w), wrap(v))
 
 
 @api
 def eigvals(x: ArrayLike, /) -> Array:
     """Eigenvalues of each square matrix in ``x``, complex of ``x``'s precision (see ``eig``)."""
-    (w,) = _eig(boundary.array(x, "x"), vectors=False, mode=_eig_mode())
+    (w,) = _eig(boundary.array(x, "x"), False, _eig_mode())
     return wrap(w)
 
 
@@ -228,7 +228,7 @@ def qr(x: ArrayLike, /, *, mode: Literal["reduced", "complete"] = "reduced") -> 
     """The QR decomposition of each matrix in ``x``: ``Q`` with orthonormal columns and
     upper-triangular ``R`` (``mode="reduced"``: shapes (..., M, K) and (..., K, N) with
     K = min(M, N); ``"complete"``: (..., M, M) and (..., M, N))."""
-    q, r = _qr(boundary.array(x, "x"), mode=boundary.choice(mode, ("reduced", "complete"), "mode"))
+    q, r = _qr(boundary.array(x, "x"), boundary.choice(mode, ("reduced", "complete"), "mode"))
     return QRResult(wrap(q), wrap(r))
 
 
@@ -242,7 +242,7 @@ def _qr(x: Any, mode: str) -> Any:
 def svd(x: ArrayLike, /, *, full_matrices: bool = True) -> SVDResult:
     """The singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix in ``x``, with
     the singular values ``S`` (real) in descending order."""
-    u, s, vh = _svd(boundary.array(x, "x"), full_matrices=boundary.boolean(full_matrices, "full_matrices"))
+    u, s, vh = _svd(boundary.array(x, "x"), boundary.boolean(full_matrices, "full_matrices"))
     return SVDResult(wrap(u), wrap(s), wrap(vh))
 
 
@@ -344,7 +344,7 @@ def matrix_power(x: ArrayLike, n: int, /) -> Array:
     """Each square matrix in ``x`` raised to the integer power ``n`` (by repeated squaring;
     ``n = 0`` gives identity matrices, ``n < 0`` powers of the inverse). ``n`` is static: each
     distinct value compiles its own kernel."""
-    return wrap(_matrix_power(boundary.array(x, "x"), n=boundary.integer(n, "n")))
+    return wrap(_matrix_power(boundary.array(x, "x"), boundary.integer(n, "n")))
 
 
 @functools.partial(kernel, static_argnames="n")
@@ -438,7 +438,7 @@ def matrix_norm(
         key = None
     if key is None:
         fail(ValueError, f"ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (or None: 'fro'), got {ord!r}")
-    return wrap(_matrix_norm(boundary.array(x, "x"), ord=key, keepdims=boundary.boolean(keepdims, "keepdims")))
+    return wrap(_matrix_norm(boundary.array(x, "x"), key, boundary.boolean(keepdims, "keepdims")))
 
 
 @functools.partial(kernel, static_argnames=("ord", "keepdims"))
@@ -471,7 +471,7 @@ def vector_norm(
     if math.isnan(order):
         fail(ValueError, "ord must not be nan")
     axes = boundary.axes(axis, value.ndim)
-    return wrap(_vector_norm(value, axes=axes, keepdims=boundary.boolean(keepdims, "keepdims"), ord=order))
+    return wrap(_vector_norm(value, axes, boundary.boolean(keepdims, "keepdims"), order))
 
 
 @functools.partial(kernel, static_argnames=("axes", "keepdims", "ord"))
@@ -504,7 +504,7 @@ def _vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, ord: float) -> A
 def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """The cross product of the 3-element vectors along ``axis`` (counted from the end, not
     broadcast); the other axes broadcast."""
-    return wrap(_cross(boundary.array(x1, "x1"), boundary.array(x2, "x2"), axis=boundary.integer(axis, "axis")))
+    return wrap(_cross(boundary.array(x1, "x1"), boundary.array(x2, "x2"), boundary.integer(axis, "axis")))
 
 
 @functools.partial(kernel, static_argnames="axis")
@@ -540,7 +540,7 @@ def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     """The diagonal ``offset`` (> 0: above the main one, < 0: below) of each matrix in ``x``,
     along a new last axis (of size 0 when ``offset`` is beyond the matrix)."""
     value = boundary.array(x, "x")
-    return wrap(_diagonal(value, offset=_offset(offset, value)))
+    return wrap(_diagonal(value, _offset(offset, value)))
 
 
 def _offset(offset: Any, x: Any) -> int:
@@ -568,7 +568,7 @@ def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -
     unsigned integer dtype of its width), as ``sum`` does.
     """
     value = boundary.array(x, "x")
-    return wrap(_trace(value, offset=_offset(offset, value), dtype=boundary.optional_dtype(dtype)))
+    return wrap(_trace(value, _offset(offset, value), boundary.optional_dtype(dtype)))
 
 
 @functools.partial(kernel, static_argnames=("offset", "dtype"))
