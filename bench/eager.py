@@ -73,6 +73,11 @@ def elementwise_cases(shape: tuple[int, ...]) -> list[Case]:
             return jx.at[index].set(1.0)
 
         cases.append(Case("setitem x[0] = 1.0", shape, ours_set, theirs_set))
+        # integer-array indices: xp checks them eagerly (IndexError), jax.numpy clamps or fills
+        picks = np.array([3, 0, 2, 1], np.int32) % shape[0]
+        xi, ji = xp.asarray(picks), jnp.asarray(picks)
+        cases.append(Case("take (4 indices)", shape, lambda: xp.take(x, xi, axis=0), lambda: jnp.take(jx, ji, axis=0)))
+        cases.append(Case("x[index array] (4 indices)", shape, lambda: x[xi], lambda: jx[ji]))
     else:
         cases.append(Case("slice x[...]", shape, lambda: x[...], lambda: jx[...]))
 

@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import xp
 from xp import _dtypes as dt
-from xp import _indexing_functions
+from xp import _indexing, _indexing_functions
 
 AVAILABLE = dt.available()
 INDEX_DTYPES = [d for d in AVAILABLE if d in dt.INTEGER]
@@ -158,14 +158,51 @@ def test_take_vmap_and_grad():
     np.testing.assert_array_equal(grad, [1, 0, 2, 0])
 
 
-def test_take_is_one_fused_dispatch():
-    """The bounds check rides on the gathering kernel: a repeated call traces nothing new."""
-    x = xp.asarray(np.arange(10, dtype=np.int32))
-    i = xp.asarray([1, 2])
-    xp.take(x, i)
+def test_eager_bounds_checks_on_cpu_read_the_indices_in_place(monkeypatch):
+    """On CPU the eager bounds check runs no kernel (NumPy reads the indices where they are), so
+    the gather after it is dispatched asynchronously; a repeated call traces nothing new."""
+
+    def no_kernel(index):
+        raise AssertionError("a kernel computed the bounds of indices in CPU memory")
+
+    monkeypatch.setattr(_indexing, "_min_max", no_kernel)
+    x = xp.asarray(np.arange(12, dtype=np.int32).reshape(3, 4))
+    i = xp.asarray([2, -1])
+    check(xp.take(x, i, axis=1), np.arange(12, dtype=np.int32).reshape(3, 4)[:, [2, -1]], np.int32)
     size = _indexing_functions._take._cache_size()
-    xp.take(x, i)
+    xp.take(x, i, axis=1)
     assert _indexing_functions._take._cache_size() == size
+    check(xp.take_along_axis(x, xp.asarray([[0], [3], [1]]), axis=1), np.array([[0], [7], [9]], np.int32), np.int32)
+    check(x[i], np.arange(12, dtype=np.int32).reshape(3, 4)[[2, -1]], np.int32)
+    with pytest.raises(IndexError, match=r"xp\.take: indices holds 4, which is out of bounds for axis 1"):
+        xp.take(x, xp.asarray([4]), axis=1)
+    with pytest.raises(IndexError, match="index -4 is out of bounds for axis 0 with size 3"):
+        x[xp.asarray([-4])]
+    sorted_ = xp.asarray([3.0, 1.0, 2.0])
+    check(
+        xp.searchsorted(sorted_, 2.5, sorter=xp.asarray([1, 2, 0])), np.asarray(2, dt.default_int()), dt.default_int()
+    )
+
+
+INTEGER_DTYPES = [np.dtype(d) for d in (np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32)] + (
+    [np.dtype(np.int64), np.dtype(np.uint64)] if dt.x64_enabled() else []
+)
+
+
+@given(data=st.data(), in_host_memory=st.booleans())
+def test_index_range_is_the_smallest_and_largest_index(data, in_host_memory):
+    # both ways of reading them: NumPy in place (CPU), and the min/max kernel (other devices)
+    dtype = data.draw(st.sampled_from(INTEGER_DTYPES))
+    values = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=10)))
+    index = xp.asarray(values).jax
+    original = _indexing._in_host_memory
+    _indexing._in_host_memory = lambda sharding: in_host_memory  # type: ignore[assignment]
+    try:
+        low, high = _indexing.index_range(index)
+    finally:
+        _indexing._in_host_memory = original
+    assert (low, high) == (int(values.min()), int(values.max()))
+    assert type(low) is int and type(high) is int
 
 
 # --- take_along_axis ------------------------------------------------------------------------

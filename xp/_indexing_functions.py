@@ -3,9 +3,10 @@
 Indices are integer arrays (signed or unsigned); a negative index counts from the end of the
 axis. Out-of-bounds indices (outside ``[-n, n)`` for an axis of size ``n``):
 
-- **eagerly** (concrete indices) raise IndexError naming the offending index. The check is
-  fused into the gathering kernel: one dispatch, then a read of the indices' minimum and
-  maximum, which waits for the result;
+- **eagerly** (concrete indices) raise IndexError naming the offending index, before anything
+  is computed. The indices' smallest and largest are read by ``xp._indexing.index_range`` (on
+  CPU, NumPy reading the indices in place): the gathering kernel that follows is dispatched
+  asynchronously, like jax.numpy's;
 - **constant** (NumPy arrays) are checked on their own values before they are converted, also
   inside a traced function (with 64-bit mode off a conversion would wrap ``2**32 + 1`` to 1);
 - **under a JAX trace** (``jax.jit``, ``vmap``, traced indices) cannot be checked, and are
@@ -32,6 +33,7 @@ from xp import _checks as checks
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import fail
+from xp._indexing import index_range
 from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike
@@ -98,25 +100,16 @@ def check_traced(index: Any, n: int, axis: int, where: str) -> None:
 
 
 def _gather(gather: Any, value: Any, index: Any, axis: int, where: str) -> Array:
-    """Run ``gather`` with the eager bounds check (see the module) where the indices are concrete."""
+    """Run ``gather`` after the bounds check (see the module): eagerly where the indices are
+    concrete, in checked mode where they are traced."""
     if index.dtype not in dt.INTEGER:
         fail(TypeError, f"indices must have an integer dtype, got {index.dtype}")
-    if isinstance(index, Tracer) or index.size == 0:
-        if isinstance(index, Tracer):
-            check_traced(index, value.shape[axis], axis, where)
-        return wrap(gather(value, index, axis, False))
-    if isinstance(value, Tracer):  # concrete indices into a traced x: check them on their own, now
-        with jax.ensure_compile_time_eval():
-            low, high = np.asarray(_bounds(index)).tolist()
-        out = gather(value, index, axis, False)
-    else:
-        out, bounds = gather(value, index, axis, True)
-        if isinstance(bounds, Tracer):  # concrete arrays, but inside a trace: the kernel was staged
-            with jax.ensure_compile_time_eval():
-                bounds = _bounds(index)
-        low, high = np.asarray(bounds).tolist()
-    _check_bounds(low, high, value.shape[axis], axis)
-    return wrap(out)
+    _check_static(value, index, axis)  # an axis of size 0 first: no index is in bounds there
+    if isinstance(index, Tracer):
+        check_traced(index, value.shape[axis], axis, where)
+    elif index.size:
+        _check_bounds(*index_range(index), value.shape[axis], axis)
+    return wrap(gather(value, index, axis))
 
 
 def _normalized(index: Any, n: int) -> Any:
@@ -130,22 +123,15 @@ def _normalized(index: Any, n: int) -> Any:
     return jnp.where(index < 0, index + np.asarray(n, wide), index)
 
 
-@kernel
-def _bounds(index: Any) -> Any:
-    return jnp.stack([jnp.min(index), jnp.max(index)])
-
-
 def _check_static(x: Any, index: Any, axis: int) -> None:
     if x.shape[axis] == 0 and index.size:
         fail(IndexError, f"cannot take elements from axis {axis} of x, which has size 0")
 
 
-@functools.partial(kernel, static_argnames=("axis", "bounds"))
-def _take(x: Any, index: Any, axis: int, bounds: bool) -> Any:
-    _check_static(x, index, axis)
+@functools.partial(kernel, static_argnames="axis")
+def _take(x: Any, index: Any, axis: int) -> Any:
     n = x.shape[axis]
-    out = jnp.take(x, _normalized(index, n), axis=axis, mode="clip") if n else _empty_take(x, index, axis)
-    return (out, _bounds(index)) if bounds else out
+    return jnp.take(x, _normalized(index, n), axis=axis, mode="clip") if n else _empty_take(x, index, axis)
 
 
 def _empty_take(x: Any, index: Any, axis: int) -> Any:
@@ -153,8 +139,8 @@ def _empty_take(x: Any, index: Any, axis: int) -> Any:
     return jnp.zeros(shape, x.dtype)
 
 
-@functools.partial(kernel, static_argnames=("axis", "bounds"))
-def _take_along_axis(x: Any, index: Any, axis: int, bounds: bool) -> Any:
+@functools.partial(kernel, static_argnames="axis")
+def _take_along_axis(x: Any, index: Any, axis: int) -> Any:
     shape = []
     for i, (s, t) in enumerate(zip(x.shape, index.shape, strict=True)):
         if i == axis:
@@ -164,10 +150,9 @@ def _take_along_axis(x: Any, index: Any, axis: int, bounds: bool) -> Any:
         else:
             fail(ValueError, f"indices of shape {index.shape} cannot be broadcast with x of shape {x.shape} "
                    f"(apart from axis {axis})")  # fmt: skip
-    _check_static(x, index, axis)
     n = x.shape[axis]
     if n:
         out = jnp.take_along_axis(x, _normalized(index, n), axis=axis, mode="clip")
     else:
         out = jnp.zeros(tuple(shape), x.dtype)
-    return (out, _bounds(index)) if bounds else out
+    return out

@@ -32,6 +32,7 @@ from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._elementwise import operands
 from xp._errors import DataDependentShapeError, describe, fail
+from xp._indexing import index_range
 from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike
@@ -168,7 +169,8 @@ def searchsorted(
     ``0.0``), or ``sorter`` must be the indices that sort it, an integer array of ``x1``'s shape.
     A Python scalar ``x2`` takes ``x1``'s dtype under the scalar rules; array operands are
     compared in their promoted dtype. Eagerly, ``sorter`` is checked to be within ``[0, len(x1))``
-    (one device round trip); under a trace an out-of-range ``sorter`` gives unspecified indices.
+    (read in place on CPU, one device round trip elsewhere); under a trace an out-of-range
+    ``sorter`` gives unspecified indices.
     """
     v1, v2 = operands(None, x1, x2)
     if v1.ndim != 1:
@@ -182,16 +184,11 @@ def searchsorted(
         if order.shape != v1.shape:
             fail(ValueError, f"sorter must have the shape of x1 {tuple(v1.shape)}, got {tuple(order.shape)}")
         if not isinstance(order, Tracer) and order.size:
-            low, high = np.asarray(_min_max(order)).tolist()
+            low, high = index_range(order)
             if low < 0 or high >= order.size:
                 fail(IndexError, f"sorter holds index {low if low < 0 else high}, out of range for x1 "
                        f"of length {order.size}")  # fmt: skip
     return wrap(_searchsorted(v1, v2, order, side))
-
-
-@kernel
-def _min_max(index: Any) -> Any:
-    return jnp.stack([jnp.min(index), jnp.max(index)])
 
 
 @functools.partial(kernel, static_argnames="side")

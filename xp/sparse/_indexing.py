@@ -211,8 +211,7 @@ def _check_bounds(index: Any, n: int, axis: int, where: str) -> None:
         return
     if index.size == 0:
         return
-    with jax.ensure_compile_time_eval():
-        low, high = np.asarray(dense_take._bounds(index)).tolist()
+    low, high = dense_indexing.index_range(index)
     if low < -n or high >= n:
         bad = low if low < -n else high
         fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
