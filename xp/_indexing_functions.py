@@ -48,18 +48,21 @@ def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Arr
     ``axis`` may be omitted only for 1-d ``x``; a 0-d ``x`` is an error. The result has the
     shape of ``x`` with ``axis`` replaced by the length of ``indices``.
     """
+    # (each array's shape is read once: a jax array's ndim and size are Python properties
+    # computed from it, 0.1-0.2 µs a read, on a call of about 10 µs)
     value = boundary.array(x, "x")
-    if value.ndim == 0:
+    shape = value.shape
+    if not shape:
         fail(ValueError, "x must have at least one dimension, got a 0-d array")
     if axis is None:
-        if value.ndim > 1:
-            fail(ValueError, f"axis is required when x has more than one dimension, got shape {tuple(value.shape)}")
+        if len(shape) > 1:
+            fail(ValueError, f"axis is required when x has more than one dimension, got shape {tuple(shape)}")
         position = 0
     else:
-        position = boundary.axis(axis, value.ndim)
-    check_constant(indices, value.shape[position], position)
+        position = boundary.axis(axis, len(shape))
+    check_constant(indices, shape[position], position)
     index = boundary.array(indices, "indices")
-    if index.ndim != 1:
+    if len(index.shape) != 1:
         fail(ValueError, f"indices must be 1-dimensional, got shape {tuple(index.shape)}")
     return _gather(_take, value, index, position, "xp.take")
 
@@ -104,11 +107,15 @@ def _gather(gather: Any, value: Any, index: Any, axis: int, where: str) -> Array
     concrete, in checked mode where they are traced."""
     if index.dtype not in dt.INTEGER:
         fail(TypeError, f"indices must have an integer dtype, got {index.dtype}")
-    _check_static(value, index, axis)  # an axis of size 0 first: no index is in bounds there
+    n = value.shape[axis]
+    if 0 in index.shape:
+        return wrap(gather(value, index, axis))
+    if n == 0:  # first: no index is in bounds there, traced or not
+        fail(IndexError, f"cannot take elements from axis {axis} of x, which has size 0")
     if isinstance(index, Tracer):
-        check_traced(index, value.shape[axis], axis, where)
-    elif index.size:
-        _check_bounds(*index_range(index), value.shape[axis], axis)
+        check_traced(index, n, axis, where)
+    else:
+        _check_bounds(*index_range(index), n, axis)
     return wrap(gather(value, index, axis))
 
 
@@ -121,11 +128,6 @@ def _normalized(index: Any, n: int) -> Any:
         return index.astype(wide)
     index = index.astype(wide)
     return jnp.where(index < 0, index + np.asarray(n, wide), index)
-
-
-def _check_static(x: Any, index: Any, axis: int) -> None:
-    if x.shape[axis] == 0 and index.size:
-        fail(IndexError, f"cannot take elements from axis {axis} of x, which has size 0")
 
 
 @functools.partial(kernel, static_argnames="axis")
