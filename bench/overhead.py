@@ -153,9 +153,10 @@ def _table(title: str, note: str, rows: list[tuple[Case, float, float]], label: 
 
 JITTED_NOTE = (
     " Target: at most 1.05 each. On the shared 2-core machine a row moves by up to 0.35 between runs"
-    " (four runs on 2026-12-02: affine 0.85-1.20, MLP 1.06-1.15, fori_loop 1.08-1.09, softmax 0.99-1.15):"
-    " a call is a few µs and its CPU time includes XLA's worker threads. What xp adds per call, measured"
-    " directly on a jitted identity function: about 0.3 µs per xp argument or result (issue #12's notes)."
+    " (seven runs on 2026-12-02 and 12-03: affine 0.85-1.20, MLP 1.05-1.30, fori_loop 1.08-1.12, softmax"
+    " 0.99-1.24): a call is a few µs and its CPU time includes XLA's worker threads. What xp adds per call,"
+    " measured directly on jitted identity functions: about 0.1 µs per xp argument and 0.75 µs per xp"
+    " result (JAX rebuilds each result's wrapper by calling the class; issue #12's notes)."
 )
 
 
