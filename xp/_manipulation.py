@@ -355,7 +355,7 @@ def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int
         amount = boundary.integer(shift, "shift") % size if size else 0
         if amount == 0:
             return wrap(value)
-        return wrap(_roll(value, _shift_array([amount]), None))
+        return wrap(_roll(value, _shift_array([amount]), None))  # axes=None: the flattened array
     if isinstance(axis, (tuple, list)):
         axes = tuple(boundary.axis(a, value.ndim, f"axis[{i}]") for i, a in enumerate(axis))
     else:

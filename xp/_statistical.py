@@ -195,7 +195,7 @@ def cumulative_sum(
     value = boundary.array(x, "x")
     position = _cumulative_axis(value, axis)
     initial = boundary.boolean(include_initial, "include_initial")
-    return wrap(_cumulative(value, position, boundary.optional_dtype(dtype), initial, False))
+    return wrap(_cumulative(value, position, boundary.optional_dtype(dtype), initial, False))  # product=False
 
 
 @api
@@ -210,7 +210,7 @@ def cumulative_prod(
     value = boundary.array(x, "x")
     position = _cumulative_axis(value, axis)
     initial = boundary.boolean(include_initial, "include_initial")
-    return wrap(_cumulative(value, position, boundary.optional_dtype(dtype), initial, True))
+    return wrap(_cumulative(value, position, boundary.optional_dtype(dtype), initial, True))  # product=True
 
 
 @functools.partial(kernel, static_argnames=("axis", "dtype", "initial", "product"))

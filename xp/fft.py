@@ -322,10 +322,10 @@ def _shift(x: Any, axes: int | tuple[int, ...] | None, inverse: bool) -> Any:
 def fftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """``x`` with the zero-frequency term moved to the centre of ``axes`` (default: all): each
     axis of size ``m`` rolled by ``m // 2``. Any dtype."""
-    return wrap(_shift(boundary.array(x, "x"), _shift_axes(axes), False))
+    return wrap(_shift(boundary.array(x, "x"), _shift_axes(axes), False))  # inverse=False
 
 
 @api
 def ifftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """The inverse of ``fftshift`` (they differ for odd sizes): each axis rolled by ``-(m // 2)``."""
-    return wrap(_shift(boundary.array(x, "x"), _shift_axes(axes), True))
+    return wrap(_shift(boundary.array(x, "x"), _shift_axes(axes), True))  # inverse=True

@@ -186,14 +186,14 @@ def eig(x: ArrayLike, /) -> EigResult:
     """Eigenvalues and eigenvectors (the columns, of unit norm) of each square matrix in ``x``,
     complex of ``x``'s precision. On platforms without JAX's kernel this runs on the host (see
     the module). Eigenvectors are not differentiable; ``eigvals`` is."""
-    w, v = _eig(boundary.array(x, "x"), True, _eig_mode())
+    w, v = _eig(boundary.array(x, "x"), True, _eig_mode())  # vectors=True
     return EigResult(wrap(w), wrap(v))
 
 
 @api
 def eigvals(x: ArrayLike, /) -> Array:
     """Eigenvalues of each square matrix in ``x``, complex of ``x``'s precision (see ``eig``)."""
-    (w,) = _eig(boundary.array(x, "x"), False, _eig_mode())
+    (w,) = _eig(boundary.array(x, "x"), False, _eig_mode())  # vectors=False
     return wrap(w)
 
 
