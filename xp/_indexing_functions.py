@@ -112,11 +112,17 @@ def _gather(gather: Any, value: Any, index: Any, axis: int, where: str) -> Array
         return wrap(gather(value, index, axis))
     if n == 0:  # first: no index is in bounds there, traced or not
         fail(IndexError, f"cannot take elements from axis {axis} of x, which has size 0")
+    check_indices(index, n, axis, where)
+    return wrap(gather(value, index, axis))
+
+
+def check_indices(index: Any, n: int, axis: int, where: str) -> None:
+    """The bounds check of integer indices into an axis of size ``n`` (see the module): eagerly
+    where they are concrete, in checked mode where they are traced. Also xp.sparse's."""
     if isinstance(index, Tracer):
         check_traced(index, n, axis, where)
-    else:
+    elif index.size:
         _check_bounds(*index_range(index), n, axis)
-    return wrap(gather(value, index, axis))
 
 
 def _normalized(index: Any, n: int) -> Any:

@@ -204,19 +204,6 @@ def _empty(value: Any, shape: tuple[int, ...]) -> Any:
 # --- take, take_along_axis ------------------------------------------------------------------
 
 
-def _check_bounds(index: Any, n: int, axis: int, where: str) -> None:
-    """The dense function's bounds check and message: eagerly, and in checked mode under a trace."""
-    if isinstance(index, Tracer):
-        dense_take.check_traced(index, n, axis, where)
-        return
-    if index.size == 0:
-        return
-    low, high = dense_indexing.index_range(index)
-    if low < -n or high >= n:
-        bad = low if low < -n else high
-        fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
-
-
 @implements("take")
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
     if isinstance(indices, SparseArray):
@@ -226,7 +213,7 @@ def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
     n = x.shape[position]
     dense_take.check_constant(indices, n, position)
     index = boundary.array(indices, "indices")
-    _check_bounds(index, n, position, "xp.take")
+    dense_take.check_indices(index, n, position, "xp.take")
     queries = _normalize(index, n).reshape(-1, 1)
     return joins.join(x, queries, (position,), (int(index.shape[0]),), position)
 
@@ -254,7 +241,7 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     position = boundary.axis(axis, x.ndim)
     dense_take.check_constant(indices, x.shape[position], position)
     index = boundary.array(indices, "indices")
-    _check_bounds(index, x.shape[position], position, "xp.take_along_axis")
+    dense_take.check_indices(index, x.shape[position], position, "xp.take_along_axis")
     shape = tuple(spec.shape)
     queries = _along_queries(index, axis=position, shape=shape, x_shape=tuple(x.shape))
     value = x._value
