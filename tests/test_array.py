@@ -198,6 +198,74 @@ def test_basic_setitem_matches_numpy(data):
     assert np.array_equal(np.asarray(x), target)
 
 
+@given(st.data())
+def test_a_basic_key_used_again_reads_and_writes_the_same(data):
+    # the second use of a plain key is parsed from xp._indexing's cache, the third and later pass
+    # the starts kept on the device: each must read and write what NumPy does
+    shape = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple))
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    key = data.draw(basic_keys(shape))
+    x = xp.asarray(a)
+    target = a.copy()
+    for i in range(3):
+        assert np.array_equal(np.asarray(x[key]), target[key])
+        x[key] = float(-i)
+        target[key] = float(-i)
+        assert np.array_equal(np.asarray(x), target)
+
+
+def test_a_plain_key_is_parsed_once_and_its_starts_kept_on_the_device():
+    from xp import _indexing
+
+    x = xp.arange(17.0)  # (a shape no other test indexes: the cache is the process's)
+    first = _indexing.parse(slice(3, 11, 2), x.shape)
+    assert _indexing.parse((slice(3, 11, 2),), x.shape) is first  # a key alone is a key of one entry
+    assert first.device_starts is None  # not for an index used once (a loop over positions)
+    for _ in range(2):
+        assert x[3:11:2].jax.tolist() == [3.0, 5.0, 7.0, 9.0]
+    assert isinstance(first.device_starts, jax.Array) and first.device_starts.tolist() == first.starts.tolist()
+    assert _indexing.parse(slice(3, 11, 2), (18,)) is not first  # another shape, another plan
+
+
+def test_the_parse_cache_keeps_apart_keys_that_compare_equal():
+    x = xp.arange(5)
+    for _ in range(2):
+        assert int(x[1]) == 1
+        assert x[1:3].jax.tolist() == [1, 2]
+    assert x[True].shape == (1, 5)  # True == 1 and hashes alike; a bool index adds an axis
+    assert x[True:3].jax.tolist() == [1, 2]  # as NumPy (a bool is an int there)
+    with pytest.raises(IndexError, match=r"slice bounds must be integers or None, got slice\(1.0, 3, None\)"):
+        x[1.0:3]  # 1.0 == 1 and hashes alike
+    assert x[np.int64(1) : np.int32(3)].jax.tolist() == [1, 2]
+
+
+def test_a_key_reused_first_within_a_trace_leaves_no_tracer_behind():
+    x = xp.arange(19.0)  # (a shape no other test indexes)
+    for offset in (0.0, 1.0):  # the first use parses, the second would move the starts to the device
+        out = jax.jit(lambda offset=offset: x[2:9:3] + offset)()
+        assert out.jax.tolist() == [2.0 + offset, 5.0 + offset, 8.0 + offset]
+    with jax.checking_leaks():
+        assert x[2:9:3].jax.tolist() == [2.0, 5.0, 8.0]
+        x[2:9:3] = -1.0
+    assert jax.jit(lambda v: v[2:9:3])(x).jax.tolist() == [-1.0, -1.0, -1.0]
+
+
+@given(st.data())
+def test_a_sole_integer_array_index_matches_numpy(data):
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple))
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    dtype = data.draw(st.sampled_from([np.int8, np.int32, np.uint8, np.uint16]))
+    low = 0 if np.dtype(dtype).kind == "u" else -shape[0]
+    index_shape = data.draw(st.lists(st.integers(0, 3), max_size=2).map(tuple))
+    index = data.draw(hnp.arrays(dtype, index_shape, elements=st.integers(low, shape[0] - 1)))
+    x = xp.asarray(a)
+    i = xp.asarray(index)
+    assert np.array_equal(np.asarray(x[i]), a[index])
+    x[i] = -1.0
+    a[index] = -1.0
+    assert np.array_equal(np.asarray(x), a)
+
+
 def test_integer_loop_compiles_once():
     from xp import _indexing
 
@@ -225,8 +293,14 @@ def test_out_of_bounds_indices_raise_eagerly():
     x = xp.arange(5)
     with pytest.raises(IndexError, match=r"xp.Array.__getitem__: index 5 is out of bounds for axis 0 with size 5"):
         x[5]
-    with pytest.raises(IndexError, match="out of bounds"):
+    with pytest.raises(IndexError, match=r"xp.Array.__getitem__: index 7 is out of bounds for axis 0 with size 5"):
         x[xp.asarray([0, 7])]
+    with pytest.raises(IndexError, match=r"xp.Array.__getitem__: index -6 is out of bounds for axis 0 with size 5"):
+        x[xp.asarray([[-6], [1]])]
+    with pytest.raises(IndexError, match=r"xp.Array.__getitem__: too many indices for an array of 0 dimensions"):
+        xp.asarray(1.0)[xp.asarray([0])]
+    with pytest.raises(IndexError, match="index arrays must have an integer or boolean dtype, got float"):
+        x[xp.asarray([0.0])]
     with pytest.raises(IndexError, match="too many indices"):
         x[0, 0]
     with pytest.raises(IndexError, match="single ellipsis"):
@@ -298,6 +372,22 @@ def test_writing_into_the_base_refreshes_views():
     assert tail.jax.tolist() == [3.0, 40.0, 5.0]
     x += 1
     assert tail.jax.tolist() == [4.0, 41.0, 6.0]
+
+
+def test_views_of_an_array_written_before_they_were_made():
+    # a first write marks the array as having no base and no views (xp.Array._assign): views
+    # made after it must still be linked both ways
+    x = xp.arange(6.0)
+    x[0] = -1.0
+    x[5] = -6.0
+    tail = x[3:]
+    x[4] = 40.0
+    assert tail.jax.tolist() == [3.0, 40.0, -6.0]
+    tail[0] = 30.0
+    assert x.jax.tolist() == [-1.0, 1.0, 2.0, 30.0, 40.0, -6.0]
+    head = tail[:1]  # a view of a view that was itself written
+    head[0] = 3.5
+    assert x.jax.tolist()[3] == 3.5 and tail.jax.tolist()[0] == 3.5
 
 
 def test_views_of_views():

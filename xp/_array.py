@@ -80,8 +80,9 @@ class Array:
     __hash__ = None  # type: ignore[assignment]  # mutable, like NumPy arrays
 
     _value: Any  # a jax.Array or a tracer, strongly typed, of an xp dtype
-    _base: tuple[Array, Any]  # for a view: the array it views and the BasicIndex into it
-    _views: list[weakref.ref[Array]]  # the live views of this array
+    # unset, or None once the array is written (see _assign), where there is none:
+    _base: tuple[Array, Any] | None  # for a view: the array it views and the BasicIndex into it
+    _views: list[weakref.ref[Array]] | None  # the live views of this array
 
     def __new__(cls, *args: Any, _value: Any = _NO_VALUE, **kwargs: Any) -> Array:
         # Only JAX's pytree machinery calls this, as Array(_value=leaf), to rebuild an array (see
@@ -240,11 +241,22 @@ class Array:
     def _assign(self, value: Any, _origin: Array | None = None) -> None:
         """Rebind the value (same shape and dtype); update the viewed array and live views."""
         self._value = value
-        base = getattr(self, "_base", None)
+        try:
+            base, views = self._base, self._views
+        except AttributeError:
+            # An array written for the first time: its unset slots are set to None, so that the
+            # next writes read them without an exception (a missing slot costs 0.2 µs a read,
+            # on a write of about 8 µs). None means no base, no views, as an unset slot does.
+            base, views = getattr(self, "_base", None), getattr(self, "_views", None)
+            if base is None:
+                self._base = None
+            if views is None:
+                self._views = None
         if base is not None and base[0] is not _origin:
             viewed, index = base
             viewed._assign(index.set(viewed._value, value), _origin=self)
-        self._refresh_views(skip=_origin)
+        if views:
+            self._refresh_views(skip=_origin)
 
     def _refresh_views(self, skip: Array | None) -> None:
         views = getattr(self, "_views", None)
@@ -357,9 +369,8 @@ def link(base: Array, view: Array, layout: Layout) -> None:
     """Make ``view`` (whose value is already ``layout.get(base._value)``) a view of ``base``."""
     view._base = (base, layout)
     ref = weakref.ref(view)
-    try:
-        views = base._views
-    except AttributeError:
+    views = getattr(base, "_views", None)  # (unset, or None once written: see Array._assign)
+    if views is None:
         base._views = [ref]
         return
     views.append(ref)

@@ -43,10 +43,15 @@ def _setitem(self: Array, key: Any, value: Any, /) -> None:
     try:
         index = _indexing.parse(key, self._value.shape, where)
         update = boundary.update_value(value, self._value.dtype, "value")
-        if isinstance(index, _indexing.BasicIndex) and not _broadcastable(update.shape, index.shape):
+        if (
+            type(index) is _indexing.BasicIndex
+            and (update_shape := update.shape)  # (a scalar broadcasts to any shape)
+            and update_shape != index.shape
+            and not _broadcastable(update_shape, index.shape)
+        ):
             fail(
                 ValueError,
-                f"value of shape {tuple(update.shape)} cannot be broadcast to the indexed shape {index.shape}",
+                f"value of shape {tuple(update_shape)} cannot be broadcast to the indexed shape {index.shape}",
             )
         try:
             new_value = index.set(self._value, update)
