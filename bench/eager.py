@@ -36,6 +36,16 @@ class Case:
     shape: tuple[int, ...]
     ours: Callable[[], object]
     theirs: Callable[[], object]
+    # The dispatch floor: the kernels the call needs, each a bare ``jax.jit`` of the jax.numpy
+    # computation called with the jax arrays positionally (no Python around it); None where
+    # xp's call dispatches no kernel (a conversion, a view).
+    floor: Callable[[], object] | None = None
+
+
+def bare(fn: Callable[..., object], *args: object) -> Callable[[], object]:
+    """A zero-argument call of ``jax.jit(fn)`` on ``args``: one cached kernel, nothing else."""
+    kernel = jax.jit(fn)
+    return lambda: kernel(*args)
 
 
 def _arrays(shape: tuple[int, ...]) -> tuple[xp.Array, jax.Array, xp.Array, jax.Array]:
@@ -53,17 +63,32 @@ def elementwise_cases(shape: tuple[int, ...]) -> list[Case]:
     x, jx, y, jy = _arrays(shape)
     raw = jx
     index = (0,) * len(shape)
+    less, select = jax.jit(jnp.less), jax.jit(jnp.where)
+    # a Python scalar is data to the floor's kernel, as to xp's (a kernel per value would compile per value)
+    scalar, one = jnp.float32(2.5), jnp.float32(1.0)
     cases = [
-        Case("add", shape, lambda: x + y, lambda: jx + jy),
-        Case("multiply by a Python scalar", shape, lambda: x * 2.5, lambda: jx * 2.5),
-        Case("less (comparison)", shape, lambda: x < y, lambda: jx < jy),
-        Case("where", shape, lambda: xp.where(x < y, x, y), lambda: jnp.where(jx < jy, jx, jy)),
-        Case("astype", shape, lambda: xp.astype(x, xp.int32), lambda: jx.astype(jnp.int32)),
+        Case("add", shape, lambda: x + y, lambda: jx + jy, bare(jnp.add, jx, jy)),
+        Case("multiply by a Python scalar", shape, lambda: x * 2.5, lambda: jx * 2.5, bare(jnp.multiply, jx, scalar)),
+        Case("less (comparison)", shape, lambda: x < y, lambda: jx < jy, bare(jnp.less, jx, jy)),
+        Case(
+            "where",
+            shape,
+            lambda: xp.where(x < y, x, y),
+            lambda: jnp.where(jx < jy, jx, jy),
+            lambda: select(less(jx, jy), jx, jy),
+        ),
+        Case(
+            "astype",
+            shape,
+            lambda: xp.astype(x, xp.int32),
+            lambda: jx.astype(jnp.int32),
+            bare(lambda a: a.astype(jnp.int32), jx),
+        ),
         Case("asarray of a jax array", shape, lambda: xp.asarray(raw), lambda: jnp.asarray(raw)),
     ]
     if shape:
         key = _slice(len(shape))
-        cases.append(Case("slice x[1:5]", shape, lambda: x[key], lambda: jx[key]))
+        cases.append(Case("slice x[1:5]", shape, lambda: x[key], lambda: jx[key], bare(lambda a: a[key], jx)))
 
         def ours_set() -> object:
             x[index] = 1.0
@@ -72,12 +97,17 @@ def elementwise_cases(shape: tuple[int, ...]) -> list[Case]:
         def theirs_set() -> object:
             return jx.at[index].set(1.0)
 
-        cases.append(Case("setitem x[0] = 1.0", shape, ours_set, theirs_set))
+        cases.append(
+            Case("setitem x[0] = 1.0", shape, ours_set, theirs_set, bare(lambda a, v: a.at[index].set(v), jx, one))
+        )
         # integer-array indices: xp checks them eagerly (IndexError), jax.numpy clamps or fills
         picks = np.array([3, 0, 2, 1], np.int32) % shape[0]
         xi, ji = xp.asarray(picks), jnp.asarray(picks)
-        cases.append(Case("take (4 indices)", shape, lambda: xp.take(x, xi, axis=0), lambda: jnp.take(jx, ji, axis=0)))
-        cases.append(Case("x[index array] (4 indices)", shape, lambda: x[xi], lambda: jx[ji]))
+        cases.append(Case("take (4 indices)", shape, lambda: xp.take(x, xi, axis=0), lambda: jnp.take(jx, ji, axis=0),
+                          bare(lambda a, i: jnp.take(a, i, axis=0), jx, ji)))  # fmt: skip
+        cases.append(
+            Case("x[index array] (4 indices)", shape, lambda: x[xi], lambda: jx[ji], bare(lambda a, i: a[i], jx, ji))
+        )
     else:
         cases.append(Case("slice x[...]", shape, lambda: x[...], lambda: jx[...]))
 
@@ -85,7 +115,8 @@ def elementwise_cases(shape: tuple[int, ...]) -> list[Case]:
             x[...] = 1.0
             return x
 
-        cases.append(Case("setitem x[...] = 1.0", shape, ours_set0, lambda: jx.at[...].set(1.0)))
+        cases.append(Case("setitem x[...] = 1.0", shape, ours_set0, lambda: jx.at[...].set(1.0),
+                          bare(lambda a, v: a.at[...].set(v), jx, one)))  # fmt: skip
     return cases
 
 
@@ -93,30 +124,54 @@ def function_cases(shape: tuple[int, ...]) -> list[Case]:
     """The chapters of the second issue: reductions, sorting, searching, manipulation, linalg, fft."""
     x, jx, y, jy = _arrays(shape)
     cases = [
-        Case("sum", shape, lambda: xp.sum(x), lambda: jnp.sum(jx)),
-        Case("mean", shape, lambda: xp.mean(x), lambda: jnp.mean(jx)),
-        Case("max", shape, lambda: xp.max(x), lambda: jnp.max(jx)),
-        Case("std", shape, lambda: xp.std(x), lambda: jnp.std(jx)),
+        Case("sum", shape, lambda: xp.sum(x), lambda: jnp.sum(jx), bare(jnp.sum, jx)),
+        Case("mean", shape, lambda: xp.mean(x), lambda: jnp.mean(jx), bare(jnp.mean, jx)),
+        Case("max", shape, lambda: xp.max(x), lambda: jnp.max(jx), bare(jnp.max, jx)),
+        Case("std", shape, lambda: xp.std(x), lambda: jnp.std(jx), bare(jnp.std, jx)),
     ]
     if shape:
         flat = (-1,)
         cases += [
-            Case("sort", shape, lambda: xp.sort(x, axis=-1), lambda: jnp.sort(jx, axis=-1, stable=True)),
-            Case("argmax", shape, lambda: xp.argmax(x), lambda: jnp.argmax(jx)),
-            Case("concat", shape, lambda: xp.concat([x, y]), lambda: jnp.concatenate([jx, jy])),
-            Case("reshape", shape, lambda: xp.reshape(x, flat), lambda: jnp.reshape(jx, flat)),
+            Case(
+                "sort",
+                shape,
+                lambda: xp.sort(x, axis=-1),
+                lambda: jnp.sort(jx, axis=-1, stable=True),
+                bare(lambda a: jnp.sort(a, axis=-1, stable=True), jx),
+            ),
+            Case("argmax", shape, lambda: xp.argmax(x), lambda: jnp.argmax(jx), bare(jnp.argmax, jx)),
+            Case(
+                "concat",
+                shape,
+                lambda: xp.concat([x, y]),
+                lambda: jnp.concatenate([jx, jy]),
+                bare(lambda a, b: jnp.concatenate([a, b]), jx, jy),
+            ),
+            Case(
+                "reshape",
+                shape,
+                lambda: xp.reshape(x, flat),
+                lambda: jnp.reshape(jx, flat),
+                bare(lambda a: jnp.reshape(a, flat), jx),
+            ),
         ]
     if len(shape) == 2:
         n = shape[0]
         vector = xp.ones(n, dtype=xp.float32)
         jvector = jnp.ones(n, dtype=jnp.float32)
         cases += [
-            Case("matmul", shape, lambda: x @ y, lambda: jx @ jy),
-            Case("linalg.solve", shape, lambda: xp.linalg.solve(x, vector), lambda: jnp.linalg.solve(jx, jvector)),
-            Case("fft.fft", shape, lambda: xp.fft.fft(x), lambda: jnp.fft.fft(jx)),
+            Case("matmul", shape, lambda: x @ y, lambda: jx @ jy, bare(jnp.matmul, jx, jy)),
+            Case(
+                "linalg.solve",
+                shape,
+                lambda: xp.linalg.solve(x, vector),
+                lambda: jnp.linalg.solve(jx, jvector),
+                bare(jnp.linalg.solve, jx, jvector),
+            ),
+            Case("fft.fft", shape, lambda: xp.fft.fft(x), lambda: jnp.fft.fft(jx), bare(jnp.fft.fft, jx)),
         ]
     elif len(shape) == 1:
-        cases.append(Case("fft.fft", shape, lambda: xp.fft.fft(x), lambda: jnp.fft.fft(jx)))
+        cases.append(Case("fft.fft", shape, lambda: xp.fft.fft(x), lambda: jnp.fft.fft(jx), bare(jnp.fft.fft, jx)))
     return cases
 
 
@@ -129,33 +184,46 @@ def _block(result: object) -> None:
             leaf.block_until_ready()
 
 
-def time_pair(case: Case, rounds: int, budget: float) -> tuple[float, float]:
-    """Median seconds per call of (xp, jax.numpy), interleaved."""
-    for fn in (case.ours, case.theirs):  # compile and warm up
+@dataclass
+class Timed:
+    """Median seconds per call of one case: xp, jax.numpy and (where the case has one) the floor."""
+
+    case: Case
+    ours: float
+    theirs: float
+    floor: float | None = None
+
+
+def time_case(case: Case, rounds: int, budget: float) -> Timed:
+    """Time the case's callables interleaved (xp, jax.numpy, floor, xp, ...), medians of rounds."""
+    fns = [case.ours, case.theirs] + ([case.floor] if case.floor is not None else [])
+    for fn in fns:  # compile and warm up
         for _ in range(3):
             _block(fn())
     start = time.process_time()
     _block(case.theirs())
     single = max(time.process_time() - start, 1e-7)
-    calls = max(1, min(2000, int(budget / single / rounds / 2)))
-    ours, theirs = [], []
+    calls = max(1, min(2000, int(budget / single / rounds / len(fns))))
+    samples: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
-        for fn, sink in ((case.ours, ours), (case.theirs, theirs)):
+        for fn, sink in zip(fns, samples, strict=True):
             start = time.process_time()
             for _ in range(calls):
                 result = fn()
             _block(result)
             sink.append((time.process_time() - start) / calls)
-    return statistics.median(ours), statistics.median(theirs)
+    medians = [statistics.median(s) for s in samples]
+    return Timed(case, *medians)
 
 
-def run(cases: list[Case], rounds: int, budget: float) -> list[tuple[Case, float, float]]:
+def run(cases: list[Case], rounds: int, budget: float) -> list[Timed]:
     rows = []
     for case in cases:
-        ours, theirs = time_pair(case, rounds, budget)
-        rows.append((case, ours, theirs))
-        print(f"{case.name:34} {case.shape!s:14} xp {ours * 1e6:10.2f} us   jnp {theirs * 1e6:10.2f} us   "
-              f"ratio {ours / theirs:5.2f}", file=sys.stderr)  # fmt: skip
+        row = time_case(case, rounds, budget)
+        rows.append(row)
+        floor = "" if row.floor is None else f"   floor {row.floor * 1e6:10.2f} us"
+        print(f"{case.name:34} {case.shape!s:14} xp {row.ours * 1e6:10.2f} us   jnp {row.theirs * 1e6:10.2f} us"
+              f"{floor}   ratio {row.ours / row.theirs:5.2f}", file=sys.stderr)  # fmt: skip
     return rows
 
 
@@ -163,27 +231,48 @@ def geometric_mean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def markdown(title: str, rows: list[tuple[Case, float, float]], note: str) -> str:
-    shapes = sorted({c.shape for c, _, _ in rows}, key=lambda s: (len(s), s))
-    names = list(dict.fromkeys(c.name for c, _, _ in rows))
-    by = {(c.name, c.shape): (o, t) for c, o, t in rows}
-    lines = [f"## {title}", "", note, "", "| operation | " + " | ".join(str(s) for s in shapes) + " |",
-             "|---|" + "---:|" * len(shapes)]  # fmt: skip
+def _grid(rows: list[Timed], cell: Callable[[Timed], str | None]) -> tuple[list[tuple[int, ...]], list[str]]:
+    """Table rows (operation by shape) of ``cell`` for each timing; the shapes in order."""
+    shapes = sorted({r.case.shape for r in rows}, key=lambda s: (len(s), s))
+    names = list(dict.fromkeys(r.case.name for r in rows))
+    by = {(r.case.name, r.case.shape): r for r in rows}
+    lines = []
     for name in names:
-        cells = []
-        for shape in shapes:
-            if (name, shape) in by:
-                o, t = by[name, shape]
-                cells.append(f"{o / t:.2f} ({o * 1e6:.1f} / {t * 1e6:.1f} µs)")
-            else:
-                cells.append("")
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        cells = [cell(by[name, shape]) if (name, shape) in by else None for shape in shapes]
+        if any(c is not None for c in cells):
+            lines.append(f"| {name} | " + " | ".join(c or "" for c in cells) + " |")
+    return shapes, lines
+
+
+def _header(title: str, note: str, shapes: list[tuple[int, ...]]) -> list[str]:
+    return [f"## {title}", "", note, "", "| operation | " + " | ".join(str(s) for s in shapes) + " |",
+            "|---|" + "---:|" * len(shapes)]  # fmt: skip
+
+
+def markdown(title: str, rows: list[Timed], note: str) -> str:
+    shapes, lines = _grid(rows, lambda r: f"{r.ours / r.theirs:.2f} ({r.ours * 1e6:.1f} / {r.theirs * 1e6:.1f} µs)")
     means = []
     for shape in shapes:
-        ratios = [by[n, shape][0] / by[n, shape][1] for n in names if (n, shape) in by]
+        ratios = [r.ours / r.theirs for r in rows if r.case.shape == shape]
         means.append(f"**{geometric_mean(ratios):.2f}**")
     lines.append("| geometric mean of the ratios | " + " | ".join(means) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(_header(title, note, shapes) + lines) + "\n"
+
+
+def floor_markdown(title: str, rows: list[Timed], note: str) -> str:
+    """What xp and jax.numpy add to the dispatch floor, and the lowest ratio the floor allows."""
+
+    def cell(r: Timed) -> str | None:
+        if r.floor is None:
+            return None
+        return f"{(r.ours - r.floor) * 1e6:+.1f} / {(r.theirs - r.floor) * 1e6:+.1f} µs ({r.floor / r.theirs:.2f})"
+
+    shapes, lines = _grid([r for r in rows if r.case.shape in SMALL_SHAPES], cell)
+    return "\n".join(_header(title, note, shapes) + lines) + "\n"
+
+
+SMALL_SHAPES = {(), (8,), (8, 8)}
+"""Where the call, not the computation, is the time: the shapes of the dispatch-floor tables."""
 
 
 def environment() -> str:
@@ -197,17 +286,35 @@ def environment() -> str:
 NOTE = "Each cell: the ratio of median CPU times per call (xp / jax.numpy; below 1 is faster), then both times. "
 
 
+FLOOR_NOTE = (
+    "The floor of a call is the kernels it needs, each a bare `jax.jit` of the jax.numpy computation called"
+    " with jax arrays positionally: one cached kernel's dispatch and run, with no Python around it (timed"
+    " in the same rounds as xp and jax.numpy). Each cell: µs of CPU time per call that xp adds to the floor"
+    " / that jax.numpy adds, then (in parentheses) floor / jax.numpy, the lowest ratio to jax.numpy that"
+    " any namespace dispatching these kernels through jax.jit could reach. Rows without a floor dispatch no"
+    " kernel in xp (a conversion, a view). "
+)
+
+
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
     args = parser.parse_args(argv)
-    rounds, budget = (3, 0.05) if args.quick else (9, 0.6)
+    # (a call is a few µs; its CPU time varies from batch to batch on a shared machine: 15 rounds,
+    # 1.5 s in all per case, interleaved)
+    rounds, budget = (3, 0.05) if args.quick else (15, 1.5)
     elementwise = run([c for shape in SHAPES for c in elementwise_cases(shape)], rounds, budget)
     functions = run([c for shape in FUNCTION_SHAPES for c in function_cases(shape)], rounds, budget)
     return (
         markdown("Eager calls: element-wise, conversion and indexing", elementwise, NOTE + environment())
         + "\n"
         + markdown("Eager calls: reductions, sorting, manipulation, linalg, fft", functions, NOTE + environment())
+        + "\n"
+        + floor_markdown(
+            "Eager calls at small shapes: what each adds to the dispatch floor",
+            elementwise + functions,
+            FLOOR_NOTE + environment(),
+        )
     )
 
 

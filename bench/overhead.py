@@ -26,7 +26,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from eager import Case, environment, geometric_mean, run
+from eager import Case, Timed, environment, geometric_mean, run
 from jax.experimental import sparse as jsparse
 
 import xp
@@ -132,7 +132,7 @@ def import_times(rounds: int) -> tuple[float, float]:
 # --- the report -----------------------------------------------------------------------------------
 
 
-def _table(title: str, note: str, rows: list[tuple[Case, float, float]], label: str) -> str:
+def _table(title: str, note: str, rows: list[Timed], label: str) -> str:
     lines = [
         f"## {title}",
         "",
@@ -141,11 +141,11 @@ def _table(title: str, note: str, rows: list[tuple[Case, float, float]], label: 
         f"| {label} | shape | xp / jax.numpy | xp | jax.numpy |",
         "|---|---|---:|---:|---:|",
     ]
-    for case, ours, theirs in rows:
+    for r in rows:
         lines.append(
-            f"| {case.name} | {case.shape} | {ours / theirs:.2f} | {ours * 1e6:.1f} µs | {theirs * 1e6:.1f} µs |"
+            f"| {r.case.name} | {r.case.shape} | {r.ours / r.theirs:.2f} | {r.ours * 1e6:.1f} µs | {r.theirs * 1e6:.1f} µs |"
         )
-    ratios = [o / t for _, o, t in rows]
+    ratios = [r.ours / r.theirs for r in rows]
     lines.append(f"| geometric mean | | **{geometric_mean(ratios):.2f}** | | |")
     lines.append(f"| largest | | **{max(ratios):.2f}** | | |")
     return "\n".join(lines) + "\n"
