@@ -183,6 +183,19 @@ def test_every_public_function_is_registered_under_its_public_name():
         assert _public(name) is fn, name
 
 
+@pytest.mark.parametrize("module", ["linalg", "fft", "special", "transforms"])
+def test_a_public_submodule_lists_its_functions_only(module):
+    # not the names its code imports: xp.linalg.wrap (an internal helper, which wraps anything,
+    # an xp array included) showed in dir() and tab completion beside the functions
+    namespace = getattr(xp, module)
+    assert [name for name in dir(namespace) if not name.startswith("_")] == sorted(namespace.__all__)
+    assert all(callable(getattr(namespace, name)) for name in namespace.__all__)
+
+
+def test_the_namespace_lists_no_name_of_its_implementation():
+    assert not {"annotations", "TYPE_CHECKING", "wrap", "api", "kernel"} & set(dir(xp))
+
+
 def test_sparse_implementations_implement_public_functions():
     assert len(_routing.SPARSE_IMPLEMENTATIONS) > 40  # xp.sparse is imported: they are registered
     assert set(_routing.SPARSE_IMPLEMENTATIONS) <= set(_routing.PUBLIC_FUNCTIONS)

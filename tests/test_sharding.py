@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 CHECKS = textwrap.dedent(
@@ -256,16 +258,76 @@ WRITES_IN_PLACE = textwrap.dedent(
             assert np.array_equal(np.asarray(view), np.asarray(x)), (name, what)
         scalar[...] = 0.5
         assert scalar.device == device1 and float(scalar) == 0.5
+    # results that do not depend on the input's values: kernels keep such inputs (xp/_jit.py)
+    integers = xp.asarray([1, 2, 3], device=device1)
+    square = xp.eye(3, device=device1)
+    for what, result in {
+        "isinf of integers": xp.isinf(integers),
+        "isfinite of integers": xp.isfinite(integers),
+        "imag of reals": xp.imag(square),
+        "linalg.matrix_power(x, 0)": xp.linalg.matrix_power(square, 0),
+        "broadcast_arrays(0-d, 2)": xp.broadcast_arrays(xp.asarray(1.0, device=device1), 2)[1],
+    }.items():
+        assert result.device == device1, (what, result.device)
         assert np.asarray(x).tolist() == [8.0, 5.0, 5.0, 4.0, 4.0, 4.0, 4.0, 8.0], (name, np.asarray(x))
     print("ok")
     """
 )
 
 
-def test_writes_keep_an_array_where_it_is():
-    # found by this test: a write of the whole array (x[...] = v, x[:] = v) made the new value from
-    # the (cached, default-device) scalar alone, moving an array off its device or mesh
+def test_writes_and_results_stay_where_the_array_is():
+    # found by these checks: a write of the whole array (x[...] = v, x[:] = v) made the new value
+    # from the (cached, default-device) scalar alone, and jax.jit dropped the inputs a result does
+    # not depend on, with their placement: both moved results to the default device
     run_with_devices(WRITES_IN_PLACE, 4)
+
+
+EVERY_FUNCTION_KEEPS_PLACEMENT = textwrap.dedent(
+    """
+    import warnings
+    import jax, numpy as np
+    import xp
+
+    warnings.simplefilter("ignore")  # (densifying sparse fallbacks are not what this checks)
+    device1 = jax.devices()[1]
+    inputs = {
+        "float32": xp.asarray(np.arange(1, 7, dtype=np.float32).reshape(2, 3) / 7, device=device1),
+        "int32": xp.asarray(np.arange(6, dtype=np.int32).reshape(2, 3), device=device1),
+        "bool": xp.asarray(np.arange(6).reshape(2, 3) % 2 == 0, device=device1),
+        "complex64": xp.asarray((np.arange(6) + 1j).astype(np.complex64).reshape(2, 3), device=device1),
+        "empty": xp.zeros((0, 3), device=device1),
+        "0-d": xp.asarray(2.5, device=device1),
+        "square": xp.asarray(np.eye(3, dtype=np.float32) * 2 + 0.1, device=device1),
+    }
+    calls, misplaced = 0, []
+    for namespace, prefix in ((xp, ""), (xp.linalg, "linalg."), (xp.fft, "fft.")):
+        names = getattr(namespace, "__all__", None) or [n for n in dir(namespace) if not n.startswith("_")]
+        for name in names:
+            function = getattr(namespace, name)
+            if not callable(function) or isinstance(function, type):
+                continue
+            for kind, x in inputs.items():
+                for args in ((x,), (x, x), (x, 2)):
+                    try:
+                        result = function(*args)
+                    except Exception:  # (not a valid call: what matters is where valid calls put results)
+                        continue
+                    calls += 1
+                    for leaf in result if isinstance(result, tuple) else (result,):
+                        if isinstance(leaf, xp.Array) and leaf.device != device1:
+                            misplaced.append((prefix + name, kind, len(args), leaf.device))
+    assert calls > 600, calls
+    assert not misplaced, misplaced
+    print("ok")
+    """
+)
+
+
+@pytest.mark.slow
+def test_every_function_puts_its_results_where_its_array_arguments_are():
+    # every public function called on arrays committed to device 1, with one, two or a Python
+    # scalar argument: each call that is valid returns arrays on device 1
+    run_with_devices(EVERY_FUNCTION_KEEPS_PLACEMENT, 2)
 
 
 EXPLICIT_AXES = textwrap.dedent(

@@ -209,4 +209,4 @@ else:
         return sorted({*globals(), "sparse", "special", "checked"})
 
 
-del TYPE_CHECKING  # not one of xp's names
+del TYPE_CHECKING, annotations  # not xp's names (the second is ``from __future__``'s)

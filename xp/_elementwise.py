@@ -236,7 +236,7 @@ def _unary(op: Op) -> Callable[[ArrayLike], Array]:
 
     def first_call(*args: Any) -> Any:  # the jitted kernel takes its place (as in xp/_jit.py)
         nonlocal run
-        run = jax.jit(functools.partial(_unary_kernel, op), inline=True)
+        run = jax.jit(functools.partial(_unary_kernel, op), inline=True, keep_unused=True)  # (see xp/_jit.py)
         return run(*args)
 
     run = first_call
@@ -261,7 +261,7 @@ def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
 
     def first_call(*args: Any) -> Any:  # the jitted kernel takes its place (as in xp/_jit.py)
         nonlocal run
-        run = jax.jit(functools.partial(_binary_kernel, op), inline=True)
+        run = jax.jit(functools.partial(_binary_kernel, op), inline=True, keep_unused=True)  # (see xp/_jit.py)
         return run(*args)
 
     run = first_call

@@ -159,8 +159,10 @@ def broadcast_arrays(*arrays: ArrayLike) -> tuple[Array, ...]:
     if not values:
         return ()
     shape = _broadcast_shape([tuple(v.shape) for v in values])
-    if all(v.shape == shape for v in values):
+    if all(v.shape == shape for v in values) and all(isinstance(a, (Array, jax.Array)) for a in arrays):
         return tuple(wrap(v) for v in values)
+    # (host data, a Python scalar or a NumPy array, goes through the kernel too: it then comes
+    # back where the arrays are, as in the element-wise functions, not on the default device)
     return tuple(wrap(v) for v in _broadcast_all(tuple(values), shape))
 
 

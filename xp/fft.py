@@ -329,3 +329,8 @@ def fftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Arr
 def ifftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """The inverse of ``fftshift`` (they differ for odd sizes): each axis rolled by ``-(m // 2)``."""
     return wrap(_shift(boundary.array(x, "x"), _shift_axes(axes), True))  # inverse=True
+
+
+def __dir__() -> list[str]:
+    # the namespace is the module's functions (``__all__``), not the names its code imports
+    return sorted(__all__)

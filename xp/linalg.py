@@ -576,3 +576,8 @@ def _trace(x: Any, offset: int, dtype: np.dtype | None) -> Any:
     _matrices(x)
     dtype = accumulation_dtype(x.dtype, dtype)  # sum's rule, which checks the dtypes
     return jnp.sum(jnp.diagonal(x.astype(dtype), offset, -2, -1), axis=-1, dtype=dtype)
+
+
+def __dir__() -> list[str]:
+    # the namespace is the module's functions (``__all__``), not the names its code imports
+    return sorted(__all__)

@@ -505,3 +505,8 @@ def xlogy(x: ArrayLike, y: ArrayLike, /) -> Array:
 def zetac(x: ArrayLike, /) -> Array:
     """Riemann zeta function minus 1, for x >= 1 (NaN below, where SciPy continues it)."""
     return call(gamma_functions.ZETAC, x)
+
+
+def __dir__() -> list[str]:
+    # the namespace is the module's functions (``__all__``), not the names its code imports
+    return sorted(__all__)

@@ -157,3 +157,8 @@ def grad(
 def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], init_val: Any) -> Any:
     """``jax.lax.while_loop`` whose ``cond_fun`` may return a 0-d boolean xp array."""
     return jax.lax.while_loop(lambda carry: _as_leaf(cond_fun(carry)), body_fun, init_val)
+
+
+def __dir__() -> list[str]:
+    # the namespace is the module's functions (``__all__``), not the names its code imports
+    return sorted(__all__)
