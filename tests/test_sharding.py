@@ -299,6 +299,9 @@ EVERY_FUNCTION_KEEPS_PLACEMENT = textwrap.dedent(
         "0-d": xp.asarray(2.5, device=device1),
         "square": xp.asarray(np.eye(3, dtype=np.float32) * 2 + 0.1, device=device1),
     }
+    sparse_matrix = np.array([[0, 1.5, 0], [2, 0, 0], [0, 0, 3]], np.float32)
+    for format in ("bcoo", "bcsr"):
+        inputs[format] = xp.sparse.fromdense(xp.asarray(sparse_matrix, device=device1), format=format)
     calls, misplaced = 0, []
     for namespace, prefix in ((xp, ""), (xp.linalg, "linalg."), (xp.fft, "fft.")):
         names = getattr(namespace, "__all__", None) or [n for n in dir(namespace) if not n.startswith("_")]
@@ -314,9 +317,9 @@ EVERY_FUNCTION_KEEPS_PLACEMENT = textwrap.dedent(
                         continue
                     calls += 1
                     for leaf in result if isinstance(result, tuple) else (result,):
-                        if isinstance(leaf, xp.Array) and leaf.device != device1:
+                        if hasattr(leaf, "__array_namespace__") and leaf.device != device1:  # dense or sparse
                             misplaced.append((prefix + name, kind, len(args), leaf.device))
-    assert calls > 600, calls
+    assert calls > 800, calls
     assert not misplaced, misplaced
     print("ok")
     """
@@ -325,8 +328,9 @@ EVERY_FUNCTION_KEEPS_PLACEMENT = textwrap.dedent(
 
 @pytest.mark.slow
 def test_every_function_puts_its_results_where_its_array_arguments_are():
-    # every public function called on arrays committed to device 1, with one, two or a Python
-    # scalar argument: each call that is valid returns arrays on device 1
+    # every public function called on arrays committed to device 1 (dense of several dtypes and
+    # shapes, BCOO, BCSR), with one, two or a Python scalar argument: each call that is valid
+    # returns arrays on device 1
     run_with_devices(EVERY_FUNCTION_KEEPS_PLACEMENT, 2)
 
 

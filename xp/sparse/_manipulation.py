@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from xp import _boundary as boundary
+from xp import _creation as creation
 from xp import _manipulation as dense
 from xp._array import Array
 from xp._routing import implements
@@ -207,7 +208,18 @@ def broadcast_to(x: Any, /, shape: tuple[int, ...]) -> Any:
 def broadcast_arrays(*arrays: Any) -> tuple[Any, ...]:
     specs = abstract(dense.broadcast_arrays, *arrays)
     shape = tuple(specs[0].shape) if specs else ()
-    return tuple(broadcasted(a, shape) if isinstance(a, SparseArray) else dense.broadcast_to(a, shape) for a in arrays)
+    # host data (a Python scalar, a NumPy array) goes where the sparse arrays are, as it does in
+    # the element-wise functions, rather than to the default device
+    where = next(a.device for a in arrays if isinstance(a, SparseArray))
+    on_device = where if isinstance(where, jax.Device) else None
+    return tuple(
+        broadcasted(a, shape)
+        if isinstance(a, SparseArray)
+        else dense.broadcast_to(
+            a if isinstance(a, (Array, jax.Array)) else creation.asarray(a, device=on_device), shape
+        )
+        for a in arrays
+    )
 
 
 # --- joining and splitting ------------------------------------------------------------------
