@@ -237,6 +237,10 @@ def test_the_parse_cache_keeps_apart_keys_that_compare_equal():
     with pytest.raises(IndexError, match=r"slice bounds must be integers or None, got slice\(1.0, 3, None\)"):
         x[1.0:3]  # 1.0 == 1 and hashes alike
     assert x[np.int64(1) : np.int32(3)].jax.tolist() == [1, 2]
+    for _ in range(2):
+        assert x[::1].jax.tolist() == [0, 1, 2, 3, 4]
+    with pytest.raises(IndexError, match=r"slice bounds must be integers or None, got slice\(None, None, 1.0\)"):
+        x[::1.0]
 
 
 def test_a_key_reused_first_within_a_trace_leaves_no_tracer_behind():

@@ -286,6 +286,21 @@ def test_export_with_a_symbolic_shape():
         same(restored.call(v), np.asarray(f(v)), rtol=1e-5)
 
 
+def test_slicing_an_axis_of_symbolic_size_says_it_is_not_supported():
+    # it said "slice bounds must be integers or None, got slice(1, 3, None)", of integer bounds
+    (n,) = export.symbolic_shape("n")
+    spec = jax.tree.map(lambda leaf: jax.ShapeDtypeStruct((n, 3), leaf.dtype), xp.ones((1, 3), dtype=xp.float32))
+    with pytest.raises(
+        NotImplementedError,
+        match=r"^xp.Array.__getitem__: cannot slice axis 0, whose size n is symbolic \(jax.export shape "
+        r"polymorphism\), with slice\(1, 3, None\)",
+    ):
+        export.export(jax.jit(lambda v: v[1:3]))(spec)
+    restored = export.export(jax.jit(lambda v: v[:, 1:]))(spec)  # a concrete axis slices as ever
+    v = xp.reshape(xp.arange(12, dtype=xp.float32), (4, 3))
+    same(restored.call(v), np.asarray(v)[:, 1:])
+
+
 @pytest.mark.parametrize("fmt", ["BCOO", "BCSR"])
 def test_export_serialize_and_call_sparse(fmt):
     dense = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]], np.float32)

@@ -169,9 +169,24 @@ def _parse_basic(key: tuple[Any, ...], shape: tuple[int, ...]) -> BasicIndex:
             identity = False
         elif type(k) is slice:
             n = shape[axis]
+            if k.start is None and k.stop is None and (k.step is None or (type(k.step) is int and k.step == 1)):
+                # ":", the whole axis, also of a size jax.export leaves symbolic
+                spans.append(n)
+                steps.append(1)
+                starts.append(0)
+                out_shape.append(n)
+                axis += 1
+                continue
             try:
                 start, stop, step = k.indices(n)
             except TypeError:
+                if type(n) is not int:  # a size jax.export leaves symbolic: where the slice ends is unknown
+                    raise ArgumentError(
+                        NotImplementedError,
+                        f"cannot slice axis {axis}, whose size {n} is symbolic (jax.export shape "
+                        f"polymorphism), with {k!r}; export with a concrete size for this axis, or "
+                        "index with an integer array (xp.take)",
+                    ) from None
                 raise _index_error(f"slice bounds must be integers or None, got {k!r}") from None
             except ValueError as e:
                 raise _index_error(f"{e} (in {k!r})") from None
