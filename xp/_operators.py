@@ -55,13 +55,18 @@ _SYMBOLS |= {"matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "
 _OPERAND_TYPES = (Array, jax.Array, jax.core.Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
 
+# The usual operands, known by their exact type: a 0.05 µs set lookup where isinstance against
+# _OPERAND_TYPES costs 0.25 µs for a Python float (jax.Array's and Tracer's checks come first)
+_COMMON_OPERAND_TYPES = frozenset({Array, float, int, bool, complex})
+
+
 def _takes(other: Any) -> bool:
-    return isinstance(other, _OPERAND_TYPES) or routing.is_sparse(other)
+    return type(other) in _COMMON_OPERAND_TYPES or isinstance(other, _OPERAND_TYPES) or routing.is_sparse(other)
 
 
 def _forward(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, Any], Any]:
     def operator(self: Array, other: Any, /) -> Any:
-        if type(other) is Array or _takes(other):
+        if type(other) in _COMMON_OPERAND_TYPES or _takes(other):
             return fn(self, other)
         return NotImplemented
 
