@@ -31,17 +31,19 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True, device: Devi
     """
     value = boundary.array(x, "x")
     want = boundary.dtype(dtype)
-    if want is dt.int32 and value.dtype == dt.uint32 and boundary.any_dtype(dtype) is dt.int64:
+    have = value.dtype  # (read once: a jax array's dtype is a Python property)
+    if want is dt.int32 and have == dt.uint32 and boundary.any_dtype(dtype) is dt.int64:
         _check_fits_int32(value)
     copy = boundary.boolean(copy, "copy")
     target = boundary.device(device)
-    if value.dtype.kind == "c" and want.kind != "c":
+    if have.kind == "c" and want.kind != "c":
         fail(TypeError, f"cannot convert complex x to {want} (take xp.real or xp.imag first)")
-    if want == value.dtype and _devices.same_placement(value, target):
+    if want == have and _devices.same_placement(value, target):
         if not copy and isinstance(x, Array):
             return x
         return wrap(value)
-    return wrap(_devices.place(_astype(value, want), target))
+    converted = _astype(value, want)
+    return wrap(converted if target is None else _devices.place(converted, target))
 
 
 def _check_fits_int32(value: Any) -> None:
