@@ -152,9 +152,9 @@ def _table(title: str, note: str, rows: list[Timed], label: str) -> str:
 
 
 JITTED_NOTE = (
-    " Target: at most 1.05 each. On the shared 2-core machine a row moves by up to 0.35 between runs"
-    " (seven runs on 2026-12-02 and 12-03: affine 0.85-1.20, MLP 1.05-1.30, fori_loop 1.08-1.12, softmax"
-    " 0.99-1.24): a call is a few µs and its CPU time includes XLA's worker threads. What xp adds per call,"
+    " Target: at most 1.05 each. On the shared 2-core machine a row moves by up to 0.4 between runs"
+    " (nine runs on 2026-12-02 and 12-03: affine 0.85-1.23, MLP 0.88-1.30, fori_loop 1.08-1.12, softmax"
+    " 0.99-1.24, BCOO 0.75-1.12): a call is a few µs and its CPU time includes XLA's worker threads. What xp adds per call,"
     " measured directly on jitted identity functions: about 0.1 µs per xp argument and 0.75 µs per xp"
     " result (JAX rebuilds each result's wrapper by calling the class; issue #12's notes)."
 )
