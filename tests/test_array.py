@@ -174,19 +174,21 @@ def test_a_failing_in_place_operator_with_a_sparse_operand_changes_nothing_views
 # --- indexing -------------------------------------------------------------------------------
 
 
+def _array_and_basic_key(data, min_dims):
+    shape = data.draw(st.lists(st.integers(1, 5), min_size=min_dims, max_size=3).map(tuple))
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    return a, data.draw(basic_keys(shape))
+
+
 @given(st.data())
 def test_basic_getitem_matches_numpy(data):
-    shape = data.draw(st.lists(st.integers(1, 5), min_size=0, max_size=3).map(tuple))
-    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
-    key = data.draw(basic_keys(shape))
+    a, key = _array_and_basic_key(data, min_dims=0)
     assert np.array_equal(np.asarray(xp.asarray(a)[key]), a[key])
 
 
 @given(st.data())
 def test_basic_setitem_matches_numpy(data):
-    shape = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple))
-    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
-    key = data.draw(basic_keys(shape))
+    a, key = _array_and_basic_key(data, min_dims=1)
     x = xp.asarray(a)
     target = a.copy()
     target[key] = -1.0
@@ -202,9 +204,7 @@ def test_basic_setitem_matches_numpy(data):
 def test_a_basic_key_used_again_reads_and_writes_the_same(data):
     # the second use of a plain key is parsed from xp._indexing's cache, the third and later pass
     # the starts kept on the device: each must read and write what NumPy does
-    shape = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple))
-    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
-    key = data.draw(basic_keys(shape))
+    a, key = _array_and_basic_key(data, min_dims=1)
     x = xp.asarray(a)
     target = a.copy()
     for i in range(3):
