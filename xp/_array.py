@@ -35,6 +35,7 @@ import jax.core
 import jax.export
 import jax.numpy as jnp
 import numpy as np
+from jaxlib import xla_client
 
 from xp import _devices
 
@@ -339,6 +340,10 @@ class Array:
 
 
 _new = object.__new__
+
+# The class of concrete jax arrays (not tracers), for exact type checks on hot paths; named
+# without computing anything at import.
+JaxArrayImpl = xla_client.ArrayImpl
 
 
 def wrap(value: Any) -> Array:

@@ -29,14 +29,13 @@ import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jaxlib import xla_client
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp import _resharding as resharding
 from xp import _routing as routing
 from xp import _special
-from xp._array import Array, wrap
+from xp._array import Array, JaxArrayImpl, wrap
 from xp._errors import ArgumentError, fail
 from xp._jit import kernel
 from xp._routing import api
@@ -274,7 +273,7 @@ def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
                 if type(x2) is Array:
                     return wrap(run(x1._value, x2._value))
                 kind = type(x2)
-                if (kind is float or kind is int) and type(x1._value) is _ArrayImpl:
+                if (kind is float or kind is int) and type(x1._value) is JaxArrayImpl:
                     scalar = _SCALARS.get((kind, x2, x1._value.dtype))
                     if scalar is not None:
                         return wrap(run(x1._value, scalar))
@@ -292,8 +291,6 @@ def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
 # Python scalars already converted for an eager array of a dtype: (type, value, dtype) -> array.
 # Only ints and finite non-zero floats, whose == and hash agree with their bits.
 _SCALARS: dict[tuple[type, Any, np.dtype], Any] = {}
-# the class of concrete jax arrays (not tracers); named without computing anything at import
-_ArrayImpl = xla_client.ArrayImpl
 
 
 def operands(op: Op | None, x1: Any, x2: Any, names: tuple[str, str] = ("x1", "x2")) -> tuple[Any, Any]:

@@ -25,11 +25,10 @@ import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jaxlib import xla_client
 
 from xp import _checks as checks
 from xp import _dtypes as dt
-from xp._array import Array
+from xp._array import Array, JaxArrayImpl
 from xp._errors import ArgumentError, DataDependentShapeError, describe, fail
 from xp._jit import kernel
 from xp._resharding import explicit_sharding
@@ -78,7 +77,7 @@ class BasicIndex:
         µs of a 5 µs eager ``x[1:5]`` on CPU). A traced ``value`` gets the NumPy starts, which
         its trace keeps as a constant."""
         starts = self.starts
-        if starts is None or type(value) is not _ArrayImpl:
+        if starts is None or type(value) is not JaxArrayImpl:
             return starts
         device_starts = self.device_starts
         if device_starts is None:
@@ -89,10 +88,6 @@ class BasicIndex:
                 return starts
             self.device_starts = device_starts
         return device_starts
-
-
-# the class of concrete jax arrays (not tracers)
-_ArrayImpl = xla_client.ArrayImpl
 
 
 @functools.partial(kernel, static_argnums=2)  # plan
@@ -128,7 +123,7 @@ def _fill(value: Any, update: Any) -> Any:
     """``value`` with every element replaced by ``update`` (cast, broadcast), placed as ``value``
     is: not made from ``update`` alone, which may be a cached scalar on the default device."""
     sharding = None
-    if type(value) is _ArrayImpl and len(value.sharding.device_set) > 1 and explicit_sharding(value) is None:
+    if type(value) is JaxArrayImpl and len(value.sharding.device_set) > 1 and explicit_sharding(value) is None:
         # over Auto axes the compiler would make the result of a replicated update replicated:
         # kept as value's (over Explicit axes the result's type has value's sharding)
         sharding = value.sharding
