@@ -10,6 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from jax import export, lax
 
 import xp
@@ -286,19 +288,62 @@ def test_export_with_a_symbolic_shape():
         same(restored.call(v), np.asarray(f(v)), rtol=1e-5)
 
 
-def test_slicing_an_axis_of_symbolic_size_says_it_is_not_supported():
-    # it said "slice bounds must be integers or None, got slice(1, 3, None)", of integer bounds
-    (n,) = export.symbolic_shape("n")
-    spec = jax.tree.map(lambda leaf: jax.ShapeDtypeStruct((n, 3), leaf.dtype), xp.ones((1, 3), dtype=xp.float32))
+# keys along an axis of symbolic size: slices of every kind, the integers every allowed size has
+_SYMBOLIC_BOUNDS = st.one_of(st.none(), st.integers(-6, 6))
+_SYMBOLIC_KEYS = st.one_of(
+    st.builds(slice, _SYMBOLIC_BOUNDS, _SYMBOLIC_BOUNDS, st.one_of(st.none(), st.integers(-3, 3).filter(bool))),
+    st.sampled_from([0, -1]),
+)
+
+
+def _symbolic_spec(constraints: tuple[str, ...] = ()) -> object:
+    (n,) = export.symbolic_shape("n", constraints=constraints)
+    return jax.tree.map(lambda leaf: jax.ShapeDtypeStruct((n, 3), leaf.dtype), xp.ones((1, 3), dtype=xp.float32))
+
+
+@given(key=_SYMBOLIC_KEYS, other=st.sampled_from([slice(None), 1, slice(None, None, -2)]))
+def test_basic_indexing_along_an_axis_of_symbolic_size_matches_numpy_at_every_size(key, other):
+    # it was a NotImplementedError for anything but ":" along the symbolic axis
+    def f(v):
+        written = xp.asarray(v, copy=True)
+        written[key, other] = -1.0
+        view = v[key]  # a view: writing into it writes into v (here a copy of it)
+        base = xp.asarray(v, copy=True)
+        base_view = base[key]
+        base_view[...] = 7.0
+        return v[key, other], written, view, base
+
+    restored = export.deserialize(export.export(jax.jit(f))(_symbolic_spec()).serialize())
+    for rows in (1, 2, 5, 8):
+        v = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3)
+        if isinstance(key, int) and not -rows <= key < rows:
+            continue
+        got, written, view, base = restored.call(xp.asarray(v))
+        ref_written, ref_base = v.copy(), v.copy()
+        ref_written[key, other] = -1.0
+        ref_base[key] = 7.0
+        same(got, v[key, other])
+        same(written, ref_written)
+        same(view, v[key])
+        same(base, ref_base)
+
+
+def test_an_integer_index_along_a_symbolic_axis_must_be_in_bounds_for_every_allowed_size():
     with pytest.raises(
         NotImplementedError,
-        match=r"^xp.Array.__getitem__: cannot slice axis 0, whose size n is symbolic \(jax.export shape "
-        r"polymorphism\), with slice\(1, 3, None\)",
+        match=r"^xp.Array.__getitem__: index 2 may be out of bounds for axis 0, whose size n is symbolic "
+        r"\(jax.export shape polymorphism\)",
     ):
-        export.export(jax.jit(lambda v: v[1:3]))(spec)
-    restored = export.export(jax.jit(lambda v: v[:, 1:]))(spec)  # a concrete axis slices as ever
-    v = xp.reshape(xp.arange(12, dtype=xp.float32), (4, 3))
-    same(restored.call(v), np.asarray(v)[:, 1:])
+        export.export(jax.jit(lambda v: v[2]))(_symbolic_spec())
+    with pytest.raises(IndexError, match=r"^xp.Array.__getitem__: index -5 is out of bounds for axis 0 with size n\n"):
+        export.export(jax.jit(lambda v: v[-5]))(_symbolic_spec(("n <= 4",)))
+    with pytest.raises(IndexError, match=r"^xp.Array.__setitem__: slice bounds must be integers or None"):
+        export.export(jax.jit(lambda v: v.__setitem__(slice(1.5, None), 0.0)))(_symbolic_spec())
+    restored = export.export(jax.jit(lambda v: (v[2], v[-3:-1])))(_symbolic_spec(("n >= 3",)))
+    v = np.arange(12, dtype=np.float32).reshape(4, 3)
+    third, window = restored.call(xp.asarray(v))
+    same(third, v[2])
+    same(window, v[-3:-1])
 
 
 @pytest.mark.parametrize("fmt", ["BCOO", "BCSR"])

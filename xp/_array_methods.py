@@ -33,7 +33,7 @@ def _getitem(self: Array, key: Any, /) -> Array:
         raise e.public("xp.Array.__getitem__") from None
     except ValueError as e:
         _raise_mismatched_devices(e, "xp.Array.__getitem__", (self, key))
-    if type(index) is _indexing.BasicIndex:
+    if type(index) is not _indexing.AdvancedIndex:  # a view
         link(self, result, index)
     return result
 
@@ -44,7 +44,7 @@ def _setitem(self: Array, key: Any, value: Any, /) -> None:
         index = _indexing.parse(key, self._value.shape, where)
         update = boundary.update_value(value, self._value.dtype, "value")
         if (
-            type(index) is _indexing.BasicIndex
+            type(index) is not _indexing.AdvancedIndex
             and (update_shape := update.shape)  # (a scalar broadcasts to any shape)
             and update_shape != index.shape
             and not _broadcastable(update_shape, index.shape)

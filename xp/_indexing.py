@@ -172,16 +172,11 @@ def _parse_basic(key: tuple[Any, ...], shape: tuple[int, ...]) -> BasicIndex:
                 out_shape.append(n)
                 axis += 1
                 continue
+            if type(n) is not int:  # a size jax.export leaves symbolic: SymbolicBasicIndex
+                raise _SymbolicAxis
             try:
                 start, stop, step = k.indices(n)
             except TypeError:
-                if type(n) is not int:  # a size jax.export leaves symbolic: where the slice ends is unknown
-                    raise ArgumentError(
-                        NotImplementedError,
-                        f"cannot slice axis {axis}, whose size {n} is symbolic (jax.export shape "
-                        f"polymorphism), with {k!r}; export with a concrete size for this axis, or "
-                        "index with an integer array (xp.take)",
-                    ) from None
                 raise _index_error(f"slice bounds must be integers or None, got {k!r}") from None
             except ValueError as e:
                 raise _index_error(f"{e} (in {k!r})") from None
@@ -201,6 +196,8 @@ def _parse_basic(key: tuple[Any, ...], shape: tuple[int, ...]) -> BasicIndex:
             axis += 1
         else:  # an int
             n = shape[axis]
+            if type(n) is not int and k != 0:  # (0 is in every axis jax.export allows, and starts there)
+                raise _SymbolicAxis
             if not -n <= k < n:
                 raise _index_error(f"index {k} is out of bounds for axis {axis} with size {n}")
             spans.append(1)
@@ -223,10 +220,68 @@ def _parse_basic(key: tuple[Any, ...], shape: tuple[int, ...]) -> BasicIndex:
     return BasicIndex(plan, np.array(starts, dtype=index_dtype), result_shape)
 
 
+class _SymbolicAxis(Exception):
+    """Raised by ``_parse_basic`` for a key that slices, or picks an element of, an axis whose
+    size is symbolic: its starts cannot be NumPy integers."""
+
+
+class SymbolicBasicIndex:
+    """A basic index into an array that has an axis of symbolic size (jax.export's shape
+    polymorphism), other than ``:`` or ``0`` along that axis (which ``BasicIndex`` takes).
+
+    Such sizes exist only while a function is traced for export, so there is no kernel to
+    cache: ``get`` and ``set`` are ``jax.numpy``'s indexing, which works out the symbolic bounds
+    of slices as Python's slices clamp. An integer index along a symbolic axis must be decidably
+    in bounds for every size the export allows (``-1``, and ``k < m`` for a size constrained to
+    at least ``m``); any other is an error here, where ``jax.numpy`` would clamp it at run time.
+    Like ``BasicIndex``, the result is a view.
+    """
+
+    __slots__ = ("key", "shape")
+
+    def __init__(self, key: tuple[Any, ...], shape: tuple[Any, ...]):
+        consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+        axis = 0
+        for k in key:
+            if k is Ellipsis:
+                axis += len(shape) - consumed
+            elif type(k) is slice:
+                for part in (k.start, k.stop, k.step):
+                    if part is not None and type(part) is not int:
+                        raise _index_error(f"slice bounds must be integers or None, got {k!r}")
+                if k.step == 0:
+                    raise _index_error(f"slice step cannot be zero (in {k!r})")
+                axis += 1
+            elif type(k) is int:
+                n = shape[axis]
+                try:
+                    inside = bool(-n <= k) and bool(k < n)
+                except jax.errors.InconclusiveDimensionOperation:
+                    raise ArgumentError(
+                        NotImplementedError,
+                        f"index {k} may be out of bounds for axis {axis}, whose size {n} is symbolic "
+                        "(jax.export shape polymorphism): export with a constraint that decides it "
+                        f"(jax.export.symbolic_shape(..., constraints=...)), or index with an integer array (xp.take)",
+                    ) from None
+                if not inside:
+                    raise _index_error(f"index {k} is out of bounds for axis {axis} with size {n}")
+                axis += 1
+        self.key = key
+        self.shape = tuple(jax.eval_shape(lambda v: v[key], jax.ShapeDtypeStruct(shape, np.float32)).shape)
+
+    def get(self, value: Any) -> Any:
+        return value[self.key]
+
+    def set(self, value: Any, update: Any) -> Any:
+        return value.at[self.key].set(jnp.broadcast_to(update.astype(value.dtype), self.shape))
+
+
 # --- parsing --------------------------------------------------------------------------------
 
 
-def parse(key: Any, shape: tuple[int, ...], where: str = "xp.Array.__getitem__") -> BasicIndex | AdvancedIndex:
+def parse(
+    key: Any, shape: tuple[int, ...], where: str = "xp.Array.__getitem__"
+) -> BasicIndex | SymbolicBasicIndex | AdvancedIndex:
     """Parse ``key`` for an array of ``shape``: validate it and pick basic or advanced indexing.
     ``where`` (the public name of the caller) names the checks of checked mode."""
     if type(key) is not tuple:
@@ -275,7 +330,10 @@ def parse(key: Any, shape: tuple[int, ...], where: str = "xp.Array.__getitem__")
     if consumed > ndim:
         raise _index_error(f"too many indices for an array of {ndim} dimensions: {consumed} were given")
     if not advanced:
-        basic = _parse_basic(tuple(normalized), shape)
+        try:
+            basic = _parse_basic(tuple(normalized), shape)
+        except _SymbolicAxis:
+            return SymbolicBasicIndex(tuple(normalized), shape)
         if signature is not None and len(_PARSED) < 4096 and all(type(n) is int for n in shape):
             if basic.starts is not None:
                 basic.starts.flags.writeable = False

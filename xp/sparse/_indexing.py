@@ -127,6 +127,8 @@ def getitem(x: Any, key: Any) -> Any:
         if index.plan is None and index.shape:
             return x
         return _basic_get(x, index)
+    # (a sparse array's shape is static pytree data, never symbolic: no SymbolicBasicIndex here)
+    assert isinstance(index, dense_indexing.AdvancedIndex)
     return _advanced(x, index)
 
 
