@@ -213,6 +213,8 @@ def scalar_array(value: bool | int | float | complex, dtype: np.dtype, param: st
     # whether or not the cache held it
     with jax.ensure_compile_time_eval():
         result = jnp.asarray(np.asarray(value, dtype=dtype))
+    if isinstance(result, Tracer):  # (jax.shard_map traces its body even so): it must not outlive its trace
+        return result
     if len(_SCALAR_CACHE) >= _SCALAR_CACHE_SIZE:
         _SCALAR_CACHE.clear()
     _SCALAR_CACHE[key] = result
