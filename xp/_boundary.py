@@ -30,6 +30,7 @@ from xp import _devices, _narrowing, _routing
 from xp import _dtypes as dt
 from xp._array import Array
 from xp._errors import ArgumentError, AxisError, describe, fail
+from xp._jit import on_constants
 
 Tracer = jax.core.Tracer
 PY_SCALARS = (bool, int, float, complex)
@@ -210,11 +211,9 @@ def scalar_array(value: bool | int | float | complex, dtype: np.dtype, param: st
         fail(TypeError, f"{param}: {dt.unavailable_message(dtype)}")
     # a Python scalar is known when JAX traces: kept concrete there, as a cached one would be, so
     # that xp.asarray(7) inside jax.jit is a constant (an index bounds-checked when traced)
-    # whether or not the cache held it
-    with jax.ensure_compile_time_eval():
+    # whether or not the cache held it, and so that what the cache keeps is never a tracer
+    with on_constants():
         result = jnp.asarray(np.asarray(value, dtype=dtype))
-    if isinstance(result, Tracer):  # (jax.shard_map traces its body even so): it must not outlive its trace
-        return result
     if len(_SCALAR_CACHE) >= _SCALAR_CACHE_SIZE:
         _SCALAR_CACHE.clear()
     _SCALAR_CACHE[key] = result

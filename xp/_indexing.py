@@ -30,7 +30,7 @@ from xp import _checks as checks
 from xp import _dtypes as dt
 from xp._array import Array, JaxArrayImpl
 from xp._errors import ArgumentError, DataDependentShapeError, describe, fail
-from xp._jit import kernel
+from xp._jit import kernel, on_constants
 from xp._resharding import explicit_sharding
 
 Tracer = jax.core.Tracer
@@ -565,7 +565,7 @@ def _as_jax_index(k: Any) -> Any:
         # NumPy data is known when jax.jit traces: kept concrete there (jnp.asarray would stage it
         # as a traced value), so a NumPy mask can be read through and a NumPy index is bounds-checked
         # under jit as eagerly (issue #10, found by tests/test_view_write_programs.py)
-        with jax.ensure_compile_time_eval():
+        with on_constants():
             return jnp.asarray(k)
     return k
 
@@ -585,7 +585,7 @@ def index_range(index: Any) -> tuple[int, int]:
             values = host.ravel().tolist()
             return min(values), max(values)
         return int(host.min()), int(host.max())  # in the index dtype: uint64 stays exact
-    with jax.ensure_compile_time_eval():
+    with on_constants():
         low, high = np.asarray(_min_max(index)).tolist()
     return int(low), int(high)
 

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
 import jax
+import jax.core
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,3 +57,11 @@ def kernel(fun: Callable[..., Any] | None = None, /, **options: Any) -> Any:
         return jitted(*args, **kwargs)
 
     return first_call
+
+
+# ``with on_constants(): ...`` computes now, on concrete values, whatever JAX is tracing, so the
+# result is a concrete array: a constant of the trace, one that may be cached or read on the host.
+# ``jax.ensure_compile_time_eval`` does that under jax.jit only; an eager ``jax.shard_map`` traces
+# its body, and a constant made there was one of its tracers (cached, it broke the next call; read
+# on the host, it raised). Only for computations whose inputs are all concrete.
+on_constants = jax.core.eval_context

@@ -50,6 +50,7 @@ from xp import _devices
 from xp import _dtypes as dt
 from xp import _elementwise as ew
 from xp._array import Array, wrap
+from xp._jit import on_constants
 from xp._routing import dense_result, implements
 from xp.sparse import _coordinates as coordinates
 from xp.sparse._array import BCOO, SparseArray, wrap_sparse
@@ -102,7 +103,7 @@ def _scalar_key(s: Any) -> Any:
 
 
 def _is_zero(out: Array) -> bool:
-    with jax.ensure_compile_time_eval():
+    with on_constants():
         return bool(np.asarray(out._value) == 0)
 
 
@@ -111,7 +112,7 @@ def _unary_keeps_zero(name: str, dtype: np.dtype) -> bool:
     key = (name, dtype)
     known = _IMAGES.get(key)
     if known is None:
-        with jax.ensure_compile_time_eval():
+        with on_constants():
             known = _is_zero(ew.FUNCTIONS[name](np.zeros((), dtype)))
         _IMAGES[key] = known
     return known
@@ -124,7 +125,7 @@ def _scalar_keeps_zero(name: str, dtype: np.dtype, scalar: Any, scalar_first: bo
     if known is None:
         zero = np.zeros((), dtype)
         fn = ew.FUNCTIONS[name]
-        with jax.ensure_compile_time_eval():
+        with on_constants():
             known = _is_zero(fn(scalar, zero) if scalar_first else fn(zero, scalar))
         if len(_IMAGES) > 4096:
             _IMAGES.clear()
@@ -258,7 +259,7 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
             dense_result(_dense_message(f"an array {param} bound gives non-zero elements where x "
                    f"is structurally zero"))  # fmt: skip
     dtype = np.dtype(x._value.dtype)
-    with jax.ensure_compile_time_eval():
+    with on_constants():
         zero = _is_zero(ew.clip(np.zeros((), dtype), min, max))
     if not zero:
         dense_result(_dense_message(f"clip(0, min={min!r}, max={max!r}) is not 0"))

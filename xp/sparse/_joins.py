@@ -22,6 +22,7 @@ from jax import lax
 from jax.experimental import sparse as jsparse
 
 from xp import _dtypes as dt
+from xp._jit import on_constants
 from xp.sparse import _coordinates as coordinates
 from xp.sparse._array import BCOO
 
@@ -232,7 +233,7 @@ def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ..
         # a row holds at most rest_size elements only without duplicates (the join sums them)
         by_rows = by_rows and (bool(value.unique_indices) or not capped)
     elif isinstance(queries, Tracer):
-        with jax.ensure_compile_time_eval():
+        with on_constants():
             longest = _longest_row(value) if by_rows else _longest_match(value, key_axes=key_axes)
             nse = q * int(longest)
         # a barrier, or XLA folds the constant array's sorting into the program at compile time
