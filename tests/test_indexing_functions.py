@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import xp
 from xp import _dtypes as dt
-from xp import _indexing, _indexing_functions
+from xp import _indexing_advanced, _indexing_functions
 
 AVAILABLE = dt.available()
 INDEX_DTYPES = [d for d in AVAILABLE if d in dt.INTEGER]
@@ -165,7 +165,7 @@ def test_eager_bounds_checks_on_cpu_read_the_indices_in_place(monkeypatch):
     def no_kernel(index):
         raise AssertionError("a kernel computed the bounds of indices in CPU memory")
 
-    monkeypatch.setattr(_indexing, "_min_max", no_kernel)
+    monkeypatch.setattr(_indexing_advanced, "_min_max", no_kernel)
     x = xp.asarray(np.arange(12, dtype=np.int32).reshape(3, 4))
     i = xp.asarray([2, -1])
     check(xp.take(x, i, axis=1), np.arange(12, dtype=np.int32).reshape(3, 4)[:, [2, -1]], np.int32)
@@ -195,12 +195,12 @@ def test_index_range_is_the_smallest_and_largest_index(data, in_host_memory):
     dtype = data.draw(st.sampled_from(INTEGER_DTYPES))
     values = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=10)))
     index = xp.asarray(values).jax
-    original = _indexing._in_host_memory
-    _indexing._in_host_memory = lambda sharding: in_host_memory  # type: ignore[assignment]
+    original = _indexing_advanced._in_host_memory
+    _indexing_advanced._in_host_memory = lambda sharding: in_host_memory  # type: ignore[assignment]
     try:
-        low, high = _indexing.index_range(index)
+        low, high = _indexing_advanced.index_range(index)
     finally:
-        _indexing._in_host_memory = original
+        _indexing_advanced._in_host_memory = original
     assert (low, high) == (int(values.min()), int(values.max()))
     assert type(low) is int and type(high) is int
 

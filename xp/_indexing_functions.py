@@ -4,7 +4,7 @@ Indices are integer arrays (signed or unsigned); a negative index counts from th
 axis. Out-of-bounds indices (outside ``[-n, n)`` for an axis of size ``n``):
 
 - **eagerly** (concrete indices) raise IndexError naming the offending index, before anything
-  is computed. The indices' smallest and largest are read by ``xp._indexing.index_range`` (on
+  is computed. The indices' smallest and largest are read by ``xp._indexing_advanced.index_range`` (on
   CPU, NumPy reading the indices in place): the gathering kernel that follows is dispatched
   asynchronously, like jax.numpy's;
 - **constant** (NumPy arrays) are checked on their own values before they are converted, also
@@ -33,7 +33,7 @@ from xp import _checks as checks
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import fail
-from xp._indexing import index_range
+from xp._indexing_advanced import index_range
 from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike

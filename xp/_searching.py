@@ -32,7 +32,7 @@ from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._elementwise import operands
 from xp._errors import DataDependentShapeError, describe, fail
-from xp._indexing import index_range
+from xp._indexing_advanced import index_range
 from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike
