@@ -104,6 +104,7 @@ def _pyright(workdir: Path) -> tuple[dict[str, set[int]], str]:
     return errors, "\n".join(messages)
 
 
+@pytest.mark.x64  # static checks: JAX's 64-bit mode changes nothing they read, so they run once
 @pytest.mark.parametrize("checker", [_mypy, _pyright], ids=["mypy", "pyright"])
 def test_the_checkers_accept_correct_code_and_flag_each_wrong_call(checker, workdir):
     errors, output = checker(workdir)
