@@ -346,6 +346,48 @@ def test_an_integer_index_along_a_symbolic_axis_must_be_in_bounds_for_every_allo
     same(window, v[-3:-1])
 
 
+# generic code makes arrays from the sizes of its arguments: under jax.export those are symbolic
+SIZED_BY_AN_ARGUMENT = {
+    "zeros": (lambda v: xp.zeros((v.shape[0], 2)), lambda k: np.zeros((k, 2))),
+    "ones_like-free full": (lambda v: xp.full(v.shape, 2.5), lambda k: np.full((k, 3), 2.5)),
+    "empty + fill": (lambda v: xp.empty((v.shape[0],), dtype=xp.int32) * 0, lambda k: np.zeros(k, np.int32)),
+    "broadcast_to": (
+        lambda v: xp.broadcast_to(v[:, :1], v.shape),
+        lambda k: np.repeat(np.arange(0, 3 * k, 3, dtype=np.float32)[:, None], 3, 1),
+    ),
+    "reshape": (lambda v: xp.reshape(v, (v.shape[0] * 3,)), lambda k: np.arange(k * 3, dtype=np.float32)),
+    "reshape -1": (lambda v: xp.reshape(v, (3, -1)), lambda k: np.arange(k * 3, dtype=np.float32).reshape(3, -1)),
+    "arange": (lambda v: xp.arange(v.shape[0]), lambda k: np.arange(k)),
+    "arange by 2": (lambda v: xp.arange(1, v.shape[0], 2), lambda k: np.arange(1, k, 2)),
+    "arange down": (lambda v: xp.arange(v.shape[0], 0, -1), lambda k: np.arange(k, 0, -1)),
+    "arange float": (lambda v: xp.arange(v.shape[0], dtype=xp.float32), lambda k: np.arange(k, dtype=np.float32)),
+    "arange of an expression": (lambda v: xp.arange(-2, v.shape[0] * 2, 3), lambda k: np.arange(-2, 2 * k, 3)),
+    "eye": (lambda v: xp.eye(v.shape[0]), lambda k: np.eye(k)),
+    "eye with k": (lambda v: xp.eye(v.shape[0], 3, k=1), lambda k: np.eye(k, 3, k=1)),
+}
+
+
+@pytest.mark.parametrize("name", SIZED_BY_AN_ARGUMENT)
+def test_arrays_sized_by_a_symbolic_size_match_numpy_at_every_size(name):
+    # each was a TypeError ("shape[0] must be an integer, got _DimExpr")
+    make, reference = SIZED_BY_AN_ARGUMENT[name]
+    restored = export.deserialize(export.export(jax.jit(make))(_symbolic_spec()).serialize())
+    for rows in (1, 4, 7):
+        v = xp.reshape(xp.arange(rows * 3, dtype=xp.float32), (rows, 3))
+        got, eager = restored.call(v), make(v)
+        assert type(got) is xp.Array and got.dtype == eager.dtype
+        same(got, reference(rows).astype(eager.dtype))  # (the default dtypes follow JAX's 64-bit mode)
+
+
+def test_a_symbolic_size_is_checked_like_an_int_where_it_can_be():
+    with pytest.raises(TypeError, match=r"^xp.arange: start must be an integer, got float"):
+        export.export(jax.jit(lambda v: xp.arange(0.5, v.shape[0])))(_symbolic_spec())
+    with pytest.raises(ValueError, match=r"^xp.arange: step must not be zero"):
+        export.export(jax.jit(lambda v: xp.arange(0, v.shape[0], 0)))(_symbolic_spec())
+    with pytest.raises(ValueError, match=r"^xp.zeros: shape\[1\] must be non-negative, got -1"):
+        export.export(jax.jit(lambda v: xp.zeros((v.shape[0], -1))))(_symbolic_spec())
+
+
 @pytest.mark.parametrize("fmt", ["BCOO", "BCSR"])
 def test_export_serialize_and_call_sparse(fmt):
     dense = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]], np.float32)

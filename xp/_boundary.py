@@ -19,10 +19,11 @@ from __future__ import annotations
 import math
 import operator
 import struct
-from typing import Any
+from typing import Any, cast
 
 import jax
 import jax.core
+import jax.export
 import jax.numpy as jnp
 import numpy as np
 
@@ -362,15 +363,29 @@ def choice(value: Any, options: tuple[Any, ...], param: str) -> Any:
 
 
 def shape(value: Any, param: str = "shape") -> tuple[int, ...]:
-    """A shape: a non-negative int or a tuple of them."""
+    """A shape: a size or a tuple of sizes (see ``size``)."""
     if type(value) is tuple and all(type(n) is int and n >= 0 for n in value):
         return value
     if isinstance(value, (tuple, list)):
-        return tuple(non_negative(n, f"{param}[{i}]") for i, n in enumerate(value))
+        return tuple(size(n, f"{param}[{i}]") for i, n in enumerate(value))
     try:
-        return (non_negative(value, param),)
+        return (size(value, param),)
     except ArgumentError:
         fail(TypeError, f"{param} must be an int or a tuple of ints, got {describe(value)}")
+
+
+def size(value: Any, param: str) -> int:
+    """The size of an axis: a non-negative int, or a size ``jax.export`` leaves symbolic while it
+    traces a function for export (``x.shape[0]`` of a symbolic argument: ``xp.zeros(x.shape)``
+    is generic code's usual way to make an array like ``x``), known when the export is called."""
+    if symbolic(value):
+        return cast(int, value)  # (a symbolic size stands for the int it will be)
+    return non_negative(value, param)
+
+
+def symbolic(value: Any) -> bool:
+    """Whether ``value`` is a size ``jax.export`` leaves symbolic (shape polymorphism)."""
+    return jax.export.is_symbolic_dim(value)
 
 
 # XLA counts elements and bytes in int64: a larger size aborts the process inside XLA (SIGABRT,

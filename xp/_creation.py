@@ -387,6 +387,8 @@ def arange(
     device: Device | None = None,
 ) -> Array:
     """Evenly spaced values in ``[start, stop)`` (``[0, start)`` when ``stop`` is None)."""
+    if boundary.symbolic(start) or boundary.symbolic(stop):
+        return _symbolic_arange(start, stop, step, dtype, device)
     start = boundary.real_scalar(start, "start")
     if stop is None:
         start, stop = 0, start
@@ -425,6 +427,32 @@ def arange(
         boundary.check_scalar_fits(float(start), want, "start")
         boundary.check_scalar_fits(float(start + (length - 1) * step), want, "stop")
     return wrap(_devices.build(_float_range, place, (float(start), float(step)), (length, want)))
+
+
+def _symbolic_arange(start: Any, stop: Any, step: Any, dtype: Any, device: Any) -> Array:
+    """``arange`` with a bound ``jax.export`` leaves symbolic (``xp.arange(x.shape[0])`` while a
+    function is traced for export): integer bounds and step, and a length that is an expression
+    in the symbolic sizes (JAX checks that it is not negative when the export is called)."""
+    if stop is None:
+        start, stop = 0, start
+    for value, name in ((start, "start"), (stop, "stop")):
+        if not boundary.symbolic(value):
+            boundary.integer(value, name)
+    step = boundary.integer(step, "step")
+    if step == 0:
+        fail(ValueError, "step must not be zero")
+    want = dt.default_int() if dtype is None else boundary.dtype(dtype)
+    if want.kind not in "iuf":
+        fail(TypeError, f"dtype must be a real numeric dtype, got {want}")
+    span = stop - start if step > 0 else start - stop
+    length = (span + abs(step) - 1) // abs(step)
+    place = boundary.device(device)
+    compute = np.dtype(np.int64 if want.itemsize == 8 and dt.x64_enabled() else np.int32)
+    if want.kind == "f":
+        return wrap(_devices.build(_float_range, place, (start, step), (length, want)))
+    return wrap(
+        _devices.build(_int_range, place, (jnp.asarray(start, compute), np.asarray(step, compute)), (length, want))
+    )
 
 
 @functools.partial(kernel, static_argnums=(2, 3))  # length, dtype
@@ -495,8 +523,8 @@ def eye(
     device: Device | None = None,
 ) -> Array:
     """A 2-d array with ones on the ``k``-th diagonal and zeros elsewhere."""
-    rows = boundary.non_negative(n_rows, "n_rows")
-    cols = rows if n_cols is None else boundary.non_negative(n_cols, "n_cols")
+    rows = boundary.size(n_rows, "n_rows")  # (symbolic under jax.export: xp.eye(x.shape[0]))
+    cols = rows if n_cols is None else boundary.size(n_cols, "n_cols")
     want, place = _dtype_or_default(dtype), boundary.device(device)
     boundary.allocation((rows, cols), want, place, "(n_rows, n_cols)")
     # k beyond the array selects no diagonal; clamped, it stays a small static argument

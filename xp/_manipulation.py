@@ -387,7 +387,8 @@ def _target_shape(shape: Any, source: tuple[int, ...]) -> tuple[int, ...]:
         dims = shape
     else:
         if isinstance(shape, (tuple, list)):
-            dims = tuple(boundary.integer(n, f"shape[{i}]") for i, n in enumerate(shape))
+            # (a size jax.export leaves symbolic is one: see boundary.size)
+            dims = tuple(n if boundary.symbolic(n) else boundary.integer(n, f"shape[{i}]") for i, n in enumerate(shape))
         else:
             try:
                 dims = (boundary.integer(shape, "shape"),)
