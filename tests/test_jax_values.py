@@ -364,6 +364,7 @@ SIZED_BY_AN_ARGUMENT = {
     "arange of an expression": (lambda v: xp.arange(-2, v.shape[0] * 2, 3), lambda k: np.arange(-2, 2 * k, 3)),
     "eye": (lambda v: xp.eye(v.shape[0]), lambda k: np.eye(k)),
     "eye with k": (lambda v: xp.eye(v.shape[0], 3, k=1), lambda k: np.eye(k, 3, k=1)),
+    "flip": (lambda v: xp.flip(v), lambda k: np.arange(3 * k, dtype=np.float32).reshape(k, 3)[::-1, ::-1]),
 }
 
 
@@ -386,6 +387,20 @@ def test_a_symbolic_size_is_checked_like_an_int_where_it_can_be():
         export.export(jax.jit(lambda v: xp.arange(0, v.shape[0], 0)))(_symbolic_spec())
     with pytest.raises(ValueError, match=r"^xp.zeros: shape\[1\] must be non-negative, got -1"):
         export.export(jax.jit(lambda v: xp.zeros((v.shape[0], -1))))(_symbolic_spec())
+    # what xp does not compute along a symbolic axis yet: an error that names the function
+    with pytest.raises(
+        NotImplementedError,
+        match=r"^xp.roll cannot compute with a size jax.export leaves symbolic here \(Symbolic dimension .*\); "
+        r"export with a concrete size for that axis\n",
+    ):
+        export.export(jax.jit(lambda v: xp.roll(v, 1, axis=0)))(_symbolic_spec())
+    with pytest.raises(
+        NotImplementedError, match=r"^xp.fft.fftn: x has a size jax.export leaves symbolic \(n\) along axis 0"
+    ):
+        export.export(jax.jit(lambda v: xp.fft.fftn(v)))(_symbolic_spec())
+    restored = export.export(jax.jit(lambda v: xp.fft.fft(v, axis=1)))(_symbolic_spec())  # a concrete axis
+    v = np.arange(6, dtype=np.float32).reshape(2, 3)
+    same(restored.call(xp.asarray(v)), np.fft.fft(v, axis=1).astype(np.complex64), rtol=1e-5)
 
 
 @pytest.mark.parametrize("fmt", ["BCOO", "BCSR"])

@@ -522,5 +522,6 @@ def flip(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Array
     """
     value = boundary.array(x, "x")
     shape = value.shape
-    axes = tuple(sorted(a for a in boundary.axes(axis, value.ndim) if shape[a] > 1))
+    # (an axis of one element reverses to itself; one of a symbolic size (jax.export) is reversed)
+    axes = tuple(sorted(a for a in boundary.axes(axis, value.ndim) if boundary.symbolic(shape[a]) or shape[a] > 1))
     return views.view_or_copy(x, value, views.Flipped(axes) if axes else views.IDENTITY)

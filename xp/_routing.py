@@ -38,6 +38,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
+import jax.errors
+
 from xp import _resharding as resharding
 from xp._errors import ArgumentError, SparseEfficiencyWarning
 
@@ -141,6 +143,11 @@ def api(fn: F) -> F:
             raise e.public(where) from None
         except SparseArgument:
             return route_sparse(name, args, kwargs)
+        except jax.errors.InconclusiveDimensionOperation as e:  # (JAX's words name none of xp's arguments)
+            raise NotImplementedError(
+                f"{where} cannot compute with a size jax.export leaves symbolic here ({str(e).splitlines()[0]}); "
+                "export with a concrete size for that axis"
+            ) from None
         except Exception as e:  # placement: a refusal over Explicit mesh axes, or mixed devices
             return resharding.recover(e, where, public, args, kwargs)
 

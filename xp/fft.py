@@ -115,12 +115,19 @@ def _input(x: Any, kind: str) -> Any:
     return x.astype(cast(np.dtype, dt.COMPLEX_OF[dtype]))
 
 
+def _check_known_size(x: Any, axis: int) -> None:
+    if boundary.symbolic(x.shape[axis]):  # (jax.numpy's FFTs raise a TypeError of their own)
+        fail(NotImplementedError, f"x has a size jax.export leaves symbolic ({x.shape[axis]}) along axis {axis}, "
+             "which the FFTs need known; export with a concrete size for that axis")  # fmt: skip
+
+
 # --- one-dimensional transforms -------------------------------------------------------------
 
 
 @functools.partial(kernel, static_argnames=("kind", "n", "axis", "norm"))
 def _transform(x: Any, kind: str, n: int | None, axis: int, norm: str) -> Any:
     axis = boundary.axis(axis, x.ndim)
+    _check_known_size(x, axis)
     x = _input(x, kind)
     if n is None:
         size = x.shape[axis]
@@ -197,6 +204,7 @@ def _transform_n(x: Any, kind: str, s: tuple[int, ...] | None, axes: tuple[int, 
         fail(ValueError, "axes must name at least one axis")
     sizes = []
     for i, axis in enumerate(normalized):
+        _check_known_size(x, axis)
         size = s[i] if s is not None else -1
         if size == -1:
             size = x.shape[axis]
