@@ -385,7 +385,7 @@ def size(value: Any, param: str) -> int:
 
 def symbolic(value: Any) -> bool:
     """Whether ``value`` is a size ``jax.export`` leaves symbolic (shape polymorphism)."""
-    return jax.export.is_symbolic_dim(value)
+    return type(value) is not int and jax.export.is_symbolic_dim(value)  # (ints first: the usual case)
 
 
 # XLA counts elements and bytes in int64: a larger size aborts the process inside XLA (SIGABRT,
