@@ -252,7 +252,7 @@ class SymbolicBasicIndex:
                         NotImplementedError,
                         f"index {k} may be out of bounds for axis {axis}, whose size {n} is symbolic "
                         "(jax.export shape polymorphism): export with a constraint that decides it "
-                        f"(jax.export.symbolic_shape(..., constraints=...)), or index with an integer array (xp.take)",
+                        "(jax.export.symbolic_shape(..., constraints=...))",
                     ) from None
                 if not inside:
                     raise index_error(f"index {k} is out of bounds for axis {axis} with size {n}")
