@@ -361,6 +361,10 @@ SIZED_BY_AN_ARGUMENT = {
     "arange by 2": (lambda v: xp.arange(1, v.shape[0], 2), lambda k: np.arange(1, k, 2)),
     "arange down": (lambda v: xp.arange(v.shape[0], 0, -1), lambda k: np.arange(k, 0, -1)),
     "arange float": (lambda v: xp.arange(v.shape[0], dtype=xp.float32), lambda k: np.arange(k, dtype=np.float32)),
+    "arange float from a symbolic start": (
+        lambda v: xp.arange(v.shape[0], 2 * v.shape[0] + 1, 2, dtype=xp.float32),
+        lambda k: np.arange(k, 2 * k + 1, 2, dtype=np.float32),
+    ),
     "arange of an expression": (lambda v: xp.arange(-2, v.shape[0] * 2, 3), lambda k: np.arange(-2, 2 * k, 3)),
     "eye": (lambda v: xp.eye(v.shape[0]), lambda k: np.eye(k)),
     "eye with k": (lambda v: xp.eye(v.shape[0], 3, k=1), lambda k: np.eye(k, 3, k=1)),
