@@ -319,7 +319,7 @@ def _scalar_operand(op: Op | None, scalar: Any, other: Any, param: str) -> Any:
         return boundary.scalar_constant(scalar, dtype, param)
     result = boundary.scalar_array(scalar, dtype, param)
     cacheable = type(scalar) is int or (type(scalar) is float and scalar == scalar and scalar != 0)
-    if cacheable and not isinstance(result, Tracer) and len(_SCALARS) < 4096:  # a tracer must not outlive its trace
+    if cacheable and len(_SCALARS) < 4096:  # (scalar_array's result is concrete under any trace)
         _SCALARS[type(scalar), scalar, other.dtype] = result
     return result
 
