@@ -273,12 +273,16 @@ def test_a_sole_integer_array_index_matches_numpy(data):
 def test_integer_loop_compiles_once():
     from xp import _indexing
 
-    before = _indexing._basic_set._cache_size()
     x = xp.zeros(50)
+    # first writes: the kernel exists from here, x's buffer is its output (a jitted function caches
+    # one entry per argument placement, committed or not), and index 0 (a static start) has its entry
+    x[0] = 0.0
+    x[1] = 0.0
+    before = _indexing._basic_set._cache_size()
     for i in range(50):
         x[i] = float(i)
     assert x.jax.tolist() == [float(i) for i in range(50)]
-    assert _indexing._basic_set._cache_size() - before <= 2  # not one compilation per index
+    assert _indexing._basic_set._cache_size() - before <= 1  # not one compilation per index
 
 
 @pytest.mark.x64
