@@ -391,13 +391,15 @@ def test_a_symbolic_size_is_checked_like_an_int_where_it_can_be():
         export.export(jax.jit(lambda v: xp.arange(0, v.shape[0], 0)))(_symbolic_spec())
     with pytest.raises(ValueError, match=r"^xp.zeros: shape\[1\] must be non-negative, got -1"):
         export.export(jax.jit(lambda v: xp.zeros((v.shape[0], -1))))(_symbolic_spec())
-    # what xp does not compute along a symbolic axis yet: an error that names the function
+    # what xp does not compute along a symbolic axis (nor does jax.numpy): an error that names the function
     with pytest.raises(
         NotImplementedError,
-        match=r"^xp.roll cannot compute with a size jax.export leaves symbolic here \(Symbolic dimension .*\); "
+        match=r"^xp.searchsorted cannot compute with a size jax.export leaves symbolic here \(Symbolic dimension .*\); "
         r"export with a concrete size for that axis\n",
     ):
-        export.export(jax.jit(lambda v: xp.roll(v, 1, axis=0)))(_symbolic_spec())
+        export.export(jax.jit(lambda v: xp.searchsorted(xp.sort(v[:, 0]), v[:, 1])))(_symbolic_spec())
+    with pytest.raises(NotImplementedError, match=r"^xp.linspace: num is a size jax.export leaves symbolic \(n\)"):
+        export.export(jax.jit(lambda v: xp.linspace(0.0, 1.0, v.shape[0])))(_symbolic_spec())
     with pytest.raises(
         NotImplementedError, match=r"^xp.fft.fftn: x has a size jax.export leaves symbolic \(n\) along axis 0"
     ):
@@ -405,6 +407,71 @@ def test_a_symbolic_size_is_checked_like_an_int_where_it_can_be():
     restored = export.export(jax.jit(lambda v: xp.fft.fft(v, axis=1)))(_symbolic_spec())  # a concrete axis
     v = np.arange(6, dtype=np.float32).reshape(2, 3)
     same(restored.call(xp.asarray(v)), np.fft.fft(v, axis=1).astype(np.complex64), rtol=1e-5)
+
+
+# functions that compute along an axis of symbolic size, with the shifts, indices and sizes that
+# every allowed size (n >= 2 here) has
+ALONG_A_SYMBOLIC_AXIS = {
+    "take": (lambda v: xp.take(v, xp.asarray([0, -1, 1]), axis=0), lambda a: a[[0, -1, 1]]),
+    "take with NumPy indices": (lambda v: xp.take(v, np.array([-2, 1], np.int8), axis=0), lambda a: a[[-2, 1]]),
+    "take with unsigned indices": (lambda v: xp.take(v, np.array([1, 0], np.uint32), axis=0), lambda a: a[[1, 0]]),
+    "take with traced indices": (
+        lambda v: xp.take(v, xp.astype(v[:2, 0] % 2, xp.int32), axis=0),
+        lambda a: a[(a[:2, 0] % 2).astype(int)],
+    ),
+    "take_along_axis": (
+        lambda v: xp.take_along_axis(v, xp.asarray([[1, -1, 0]]), axis=0),
+        lambda a: np.take_along_axis(a, np.array([[1, -1, 0]]), axis=0),
+    ),
+    "index array": (lambda v: v[np.array([-1, 0]), 1:], lambda a: a[[-1, 0], 1:]),
+    "roll": (lambda v: xp.roll(v, 5, axis=0), lambda a: np.roll(a, 5, axis=0)),
+    "roll two axes": (lambda v: xp.roll(v, (-1, 2), axis=(0, 1)), lambda a: np.roll(a, (-1, 2), axis=(0, 1))),
+    "roll flattened": (lambda v: xp.roll(v, 4), lambda a: np.roll(a, 4)),
+    "isin": (lambda v: xp.isin(v, xp.asarray([1.0, 4.0, 9.0])), lambda a: np.isin(a, [1.0, 4.0, 9.0])),
+    "isin of a symbolic test set": (lambda v: xp.isin(xp.arange(7.0), v), lambda a: np.isin(np.arange(7.0), a)),
+}
+
+
+@pytest.mark.parametrize("name", ALONG_A_SYMBOLIC_AXIS)
+def test_functions_along_an_axis_of_symbolic_size_match_numpy_at_every_size(name):
+    # each was a NotImplementedError (InconclusiveDimensionOperation inside xp); jax.numpy has them
+    compute, reference = ALONG_A_SYMBOLIC_AXIS[name]
+    restored = export.deserialize(export.export(jax.jit(compute))(_symbolic_spec(("n >= 2",))).serialize())
+    for rows in (2, 3, 6):
+        a = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3)
+        got = restored.call(xp.asarray(a))
+        assert type(got) is xp.Array
+        same(got, reference(a))
+
+
+def test_constant_indices_along_a_symbolic_axis_are_checked_where_every_size_decides_them():
+    # a constant index is checked when traced: along a symbolic axis, in bounds or out of bounds
+    # for every allowed size, or a NotImplementedError that says how to decide it
+    undecided = r" may be out of bounds for axis 0, whose size n is symbolic \(jax.export shape polymorphism\)"
+    with pytest.raises(NotImplementedError, match=r"^xp.take: index 2" + undecided):
+        export.export(jax.jit(lambda v: xp.take(v, np.array([0, 2], np.int32), axis=0)))(_symbolic_spec())
+    with pytest.raises(NotImplementedError, match=r"^xp.Array.__getitem__: index -3" + undecided):
+        export.export(jax.jit(lambda v: v[np.array([-3, 0], np.int32)]))(_symbolic_spec())
+    with pytest.raises(
+        IndexError, match=r"^xp.take: indices holds -5, which is out of bounds for axis 0 of x with size n"
+    ):
+        export.export(jax.jit(lambda v: xp.take(v, np.array([-5], np.int32), axis=0)))(_symbolic_spec(("n <= 4",)))
+    restored = export.export(jax.jit(lambda v: xp.take(v, np.array([2], np.int32), axis=0)))(
+        _symbolic_spec(("n >= 3",))
+    )
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    same(restored.call(xp.asarray(a)), a[[2]])
+    # traced indices: checked when the computation runs, in checked mode, against the actual size
+    checked = export.export(jax.jit(xp.checked(lambda v, i: xp.take(v, i, axis=0))))(
+        _symbolic_spec(), jax.tree.map(lambda leaf: jax.ShapeDtypeStruct((2,), leaf.dtype), xp.zeros(2, dtype=xp.int32))
+    )
+    same(checked.call(xp.asarray(a), xp.asarray([3, -4], dtype=xp.int32)), a[[3, -4]])
+    with pytest.raises(
+        IndexError, match=r"^xp.take: indices holds 4, which is out of bounds for axis 0 of x with size n"
+    ):
+        checked.call(xp.asarray(a), xp.asarray([0, 4], dtype=xp.int32))
+    with pytest.raises(IndexError, match=r"^xp.take: indices holds -5, which is out of bounds"):
+        checked.call(xp.asarray(a), xp.asarray([-5, 0], dtype=xp.int32))
 
 
 @pytest.mark.parametrize("fmt", ["BCOO", "BCSR"])

@@ -388,6 +388,12 @@ def symbolic(value: Any) -> bool:
     return type(value) is not int and jax.export.is_symbolic_dim(value)  # (ints first: the usual case)
 
 
+def size_array(n: Any, dtype: Any) -> Any:
+    """The size ``n`` (see :func:`size`) as a 0-d array of ``dtype`` in a computation: a NumPy
+    constant, or, where ``n`` is symbolic, the traced value JAX computes from the actual shapes."""
+    return jnp.asarray(n, dtype) if symbolic(n) else np.asarray(n, dtype)
+
+
 # XLA counts elements and bytes in int64: a larger size aborts the process inside XLA (SIGABRT,
 # nothing to catch), and a size that does not fit the device's memory fails late and vaguely
 # (RESOURCE_EXHAUSTED, or an abort). So functions that make an array of a size the caller chose

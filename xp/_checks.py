@@ -59,6 +59,9 @@ def index_bounds(index: Any, n: int, message: str) -> None:
     # a minimum and a maximum: plain reductions, which XLA fuses into one pass (an argmax of the
     # first offending position costs several times more on CPU)
     low, high = (index, index) if index.ndim == 0 else (jnp.min(index), jnp.max(index))
+    if type(n) is not int and jax.export.is_symbolic_dim(n):
+        _symbolic_bounds(low, high, n, message)
+        return
     info = np.iinfo(index.dtype)
     too_high = high >= np.asarray(n, index.dtype) if n <= info.max else jnp.zeros((), bool)
     if index.dtype.kind == "i" and -n >= info.min:
@@ -66,6 +69,20 @@ def index_bounds(index: Any, n: int, message: str) -> None:
         check(~(too_low | too_high), CheckedIndexError, message, jnp.where(too_low, low, high))
     else:
         check(~too_high, CheckedIndexError, message, high)
+
+
+def _symbolic_bounds(low: Any, high: Any, n: Any, message: str) -> None:
+    """``index_bounds`` along an axis whose size ``n`` ``jax.export`` leaves symbolic: compared in
+    the widest integer dtype of the mode (which holds every size), or in the index's own where it
+    is an unsigned dtype as wide."""
+    dtype = low.dtype
+    wide = jax.dtypes.canonicalize_dtype(np.int64)  # int32 with 64-bit mode off
+    if dtype.kind == "u" and dtype.itemsize >= wide.itemsize:
+        check(high < jnp.asarray(n, dtype), CheckedIndexError, message, high)
+        return
+    low, high, size = low.astype(wide), high.astype(wide), jnp.asarray(n, wide)
+    too_low, too_high = (low < -size) if dtype.kind == "i" else jnp.zeros((), bool), high >= size
+    check(~(too_low | too_high), CheckedIndexError, message, jnp.where(too_low, low, high))
 
 
 def count_matches(count: Any, expected: int, message: str) -> None:

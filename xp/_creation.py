@@ -480,6 +480,9 @@ def linspace(
     for v, name in ((start, "start"), (stop, "stop")):
         if type(v) not in (int, float, complex) and not isinstance(v, (np.integer, np.floating, np.complexfloating)):
             fail(TypeError, f"{name} must be a Python int, float or complex, got {describe(v)}")
+    if boundary.symbolic(num):  # (jax.numpy's linspace cannot either: the spacing divides by num)
+        fail(NotImplementedError, f"num is a size jax.export leaves symbolic ({num}); linspace needs it known: "
+             "export with a concrete size for that axis")  # fmt: skip
     count = boundary.non_negative(num, "num")
     endpoint = boundary.boolean(endpoint, "endpoint")
     is_complex = isinstance(start, (complex, np.complexfloating)) or isinstance(stop, (complex, np.complexfloating))

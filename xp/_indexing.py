@@ -24,8 +24,8 @@ from jax import lax
 
 from xp import _dtypes as dt
 from xp._array import Array, JaxArrayImpl
-from xp._errors import ArgumentError, describe
-from xp._indexing_advanced import ARRAY_INDEX_TYPES, AdvancedIndex, index_error
+from xp._errors import describe
+from xp._indexing_advanced import ARRAY_INDEX_TYPES, AdvancedIndex, check_decided, index_error
 from xp._jit import kernel
 from xp._resharding import explicit_sharding
 
@@ -245,16 +245,8 @@ class SymbolicBasicIndex:
                 axis += 1
             elif type(k) is int:
                 n = shape[axis]
-                try:
-                    inside = bool(-n <= k) and bool(k < n)
-                except jax.errors.InconclusiveDimensionOperation:
-                    raise ArgumentError(
-                        NotImplementedError,
-                        f"index {k} may be out of bounds for axis {axis}, whose size {n} is symbolic "
-                        "(jax.export shape polymorphism): export with a constraint that decides it "
-                        "(jax.export.symbolic_shape(..., constraints=...))",
-                    ) from None
-                if not inside:
+                check_decided(k, k, n, axis)
+                if not (-n <= k < n):
                     raise index_error(f"index {k} is out of bounds for axis {axis} with size {n}")
                 axis += 1
         self.key = key

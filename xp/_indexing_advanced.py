@@ -204,9 +204,33 @@ def _whole(k: Any) -> bool:
 
 
 def _check_bounds(low: int, high: int, n: int, axis: int) -> None:
+    check_decided(low, high, n, axis)
     if low < -n or high >= n:
         bad = low if low < -n else high
         raise index_error(f"index {bad} is out of bounds for axis {axis} with size {n}")
+
+
+def check_decided(low: int, high: int, n: Any, axis: int) -> None:
+    """For an axis whose size ``n`` ``jax.export`` leaves symbolic: that indices from ``low`` to
+    ``high`` are in bounds, or out of bounds, for every size the export allows. An index that
+    could be either (``5`` along a size ``b >= 1``) is a NotImplementedError naming the remedy:
+    a constant index is checked when traced, and this one cannot be."""
+    if type(n) is int:
+        return
+    for k in (low, high):
+        try:
+            bool(-n <= k)
+            bool(k < n)
+        except jax.errors.InconclusiveDimensionOperation:
+            raise undecided_bound(k, axis, n) from None
+
+
+def undecided_bound(k: int, axis: int, n: Any) -> ArgumentError:
+    return ArgumentError(
+        NotImplementedError,
+        f"index {k} may be out of bounds for axis {axis}, whose size {n} is symbolic (jax.export shape "
+        "polymorphism): export with a constraint that decides it (jax.export.symbolic_shape(..., constraints=...))",
+    )
 
 
 @kernel

@@ -33,7 +33,7 @@ from xp import _checks as checks
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import fail
-from xp._indexing_advanced import index_range
+from xp._indexing_advanced import check_decided, index_range
 from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike
@@ -91,6 +91,7 @@ def check_constant(indices: Any, n: int, axis: int) -> None:
 
 
 def _check_bounds(low: int, high: int, n: int, axis: int) -> None:
+    check_decided(low, high, n, axis)
     if low < -n or high >= n:
         bad = low if low < -n else high
         fail(IndexError, f"indices holds {bad}, which is out of bounds for axis {axis} of x with size {n}")
@@ -126,14 +127,16 @@ def check_indices(index: Any, n: int, axis: int, where: str) -> None:
 
 
 def _normalized(index: Any, n: int) -> Any:
-    """Indices with negative ones counted from the end, in a signed dtype wide enough for ``n``."""
-    wide = dt.int64 if dt.x64_enabled() and (index.dtype.itemsize == 8 or n > np.iinfo(np.int32).max) else dt.int32
+    """Indices with negative ones counted from the end, in a signed dtype wide enough for ``n``
+    (a symbolic size may be any: the widest)."""
+    large = boundary.symbolic(n) or n > np.iinfo(np.int32).max
+    wide = dt.int64 if dt.x64_enabled() and (index.dtype.itemsize == 8 or large) else dt.int32
     if index.dtype.kind == "u":
         if index.dtype.itemsize >= wide.itemsize:  # keep huge values huge (clamped) in the conversion
-            index = jnp.minimum(index, np.asarray(n, index.dtype))
+            index = jnp.minimum(index, boundary.size_array(n, index.dtype))
         return index.astype(wide)
     index = index.astype(wide)
-    return jnp.where(index < 0, index + np.asarray(n, wide), index)
+    return jnp.where(index < 0, index + boundary.size_array(n, wide), index)
 
 
 @functools.partial(kernel, static_argnames="axis")

@@ -353,6 +353,8 @@ def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int
     if axis is None:
         if isinstance(shift, (tuple, list)):
             fail(TypeError, f"shift must be an int when axis is None, got {describe(shift)} (pass axis as a tuple)")
+        if any(boundary.symbolic(n) for n in shape):
+            return wrap(jnp.roll(value, boundary.integer(shift, "shift")))  # (see below)
         size = math.prod(shape)
         amount = boundary.integer(shift, "shift") % size if size else 0
         if amount == 0:
@@ -372,6 +374,10 @@ def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int
     total: dict[int, int] = {}
     for a, s in zip(axes, shifts, strict=True):
         total[a] = total.get(a, 0) + s
+    if any(boundary.symbolic(shape[a]) for a in total):
+        # a size jax.export leaves symbolic (x is traced): jax.numpy's roll reduces the shifts
+        # modulo the sizes in the computation
+        return wrap(jnp.roll(value, tuple(total.values()), tuple(total)))
     moved = {a: s % shape[a] for a, s in total.items() if shape[a] and s % shape[a]}
     if not moved:
         return wrap(value)

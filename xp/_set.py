@@ -80,7 +80,11 @@ def _isin(x1: Any, x2: Any, invert: bool) -> Any:
     dtype = promote_pair(x1, x2)
     elements = x1.astype(dtype).reshape(-1)
     tests = x2.astype(dtype).reshape(-1)
-    if tests.size == 0:
+    if boundary.symbolic(elements.size) or boundary.symbolic(tests.size):
+        # sizes jax.export leaves symbolic: every pair, as jax.numpy's isin always (a binary search
+        # needs the length of what it searches known)
+        found = jnp.any(elements[:, None] == tests[None, :], axis=1)
+    elif tests.size == 0:
         found = jnp.zeros(elements.shape, dt.bool)
     elif tests.size <= 16 or elements.size * tests.size <= _COMPARE_ALL_LIMIT:
         found = jnp.any(elements[:, None] == tests[None, :], axis=1)
