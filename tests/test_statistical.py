@@ -551,3 +551,43 @@ def test_eager_call_is_one_cached_dispatch():
         after = _statistical._sum._cache_size() + _statistical._mean._cache_size() + \
             _statistical._var._cache_size() + _statistical._max._cache_size()  # fmt: skip
         assert before == after
+
+
+# --- the default calls ----------------------------------------------------------------------
+# xp.sum(x) and the other default calls on an xp array run a kernel of their own (the array
+# alone: xp/_statistical.py); they must be the general call with the defaults spelled out,
+# values, dtypes and errors alike (a bool or complex x, an empty one, a 0-d one for sort). A
+# NumPy bool for a flag takes the general path.
+DEFAULT_CALLS = {
+    "sum": lambda x: {"axis": tuple(range(x.ndim)), "dtype": None, "keepdims": np.False_},
+    "prod": lambda x: {"axis": tuple(range(x.ndim)), "dtype": None, "keepdims": np.False_},
+    "max": lambda x: {"axis": tuple(range(x.ndim)), "keepdims": np.False_},
+    "min": lambda x: {"axis": tuple(range(x.ndim)), "keepdims": np.False_},
+    "mean": lambda x: {"axis": tuple(range(x.ndim)), "keepdims": np.False_},
+    "var": lambda x: {"axis": tuple(range(x.ndim)), "correction": 0, "keepdims": np.False_},
+    "std": lambda x: {"axis": tuple(range(x.ndim)), "correction": 0, "keepdims": np.False_},
+    "argmax": lambda x: {"axis": None, "keepdims": np.False_},
+    "argmin": lambda x: {"axis": None, "keepdims": np.False_},
+    "sort": lambda x: {"axis": -1, "descending": np.False_, "stable": True},
+    "argsort": lambda x: {"axis": -1, "descending": np.False_, "stable": True},
+}
+
+
+def _outcome(call):
+    try:
+        result = call()
+    except (TypeError, ValueError) as e:
+        return type(e), str(e)
+    return result.dtype, np.asarray(result)
+
+
+@pytest.mark.parametrize("name", DEFAULT_CALLS)
+@given(a=arrays(AVAILABLE, nan=True))
+def test_the_default_call_is_the_general_call_with_the_defaults(name, a):
+    fn, x = getattr(xp, name), xp.asarray(a)
+    default, general = _outcome(lambda: fn(x)), _outcome(lambda: fn(x, **DEFAULT_CALLS[name](x)))
+    assert default[0] == general[0]
+    if isinstance(default[1], str):
+        assert default[1] == general[1]
+    else:
+        np.testing.assert_array_equal(default[1], general[1])

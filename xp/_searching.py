@@ -64,6 +64,8 @@ def argmax(x: ArrayLike, /, *, axis: int | None = None, keepdims: bool = False) 
     The first occurrence wins ties; the index of the first NaN is returned where there is one
     (as in NumPy). An empty reduction is a ValueError.
     """
+    if type(x) is Array and axis is None and keepdims is False:
+        return wrap(_argmax_whole(x._value))
     value = boundary.array(x, "x")
     index = None if axis is None else boundary.axis(axis, value.ndim)
     return wrap(_arg_reduce(value, index, boundary.boolean(keepdims, "keepdims"), True))
@@ -76,6 +78,8 @@ def argmin(x: ArrayLike, /, *, axis: int | None = None, keepdims: bool = False) 
     The first occurrence wins ties; the index of the first NaN is returned where there is one
     (as in NumPy). An empty reduction is a ValueError.
     """
+    if type(x) is Array and axis is None and keepdims is False:
+        return wrap(_argmin_whole(x._value))
     value = boundary.array(x, "x")
     index = None if axis is None else boundary.axis(axis, value.ndim)
     return wrap(_arg_reduce(value, index, boundary.boolean(keepdims, "keepdims"), False))
@@ -90,6 +94,20 @@ def _arg_reduce(x: Any, axis: int | None, keepdims: bool, largest: bool) -> Any:
         fail(ValueError, f"{where}: an empty sequence has no {'maximum' if largest else 'minimum'}")
     reduce = jnp.argmax if largest else jnp.argmin
     return reduce(x, axis=axis, keepdims=keepdims).astype(dt.default_int())
+
+
+# The kernels of the default calls (the flattened array): the array alone, no static arguments
+# to match, no boundary work (as the statistical reductions' default calls: xp/_statistical.py).
+
+
+@kernel
+def _argmax_whole(x: Any) -> Any:
+    return _arg_reduce(x, None, False, True)
+
+
+@kernel
+def _argmin_whole(x: Any) -> Any:
+    return _arg_reduce(x, None, False, False)
 
 
 # --- count_nonzero, nonzero -----------------------------------------------------------------

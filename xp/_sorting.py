@@ -30,6 +30,8 @@ from xp._typing import ArrayLike
 @api
 def argsort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """The indices that sort ``x`` along ``axis``, in the default index dtype (see the module)."""
+    if type(x) is Array and type(axis) is int and axis == -1 and descending is False and stable is True:
+        return wrap(_argsort_last(x._value))
     value = boundary.array(x, "x")
     return wrap(
         _argsort(
@@ -44,6 +46,8 @@ def argsort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False, stable
 @api
 def sort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A copy of ``x`` sorted along ``axis`` (see the module for NaNs and signed zeros)."""
+    if type(x) is Array and type(axis) is int and axis == -1 and descending is False and stable is True:
+        return wrap(_sort_last(x._value))
     value = boundary.array(x, "x")
     return wrap(
         _sort(
@@ -61,6 +65,19 @@ def _sort(x: Any, axis: int, descending: bool, stable: bool) -> Any:
     if not descending:
         return lax.sort(x, dimension=axis, is_stable=stable)
     return jnp.flip(lax.sort(jnp.flip(x, axis), dimension=axis, is_stable=stable), axis)
+
+
+# The kernels of the default calls (the last axis, ascending, stable): the array alone, no
+# static arguments to match, no boundary work (as the reductions' default calls:
+# xp/_statistical.py). A 0-d array has no last axis: the AxisError comes from tracing it.
+@kernel
+def _sort_last(x: Any) -> Any:
+    return _sort(x, boundary.axis(-1, x.ndim), False, True)
+
+
+@kernel
+def _argsort_last(x: Any) -> Any:
+    return _argsort(x, boundary.axis(-1, x.ndim), False, True)
 
 
 @functools.partial(kernel, static_argnums=(1, 2, 3))  # axis, descending, stable: positional, the fastest dispatch

@@ -2,7 +2,11 @@
 
 Each function checks its arguments at the boundary and runs one jitted kernel whose static
 arguments are the normalized axes, the flags and the requested dtype; the dtype rules below
-run at trace time, so an eager call is one cached dispatch.
+run at trace time, so an eager call is one cached dispatch. The default call of a reduction
+(every axis, no ``keepdims``, no ``dtype``, no ``correction``: ``xp.sum(x)``) of an xp array
+runs a kernel of the array alone instead, which skips the boundary work and the static
+arguments' matching: 0.7 µs of the 1.6 µs an eager ``xp.sum`` spent over its kernel's dispatch
+(measured on the 2-core CPU machine), the difference from jax.numpy's own.
 
 Dtype rules (the standard's, plus xp's documented choices):
 
@@ -52,6 +56,8 @@ from xp._typing import ArrayLike, DTypeLike
 # static arguments about 0.5 µs faster than keyword ones (measured: 4.05 against 4.3-4.9 µs per
 # call of a one-array kernel), a tenth of an eager reduction's time.
 REDUCTION = (1, 2)  # axes, keepdims
+
+_NO_CORRECTION = 0.0  # var's and std's default (the fast path knows it by identity: one test)
 
 
 # --- dtype rules (trace time) ---------------------------------------------------------------
@@ -147,6 +153,8 @@ def sum(
     Integer input accumulates in the default integer dtype (unsigned: the unsigned dtype of its
     width) unless ``dtype`` is given; floating input keeps its dtype. The empty sum is 0.
     """
+    if type(x) is Array and axis is None and dtype is None and keepdims is False:
+        return wrap(_sum_whole(x._value))
     value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_sum(value, axes, keep, boundary.optional_dtype(dtype)))
 
@@ -155,6 +163,48 @@ def sum(
 def _sum(x: Any, axes: tuple[int, ...], keepdims: bool, dtype: np.dtype | None) -> Any:
     want = accumulation_dtype(x.dtype, dtype)
     return jnp.sum(x.astype(want), axis=axes, keepdims=keepdims, dtype=want)
+
+
+# The kernels of the default calls (see the module): the general kernel, inlined, over every axis.
+
+
+@kernel
+def _sum_whole(x: Any) -> Any:
+    return _sum(x, _every_axis(x), False, None)
+
+
+@kernel
+def _prod_whole(x: Any) -> Any:
+    return _prod(x, _every_axis(x), False, None)
+
+
+@kernel
+def _max_whole(x: Any) -> Any:
+    return _max(x, _every_axis(x), False)
+
+
+@kernel
+def _min_whole(x: Any) -> Any:
+    return _min(x, _every_axis(x), False)
+
+
+@kernel
+def _mean_whole(x: Any) -> Any:
+    return _mean(x, _every_axis(x), False)
+
+
+@kernel
+def _var_whole(x: Any) -> Any:
+    return _var(x, _every_axis(x), False, 0.0, False)
+
+
+@kernel
+def _std_whole(x: Any) -> Any:
+    return _var(x, _every_axis(x), False, 0.0, True)
+
+
+def _every_axis(x: Any) -> tuple[int, ...]:
+    return boundary.axes(None, x.ndim)
 
 
 @api
@@ -170,6 +220,8 @@ def prod(
 
     Dtypes as for :func:`sum`. The empty product is 1.
     """
+    if type(x) is Array and axis is None and dtype is None and keepdims is False:
+        return wrap(_prod_whole(x._value))
     value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_prod(value, axes, keep, boundary.optional_dtype(dtype)))
 
@@ -233,6 +285,8 @@ def max(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims:
 
     ``x`` must be real-valued; a reduction over zero elements is a ValueError.
     """
+    if type(x) is Array and axis is None and keepdims is False:
+        return wrap(_max_whole(x._value))
     value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_max(value, axes, keep))
 
@@ -243,6 +297,8 @@ def min(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims:
 
     ``x`` must be real-valued; a reduction over zero elements is a ValueError.
     """
+    if type(x) is Array and axis is None and keepdims is False:
+        return wrap(_min_whole(x._value))
     value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_min(value, axes, keep))
 
@@ -281,6 +337,8 @@ def mean(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims
     Floating input (real or complex) keeps its dtype; integer input is computed in, and
     returns, the default real floating dtype.
     """
+    if type(x) is Array and axis is None and keepdims is False:
+        return wrap(_mean_whole(x._value))
     value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_mean(value, axes, keep))
 
@@ -297,7 +355,7 @@ def var(
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
-    correction: int | float = 0.0,
+    correction: int | float = _NO_CORRECTION,
     keepdims: bool = False,
 ) -> Array:
     """The variance of ``x`` over ``axis``: ``sum((x - mean(x))**2) / (M - correction)``.
@@ -305,6 +363,8 @@ def var(
     NaN when ``M - correction <= 0``. Real floating input keeps its dtype; integer input is
     computed in, and returns, the default real floating dtype; complex input is a TypeError.
     """
+    if type(x) is Array and axis is None and keepdims is False and correction is _NO_CORRECTION:
+        return wrap(_var_whole(x._value))
     value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_var(value, axes, keep, _correction(correction), False))
 
@@ -315,10 +375,12 @@ def std(
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
-    correction: int | float = 0.0,
+    correction: int | float = _NO_CORRECTION,
     keepdims: bool = False,
 ) -> Array:
     """The standard deviation of ``x`` over ``axis``: the square root of :func:`var`."""
+    if type(x) is Array and axis is None and keepdims is False and correction is _NO_CORRECTION:
+        return wrap(_std_whole(x._value))
     value, axes, keep = boundary.reduction(x, axis, keepdims)
     return wrap(_var(value, axes, keep, _correction(correction), True))
 
