@@ -2,8 +2,10 @@
 
 Each case is a pair of zero-argument callables (xp, jax.numpy) on inputs of one shape. The two
 are timed interleaved (xp, jnp, xp, jnp, ...) in rounds, each round timing a batch of calls with
-process CPU time; the median over rounds is reported, with the ratio xp / jax.numpy. A ratio
-below 1 means xp is faster. Results are written to bench/RESULTS.md.
+process CPU time, the order rotating from round to round; a pass over all the cases takes the
+median over its rounds, and the whole pass is repeated: the reported time is the median over
+passes, with the ratio xp / jax.numpy. A ratio below 1 means xp is faster. Results are written to
+bench/RESULTS.md.
 
     python bench/eager.py            # all cases
     python bench/eager.py --quick    # fewer rounds
@@ -205,8 +207,11 @@ def time_case(case: Case, rounds: int, budget: float) -> Timed:
     single = max(time.process_time() - start, 1e-7)
     calls = max(1, min(2000, int(budget / single / rounds / len(fns))))
     samples: list[list[float]] = [[] for _ in fns]
-    for _ in range(rounds):
-        for fn, sink in zip(fns, samples, strict=True):
+    timed = list(zip(fns, samples, strict=True))
+    for i in range(rounds):
+        # the order rotates (xp first, then jax.numpy first, ...): whatever the previous batch leaves
+        # behind (its results to free, a cold cache) falls on each in turn
+        for fn, sink in timed[i % len(timed) :] + timed[: i % len(timed)]:
             start = time.process_time()
             for _ in range(calls):
                 result = fn()
@@ -216,10 +221,22 @@ def time_case(case: Case, rounds: int, budget: float) -> Timed:
     return Timed(case, *medians)
 
 
-def run(cases: list[Case], rounds: int, budget: float) -> list[Timed]:
+def run(cases: list[Case], rounds: int, budget: float, passes: int) -> list[Timed]:
+    """Time every case, ``passes`` times over: the medians over the passes (a burst of load on the
+    shared machine spoils a case in one pass, not in all of them)."""
+    timings: list[list[Timed]] = [[] for _ in cases]
+    for _ in range(passes):
+        for case, sink in zip(cases, timings, strict=True):
+            sink.append(time_case(case, rounds, budget))
     rows = []
-    for case in cases:
-        row = time_case(case, rounds, budget)
+    for case, timed in zip(cases, timings, strict=True):
+        floors = [t.floor for t in timed if t.floor is not None]
+        row = Timed(
+            case,
+            statistics.median(t.ours for t in timed),
+            statistics.median(t.theirs for t in timed),
+            statistics.median(floors) if floors else None,
+        )
         rows.append(row)
         floor = "" if row.floor is None else f"   floor {row.floor * 1e6:10.2f} us"
         print(f"{case.name:34} {case.shape!s:14} xp {row.ours * 1e6:10.2f} us   jnp {row.theirs * 1e6:10.2f} us"
@@ -301,10 +318,10 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
     args = parser.parse_args(argv)
     # (a call is a few µs; its CPU time varies from batch to batch on a shared machine: 15 rounds,
-    # 1.5 s in all per case, interleaved)
-    rounds, budget = (3, 0.05) if args.quick else (15, 1.5)
-    elementwise = run([c for shape in SHAPES for c in elementwise_cases(shape)], rounds, budget)
-    functions = run([c for shape in FUNCTION_SHAPES for c in function_cases(shape)], rounds, budget)
+    # 1.5 s in all per case, interleaved; and from minute to minute: three passes, a median)
+    rounds, budget, passes = (3, 0.05, 1) if args.quick else (15, 1.5, 3)
+    elementwise = run([c for shape in SHAPES for c in elementwise_cases(shape)], rounds, budget, passes)
+    functions = run([c for shape in FUNCTION_SHAPES for c in function_cases(shape)], rounds, budget, passes)
     return (
         markdown("Eager calls: element-wise, conversion and indexing", elementwise, NOTE + environment())
         + "\n"

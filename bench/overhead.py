@@ -164,11 +164,11 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
     args = parser.parse_args(argv)
-    rounds, budget, import_rounds = (3, 0.05, 2) if args.quick else (15, 0.6, 15)
+    rounds, budget, import_rounds, passes = (3, 0.05, 2, 1) if args.quick else (15, 0.6, 15, 3)
     # The jitted calls are the smallest and the noisiest (a few µs, half of it on XLA's threads):
     # three times the rounds and the budget. Rows still move between runs (JITTED_NOTE says how much).
-    jitted = run(jitted_cases(), rounds if args.quick else 45, budget if args.quick else 2.0)
-    eager = run(eager_cases(), rounds, budget)
+    jitted = run(jitted_cases(), rounds if args.quick else 45, budget if args.quick else 2.0, passes)
+    eager = run(eager_cases(), rounds, budget, passes)
     ours, theirs = import_times(import_rounds)
     load = os.getloadavg()[0]
     note = "Median CPU time per call, xp / jax.numpy (below 1 is faster). " + environment()
