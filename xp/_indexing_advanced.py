@@ -222,15 +222,12 @@ def check_decided(low: int, high: int, n: Any, axis: int) -> None:
             bool(-n <= k)
             bool(k < n)
         except jax.errors.InconclusiveDimensionOperation:
-            raise undecided_bound(k, axis, n) from None
-
-
-def undecided_bound(k: int, axis: int, n: Any) -> ArgumentError:
-    return ArgumentError(
-        NotImplementedError,
-        f"index {k} may be out of bounds for axis {axis}, whose size {n} is symbolic (jax.export shape "
-        "polymorphism): export with a constraint that decides it (jax.export.symbolic_shape(..., constraints=...))",
-    )
+            raise ArgumentError(
+                NotImplementedError,
+                f"index {k} may be out of bounds for axis {axis}, whose size {n} is symbolic (jax.export shape "
+                "polymorphism): export with a constraint that decides it (jax.export.symbolic_shape(..., "
+                "constraints=...))",
+            ) from None
 
 
 @kernel
