@@ -4,9 +4,9 @@ Each function checks its arguments at the boundary and runs one jitted kernel wh
 arguments are the normalized axes, the flags and the requested dtype; the dtype rules below
 run at trace time, so an eager call is one cached dispatch. The default call of a reduction
 (every axis, no ``keepdims``, no ``dtype``, no ``correction``: ``xp.sum(x)``) of an xp array
-runs a kernel of the array alone instead, which skips the boundary work and the static
-arguments' matching: 0.7 µs of the 1.6 µs an eager ``xp.sum`` spent over its kernel's dispatch
-(measured on the 2-core CPU machine), the difference from jax.numpy's own.
+runs a kernel of the array alone instead, which skips the boundary work and the matching of
+static arguments: 0.7 µs of the 1.6 µs an eager ``xp.sum`` spent over its bare kernel's dispatch
+(measured on the 2-core CPU machine), where jax.numpy's own ``sum`` spends 1.3-2.7 µs.
 
 Dtype rules (the standard's, plus xp's documented choices):
 
