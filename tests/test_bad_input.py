@@ -307,44 +307,23 @@ def probe_in_subprocess(calls):
 
 
 HUGE = (
-    "a size of 2**62 or 10**20 aborts the process (XLA's 'overflow in static extent product') or raises an unnamed "
+    "a size of 2**62 or 10**20 aborted the process (XLA's 'overflow in static extent product') or raised an unnamed "
     "error (MLIR's TypeError 'get(): incompatible function arguments', OverflowError 'Python int too large to "
-    "convert to C long', JAX's OverflowError on a jitted argument, NumPy's 'array is too big'): issue #10, defect 3"
+    "convert to C long', JAX's OverflowError on a jitted argument, NumPy's 'array is too big'): issue #10, defect 3; "
+    "the last were the FFTs' n, the sparse nse, xp.sparse.eye's sizes and xp.special.multigammaln's d"
 )
-# The functions with that defect, by the last run of the probe; the test fails when the set changes
-# either way (a new one, or one fixed: then remove it here).
-KNOWN_HUGE = {
-    "fft.fft",
-    "fft.hfft",
-    "fft.ifft",
-    "fft.ihfft",
-    "fft.irfft",
-    "fft.rfft",
-    "sparse.bcoo_eliminate_zeros",
-    "sparse.bcoo_fromdense",
-    "sparse.bcoo_sum_duplicates",
-    "sparse.bcsr_eliminate_zeros",
-    "sparse.bcsr_fromdense",
-    "sparse.bcsr_sum_duplicates",
-    "sparse.eye",
-    "sparse.fromdense",
-    "special.multigammaln",
-}
 
 
 @pytest.mark.slow
-@pytest.mark.x64  # (the set of known defects is that of the 64-bit mode: with it off, int32 bounds catch some)
+@pytest.mark.x64  # (with 64-bit mode off, int32 bounds catch some: the 64-bit mode is the harder case)
 def test_huge_sizes_are_named_errors_or_results():
     """Each size-like parameter of each function, 2**62, 10**20 or -2**62: a result or a named error,
-    never an abort, but for the known defects (KNOWN_HUGE)."""
+    never an abort."""
     outcomes = probe_in_subprocess(huge_calls())
-    bad, failing = [], set()
-    for (name, param, value), kind, message in outcomes:
-        if kind == "returned":
-            continue
-        if kind not in {e.__name__ for e in STANDARD} | {"AxisError"} or not message.startswith(f"xp.{name}: "):
-            bad.append(f"xp.{name}({param}={value}): {kind}: {message}")
-            failing.add(name)
-    new = "\n".join(b for b in bad if b.split("(")[0][3:] not in KNOWN_HUGE)
-    assert failing <= KNOWN_HUGE, f"new defects (beyond {HUGE}):\n{new}"
-    assert failing == KNOWN_HUGE, f"fixed, to be removed from KNOWN_HUGE: {sorted(KNOWN_HUGE - failing)}"
+    bad = [
+        f"xp.{name}({param}={value}): {kind}: {message}"
+        for (name, param, value), kind, message in outcomes
+        if kind != "returned"
+        and (kind not in {e.__name__ for e in STANDARD} | {"AxisError"} or not message.startswith(f"xp.{name}: "))
+    ]
+    assert not bad, f"{HUGE}:\n" + "\n".join(bad)

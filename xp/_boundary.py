@@ -427,6 +427,15 @@ def allocation(shape: tuple[Any, ...], dtype: np.dtype, device: Any = None, para
     return shape
 
 
+def stored_count(value: Any, param: str = "nse") -> int:
+    """A number of stored entries of a sparse array (``nse``): a non-negative int whose index
+    array, at least 4 bytes an entry, can exist (see ``allocation``): 2**62 entries would abort
+    the process inside XLA."""
+    count = non_negative(value, param)
+    allocation((count,), np.dtype(np.int32), None, param)
+    return count
+
+
 def _in_bytes(n: int) -> str:
     """``n`` bytes in binary units (only sizes of at least ``_CHECK_MEMORY_FROM`` come here)."""
     size = n / 1024**3

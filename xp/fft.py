@@ -76,6 +76,8 @@ def _length(n: Any) -> int | None:
     length = boundary.integer(n, "n")
     if length < 1:
         fail(ValueError, f"n must be a positive integer, got {length}")
+    # one line of the output at least (2**62 would abort the process inside XLA)
+    boundary.allocation((length,), np.dtype(np.complex64), None, "n")
     return length
 
 

@@ -62,6 +62,7 @@ def multigammaln(a: ArrayLike, d: int) -> Array:
     if dimension < 1:
         fail(ValueError, f"d must be a positive integer, got {dimension}")
     boundary.check_int_range(dimension, dt.default_int(), "d")  # (JAX sums d terms, counted in a default int)
+    boundary.allocation((dimension,), dt.default_float(), None, "d")  # (of the d terms)
     return call(gamma_functions.MULTIGAMMALN, a, static=(dimension,))
 
 

@@ -80,7 +80,7 @@ def format_argument(value: Any) -> str:
 
 
 def nse_argument(value: Any) -> int | None:
-    return None if value is None else boundary.non_negative(value, "nse")
+    return None if value is None else boundary.stored_count(value)
 
 
 # --- checked construction -------------------------------------------------------------------

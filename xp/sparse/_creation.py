@@ -400,8 +400,10 @@ def eye(
     want = _default_dtype(dtype)
     index_dtype = build.index_dtype_argument(None, (rows, cols))
     target = boundary.device(device)
+    first = max(0, -diagonal)
+    stored = max(0, min(rows, cols - diagonal) - first)
+    boundary.allocation((stored, 2), index_dtype, target, "n_rows" if rows <= cols else "n_cols")
     if _host_device(target):
-        first = max(0, -diagonal)
         position = np.arange(first, max(first, min(rows, cols - diagonal)), dtype=index_dtype)
         data = jax.device_put(np.ones(len(position), want), target)
         indices = jax.device_put(np.stack([position, position + diagonal], axis=-1).astype(index_dtype), target)

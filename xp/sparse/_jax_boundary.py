@@ -117,7 +117,7 @@ def nse(value: Any, traced: bool, what: str) -> int | None:
         if traced:
             fail(DataDependentShapeError, f"nse must be given under a JAX trace: {what} is data-dependent")
         return None
-    return boundary.non_negative(value, "nse")
+    return boundary.stored_count(value)
 
 
 def is_traced(*values: Any) -> bool:

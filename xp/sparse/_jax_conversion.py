@@ -128,7 +128,7 @@ def bcoo_sum_duplicates(mat: Any, nse: int | None = None) -> BCOO:
     (an eager call checks that ``nse`` keeps every distinct entry)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCOO)
     _summable(value, "bcoo_sum_duplicates")
-    count = None if nse is None else boundary.non_negative(nse, "nse")
+    count = None if nse is None else boundary.stored_count(nse)
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(_distinct(value), count, "distinct entries of mat")
     return jax_boundary.result(jax_boundary.call_jax(jsparse.bcoo_sum_duplicates, value, nse=count))
@@ -139,7 +139,7 @@ def bcsr_sum_duplicates(mat: Any, nse: int | None = None) -> BCSR:
     """Duplicate entries added together, indices sorted (``nse`` as in ``bcoo_sum_duplicates``)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCSR)
     _summable(value, "bcsr_sum_duplicates")
-    count = None if nse is None else boundary.non_negative(nse, "nse")
+    count = None if nse is None else boundary.stored_count(nse)
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(_distinct(value.to_bcoo()), count, "distinct entries of mat")
     return jax_boundary.result(jax_boundary.call_jax(jsparse.bcsr_sum_duplicates, value, nse=count))
@@ -156,7 +156,7 @@ def bcoo_eliminate_zeros(mat: Any, nse: int | None = None) -> BCOO:
     ``bcoo_sum_duplicates``)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCOO)
     _summable(value, "bcoo_eliminate_zeros")
-    count = None if nse is None else boundary.non_negative(nse, "nse")
+    count = None if nse is None else boundary.stored_count(nse)
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(
             _jbcoo.bcoo_eliminate_zeros(value).nse if value.nse else 0, count, "nonzero entries of mat"
@@ -169,7 +169,7 @@ def bcsr_eliminate_zeros(mat: Any, nse: int | None = None) -> BCSR:
     """The BCSR without its explicitly stored zeros."""
     value = jax_boundary.sparse_argument(mat, "mat", BCSR)
     _summable(value, "bcsr_eliminate_zeros")
-    count = None if nse is None else boundary.non_negative(nse, "nse")
+    count = None if nse is None else boundary.stored_count(nse)
     if count is not None and not jax_boundary.is_traced(value):
         jax_boundary.check_nse(
             _jbcoo.bcoo_eliminate_zeros(value.to_bcoo()).nse if value.nse else 0, count, "nonzero entries of mat"
