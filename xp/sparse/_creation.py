@@ -404,7 +404,7 @@ def eye(
     stored = max(0, min(rows, cols - diagonal) - first)
     boundary.allocation((stored, 2), index_dtype, target, "n_rows" if rows <= cols else "n_cols")
     if _host_device(target):
-        position = np.arange(first, max(first, min(rows, cols - diagonal)), dtype=index_dtype)
+        position = np.arange(first, first + stored, dtype=index_dtype)
         data = jax.device_put(np.ones(len(position), want), target)
         indices = jax.device_put(np.stack([position, position + diagonal], axis=-1).astype(index_dtype), target)
         return BCOO._wrap(buffers.make_bcoo(data, indices, (rows, cols), True, True))
