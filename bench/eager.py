@@ -2,7 +2,7 @@
 
 Each case is a pair of zero-argument callables (xp, jax.numpy) on inputs of one shape. The two
 are timed interleaved (xp, jnp, xp, jnp, ...) in rounds, each round timing a batch of calls with
-process CPU time, the order rotating from round to round; a pass over all the cases takes the
+process CPU time and wall-clock time, the order rotating from round to round; a pass over all the cases takes the
 median over its rounds, and the whole pass is repeated: the reported time is the median over
 passes, with the ratio xp / jax.numpy. A ratio below 1 means xp is faster. Results are written to
 bench/RESULTS.md.
@@ -188,12 +188,15 @@ def _block(result: object) -> None:
 
 @dataclass
 class Timed:
-    """Median seconds per call of one case: xp, jax.numpy and (where the case has one) the floor."""
+    """Median seconds per call of one case, process CPU time: xp, jax.numpy and (where the case has
+    one) the floor; and the wall-clock medians of xp and jax.numpy from the same batches."""
 
     case: Case
     ours: float
     theirs: float
     floor: float | None = None
+    ours_wall: float = float("nan")
+    theirs_wall: float = float("nan")
 
 
 def time_case(case: Case, rounds: int, budget: float) -> Timed:
@@ -207,18 +210,20 @@ def time_case(case: Case, rounds: int, budget: float) -> Timed:
     single = max(time.process_time() - start, 1e-7)
     calls = max(1, min(2000, int(budget / single / rounds / len(fns))))
     samples: list[list[float]] = [[] for _ in fns]
-    timed = list(zip(fns, samples, strict=True))
+    walls: list[list[float]] = [[] for _ in fns]
+    timed = list(zip(fns, samples, walls, strict=True))
     for i in range(rounds):
         # the order rotates (xp first, then jax.numpy first, ...): whatever the previous batch leaves
         # behind (its results to free, a cold cache) falls on each in turn
-        for fn, sink in timed[i % len(timed) :] + timed[: i % len(timed)]:
-            start = time.process_time()
+        for fn, sink, wall_sink in timed[i % len(timed) :] + timed[: i % len(timed)]:
+            start, wall_start = time.process_time(), time.perf_counter()
             for _ in range(calls):
                 result = fn()
             _block(result)
             sink.append((time.process_time() - start) / calls)
+            wall_sink.append((time.perf_counter() - wall_start) / calls)
     medians = [statistics.median(s) for s in samples]
-    return Timed(case, *medians)
+    return Timed(case, *medians, ours_wall=statistics.median(walls[0]), theirs_wall=statistics.median(walls[1]))
 
 
 def run(cases: list[Case], rounds: int, budget: float, passes: int) -> list[Timed]:
@@ -236,6 +241,8 @@ def run(cases: list[Case], rounds: int, budget: float, passes: int) -> list[Time
             statistics.median(t.ours for t in timed),
             statistics.median(t.theirs for t in timed),
             statistics.median(floors) if floors else None,
+            statistics.median(t.ours_wall for t in timed),
+            statistics.median(t.theirs_wall for t in timed),
         )
         rows.append(row)
         floor = "" if row.floor is None else f"   floor {row.floor * 1e6:10.2f} us"
@@ -273,6 +280,8 @@ def markdown(title: str, rows: list[Timed], note: str) -> str:
         ratios = [r.ours / r.theirs for r in rows if r.case.shape == shape]
         means.append(f"**{geometric_mean(ratios):.2f}**")
     lines.append("| geometric mean of the ratios | " + " | ".join(means) + " |")
+    walls = [geometric_mean([r.ours_wall / r.theirs_wall for r in rows if r.case.shape == s]) for s in shapes]
+    lines.append("| the same, wall-clock times | " + " | ".join(f"{w:.2f}" for w in walls) + " |")
     return "\n".join(_header(title, note, shapes) + lines) + "\n"
 
 
@@ -300,7 +309,10 @@ def environment() -> str:
     )
 
 
-NOTE = "Each cell: the ratio of median CPU times per call (xp / jax.numpy; below 1 is faster), then both times. "
+NOTE = (
+    "Each cell: the ratio of median CPU times per call (xp / jax.numpy; below 1 is faster), then both times;"
+    " the last row, the geometric mean of the ratios of median wall-clock times of the same batches. "
+)
 
 
 FLOOR_NOTE = (

@@ -6,7 +6,6 @@ Auto and Explicit meshes), a distributed sparse matvec and a CG solve, each gath
 with NumPy on the whole data. The CPU devices of the two processes talk through gloo.
 """
 
-import os
 import socket
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import time
 from pathlib import Path
 
 import jax
+from subprocess_env import subprocess_env
 
 import xp
 
@@ -32,8 +32,7 @@ def free_port() -> int:
 def run_cluster(script: Path, *args: str) -> list[str]:
     """Both processes' stdout; on a failure or past the time limit both are killed and the
     assertion gives both processes' output."""
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4")
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env = subprocess_env(host_devices=4)
     port = str(free_port())
     processes = [
         subprocess.Popen([sys.executable, str(script), *args, str(i), port], env=env, cwd=ROOT,

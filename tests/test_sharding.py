@@ -4,15 +4,12 @@ its sharding, and generic array-API code runs on sharded inputs unchanged, eager
 Runs in a subprocess with 8 host CPU devices (XLA_FLAGS must be set before JAX starts).
 """
 
-import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from subprocess_env import subprocess_env
 
 CHECKS = textwrap.dedent(
     """
@@ -57,8 +54,7 @@ CHECKS = textwrap.dedent(
 def run_with_devices(script: str, devices: int) -> None:
     """Run ``script`` in a fresh Python with ``devices`` simulated CPU devices (XLA_FLAGS must be
     set before JAX starts; JAX_ENABLE_X64 as in this session); it must print ``ok`` last."""
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env = subprocess_env(host_devices=devices)
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]
 

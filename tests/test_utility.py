@@ -2,6 +2,8 @@
 Runs with JAX's 64-bit mode on or off."""
 
 import math
+import subprocess
+import sys
 
 import fixed_shapes
 import jax
@@ -11,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from subprocess_env import subprocess_env
 
 import xp
 from xp import _dtypes as dt
@@ -100,6 +103,28 @@ def test_subnormals_are_true(dtype):
         x = xp.asarray(np.array([value], dtype))
         assert bool(xp.any(x)) is True, value
         assert bool(xp.all(x)) is True, value
+
+
+def test_subnormals_are_true_whatever_xlas_code_generation():
+    # all/any compare reduced integers with 0, not each element's bits: a compiler may turn the
+    # per-element test into a floating comparison, which reads subnormals as 0; XLA's CPU loop
+    # emitters did (xp.any of a complex64 subnormal was False), its default emitters do not
+    code = (
+        "import numpy as np, xp\n"
+        "for dtype in (np.complex64, np.float32):\n"
+        "    tiny = np.finfo(dtype).smallest_subnormal\n"
+        "    for value in (tiny, complex(0, tiny), complex(-tiny, -0.0)):\n"
+        "        if np.dtype(dtype).kind == 'f' and isinstance(value, complex):\n"
+        "            continue\n"
+        "        x = xp.asarray(np.array([value, value], dtype))\n"
+        "        assert bool(xp.any(x)) and bool(xp.all(x)), (dtype, value)\n"
+        "        assert xp.all(xp.any(xp.reshape(x, (2, 1)), axis=1)), (dtype, value)\n"
+        "print('ok')"
+    )
+    env = subprocess_env()
+    env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} --xla_cpu_use_fusion_emitters=false".strip()
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
 
 def test_empty():

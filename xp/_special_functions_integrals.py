@@ -39,19 +39,39 @@ def _expn_series(n: Any, x: Any) -> Any:
     return leading - total
 
 
+# From this order on, E_n(x) is the asymptotic expansion below (as in Cephes, and JAX's expn).
+_LARGE_ORDER = 5000
+
+
+def _expn_large_order(n: Any, x: Any) -> Any:
+    """E_n(x) for n >= 5000 and x > 0: exp(-x) / (n + x) * (1 + n / (n + x)**2 + ...), the first
+    terms of the expansion in 1 / (n + x) (Abramowitz and Stegun 5.1.52), written in the ratios
+    n / (n + x) and x / (n + x), which stay at most 1 where n or x is near the dtype's maximum."""
+    u = 1 / (n + x)
+    r, q = n * u, x * u
+    inner = r * (r - 2 * q) + r * u * (6 * q * q - 8 * r * q + r * r)
+    return (1 + u * (r + u * inner)) * jnp.exp(-x) * u
+
+
 @jax.custom_jvp
 def _expn(n: Any, x: Any) -> Any:
     # n must be a non-negative integer (SciPy truncates others, with a warning: xp gives NaN)
     valid = (n >= 0) & (n == jnp.floor(n)) & (n < np.inf) & (x >= 0)
-    small = valid & (x > 0) & (x <= 1) & (n >= 1)
-    large = valid & (x > 1)
+    huge = valid & (x > 0) & (n >= _LARGE_ORDER)
+    small = valid & (x > 0) & (x <= 1) & (n >= 1) & ~huge
+    # JAX's expn sees only orders below 5000: on an array it evaluates every one of its methods on
+    # every element, one of them a loop of n steps (an order of 1e9 beside any other element runs
+    # for minutes, 3e38 forever)
+    large = valid & (x > 1) & ~huge
     ns = safe(valid, n, 1.0)
     series = _expn_series(safe(small, ns, 1.0), safe(small, x, 0.5))
     fraction = jss.expn(safe(large, ns, 1.0), safe(large, x, 2.0))
+    asymptotic = _expn_large_order(safe(huge, ns, float(_LARGE_ORDER)), safe(huge, x, 1.0))
     zero = jnp.where(ns >= 2, 1 / safe(ns >= 2, ns - 1, 1.0), const(x, np.inf))  # E_n(0)
     xs = safe(x > 0, x, 1.0)
     order0 = jnp.exp(-xs) / xs  # E_0(x) = exp(-x) / x
-    value = jnp.where(x == 0, zero, jnp.where(ns == 0, order0, jnp.where(x <= 1, series, fraction)))
+    value = jnp.where(huge, asymptotic, jnp.where(x <= 1, series, fraction))
+    value = jnp.where(x == 0, zero, jnp.where(ns == 0, order0, value))
     value = jnp.where(x == np.inf, const(x, 0.0), value)
     return jnp.where(valid, value, const(x, np.nan))
 

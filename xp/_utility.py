@@ -57,24 +57,42 @@ def _truth(x: Any) -> Any:
     """
     if x.dtype == dt.bool:
         return x
-    if x.dtype.kind == "c":
-        return _truth(lax.real(x)) | _truth(lax.imag(x))
-    if x.dtype.kind == "f":
-        bits = lax.bitcast_convert_type(x, _BITS[x.dtype])
-        return (bits & np.asarray(np.iinfo(bits.dtype).max >> 1, bits.dtype)) != 0  # all but the sign bit
+    if x.dtype.kind in "fc":
+        return _magnitude_bits(x) != 0
     return x != 0
+
+
+def _magnitude_bits(x: Any) -> Any:
+    """Unsigned integers, zero exactly where the floating or complex ``x`` is zero (of either
+    sign): the bits of each value without its sign bit, of both parts OR-ed for complex values."""
+    if x.dtype.kind == "c":
+        return _magnitude_bits(lax.real(x)) | _magnitude_bits(lax.imag(x))
+    bits = lax.bitcast_convert_type(x, _BITS[x.dtype])
+    return bits & np.asarray(np.iinfo(bits.dtype).max >> 1, bits.dtype)
 
 
 _BITS: dict[np.dtype, np.dtype] = {dt.float32: dt.uint32, dt.float64: dt.uint64}
 
 
+# all and any of floating and complex values reduce the magnitude bits (min and max) and compare
+# the reduced integers with 0, not each element: "bits without the sign bit != 0" is a floating
+# comparison with 0.0 in disguise, which a compiler may make one (LLVM does), and the CPU then
+# reads subnormals as zero (measured: xp.any of a complex64 subnormal was False with XLA's CPU loop
+# emitters, --xla_cpu_use_fusion_emitters=false)
 @functools.partial(kernel, static_argnames=("axes", "keepdims"))
 def _all(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    if x.dtype.kind in "fc":
+        bits = _magnitude_bits(x)  # (over no elements: the largest integer, so True)
+        return (
+            jnp.min(bits, axis=axes, keepdims=keepdims, initial=np.asarray(np.iinfo(bits.dtype).max, bits.dtype)) != 0
+        )
     return jnp.all(_truth(x), axis=axes, keepdims=keepdims)
 
 
 @functools.partial(kernel, static_argnames=("axes", "keepdims"))
 def _any(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    if x.dtype.kind in "fc":  # (over no elements: 0, so False)
+        return jnp.max(_magnitude_bits(x), axis=axes, keepdims=keepdims, initial=0) != 0
     return jnp.any(_truth(x), axis=axes, keepdims=keepdims)
 
 

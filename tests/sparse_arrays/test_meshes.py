@@ -7,14 +7,12 @@ against NumPy and for its actual sharding, on Auto and Explicit meshes, eagerly 
 Each check runs in a subprocess with 8 host CPU devices (XLA_FLAGS must be set before JAX starts).
 """
 
-import os
 import socket
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+from subprocess_env import subprocess_env
 
 COMMON = textwrap.dedent(
     """
@@ -259,8 +257,7 @@ PROCESSES = textwrap.dedent(
 
 
 def run(script: str) -> None:
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env = subprocess_env(host_devices=8)
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-3000:] + out.stderr[-3000:]
 
@@ -281,8 +278,7 @@ def test_row_partitioned_from_each_processs_blocks():
     with socket.socket() as probe:  # a free port for the coordinator
         probe.bind(("127.0.0.1", 0))
         port = str(probe.getsockname()[1])
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4")
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env = subprocess_env(host_devices=4)
     runs = [
         subprocess.Popen(
             [sys.executable, "-c", PROCESSES, str(i), port],
