@@ -24,7 +24,7 @@ result has the broadcast shape and the computation dtype.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,6 +126,15 @@ def const(x: Any, value: float) -> Any:
 def is_nonpositive_integer(x: Any) -> Any:
     """Where ``x`` is 0, -1, -2, ... (the poles of the gamma function; -inf included)."""
     return (x <= 0) & (x == jnp.floor(x))
+
+
+def polynomial(coefficients: Sequence[float], z: Any) -> Any:
+    """The sum of ``coefficients[k] * z**k`` (Horner's scheme), the coefficients as strongly
+    typed scalars of ``z``'s dtype."""
+    total = jnp.zeros_like(z)
+    for c in reversed(coefficients):
+        total = total * z + const(z, c)
+    return total
 
 
 def safe(where: Any, x: Any, fill: float) -> Any:

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jss
 import numpy as np
 
-from xp._special_functions import Kernel, const, is_nonpositive_integer, safe
+from xp._special_functions import Kernel, const, is_nonpositive_integer, polynomial, safe
 
 # --- gamma ----------------------------------------------------------------------------------
 
@@ -76,11 +76,7 @@ _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 /
 def _stirling_correction(x: Any) -> Any:
     """delta(x) = lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2), by its asymptotic series
     (the terms in 1/x, 1/x**3, ... 1/x**13): within 1e-15 of it for x >= 8."""
-    w = 1 / (x * x)
-    total = jnp.zeros_like(x)
-    for c in reversed(_STIRLING):
-        total = total * w + const(x, c)
-    return total / x
+    return polynomial(_STIRLING, 1 / (x * x)) / x
 
 
 def log_beta(a: Any, b: Any) -> Any:

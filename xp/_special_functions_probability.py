@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jss
 import numpy as np
 
-from xp._special_functions import Kernel, const, safe
+from xp._special_functions import Kernel, const, polynomial, safe
 from xp._special_functions_gamma import log_beta
 
 # --- error functions and the normal and logistic distributions -------------------------------
@@ -37,11 +37,7 @@ def _erfcx(x: Any) -> Any:
         return jss.erfcx(x)
     large = x >= _ERFCX_ASYMPTOTIC_FROM
     xl = safe(large, x, _ERFCX_ASYMPTOTIC_FROM)
-    u = (0.5 / xl) / xl
-    total = jnp.zeros_like(x)
-    for c in reversed(_ERFCX_TERMS):
-        total = total * u + const(x, c)
-    asymptotic = total / (xl * const(x, np.sqrt(np.pi)))
+    asymptotic = polynomial(_ERFCX_TERMS, (0.5 / xl) / xl) / (xl * const(x, np.sqrt(np.pi)))
     return jnp.where(large, asymptotic, jss.erfcx(safe(~large, x, 0.0)))
 
 
@@ -89,13 +85,6 @@ _C1 = (-1 / 540, -1 / 288, 1 / 378)
 _MU_MINUS_LOG1P = tuple((-1) ** k / (k + 2) for k in range(8))
 
 
-def _series(coefficients: tuple[float, ...], z: Any) -> Any:
-    total = jnp.zeros_like(z)
-    for c in reversed(coefficients):
-        total = total * z + c
-    return total
-
-
 def _temme(a: Any, x: Any) -> tuple[Any, Any]:
     """(P(a, x), Q(a, x)) for a >= 1e4 and 0 < x < inf: with lambda = x / a and eta the signed
     root of eta**2 / 2 = lambda - 1 - log(lambda), Q = erfc(eta sqrt(a/2)) / 2 + R and
@@ -106,11 +95,11 @@ def _temme(a: Any, x: Any) -> tuple[Any, Any]:
     mu = (x - a) / a  # lambda - 1
     near = jnp.abs(mu) < 0.01
     far = safe(~near, mu, 0.5)
-    half_eta2 = jnp.where(near, mu * mu * _series(_MU_MINUS_LOG1P, mu), far - jnp.log1p(far))
+    half_eta2 = jnp.where(near, mu * mu * polynomial(_MU_MINUS_LOG1P, mu), far - jnp.log1p(far))
     eta = jnp.sign(mu) * jnp.sqrt(2 * half_eta2)
     far_eta = safe(~near, eta, 0.5)
-    c0 = jnp.where(near, _series(_C0, eta), 1 / far - 1 / far_eta)
-    c1 = jnp.where(near, _series(_C1, eta), 1 / far_eta**3 - 1 / far**3 - 1 / far**2 - 1 / (12 * far))
+    c0 = jnp.where(near, polynomial(_C0, eta), 1 / far - 1 / far_eta)
+    c1 = jnp.where(near, polynomial(_C1, eta), 1 / far_eta**3 - 1 / far**3 - 1 / far**2 - 1 / (12 * far))
     r = jnp.exp(-a * half_eta2) / jnp.sqrt(2 * np.pi * a) * (c0 + c1 / a)
     root = eta * jnp.sqrt(a / 2)
     return jss.erfc(-root) / 2 - r, jss.erfc(root) / 2 + r
