@@ -105,6 +105,54 @@ def test_subnormals_are_true(dtype):
         assert bool(xp.all(x)) is True, value
 
 
+def with_subnormals(dtype):
+    """Elements of ``dtype`` with subnormal numbers as likely as zeros."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "fc":
+        return elements(dtype)
+    tiny = float(np.finfo(dtype).smallest_subnormal)
+    real = st.sampled_from([tiny, -tiny, 0.0, -0.0, 3 * tiny]) | st.floats(width=np.finfo(dtype).bits)
+    return real if dtype.kind == "f" else st.builds(complex, real, real)
+
+
+FLOATING = [d for d in AVAILABLE if d.kind in "fc"]
+
+
+@given(
+    x=st.sampled_from(FLOATING).flatmap(
+        lambda d: hnp.arrays(d, fixed_shapes.shapes(min_dims=1, max_dims=2, max_side=4), elements=with_subnormals(d))
+    ),
+    data=st.data(),
+)
+def test_one_truth_value_for_every_function(x, data):
+    """Every function that reads values as booleans agrees with NumPy, which reads subnormals as
+    non-zero (XLA's x != 0 does not: it flushes them)."""
+    a, truth = xp.asarray(x), x.astype(bool) if x.dtype.kind == "f" else (x != 0)
+    axis = data.draw(axes(x.ndim))
+    ax = axis if axis is None or isinstance(axis, int) else tuple(axis)
+    check(xp.count_nonzero(a, axis=axis), np.count_nonzero(x, axis=ax), dt.default_int())
+    check(xp.any(a, axis=axis), np.any(x, axis=ax), dt.bool)
+    check(xp.all(a, axis=axis), np.all(x, axis=ax), dt.bool)
+    for got, expected in zip(xp.nonzero(a), np.nonzero(x), strict=True):
+        check(got, expected, dt.default_int())
+    check(xp.logical_not(a), np.logical_not(x), dt.bool)
+    other = np.flip(x, axis=-1)
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        check(getattr(xp, name)(a, xp.asarray(other)), getattr(np, name)(x, other), dt.bool)
+    if x.dtype.kind == "f":  # (astype rejects complex to bool)
+        check(xp.astype(a, xp.bool), truth, dt.bool)
+    norm = xp.linalg.vector_norm(a, ord=0, axis=-1)
+    np.testing.assert_array_equal(np.asarray(norm), np.sum(truth, axis=-1))
+
+
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="the README's example is XLA's CPU arithmetic")
+def test_the_readmes_subnormal_example():
+    x = xp.asarray(np.float32(1e-45))
+    assert float(x) == float(np.float32(1e-45)) != 0.0  # stored as it is
+    assert not bool(x != 0) and float(x * 1) == 0.0  # XLA's arithmetic flushes it
+    assert bool(xp.any(x)) and int(xp.count_nonzero(x)) == 1 and bool(xp.astype(x, xp.bool))
+
+
 def test_subnormals_are_true_whatever_xlas_code_generation():
     # all/any compare reduced integers with 0, not each element's bits: a compiler may turn the
     # per-element test into a floating comparison, which reads subnormals as 0; XLA's CPU loop
@@ -119,6 +167,7 @@ def test_subnormals_are_true_whatever_xlas_code_generation():
         "        x = xp.asarray(np.array([value, value], dtype))\n"
         "        assert bool(xp.any(x)) and bool(xp.all(x)), (dtype, value)\n"
         "        assert xp.all(xp.any(xp.reshape(x, (2, 1)), axis=1)), (dtype, value)\n"
+        "        assert int(xp.count_nonzero(x)) == 2 and not xp.any(xp.logical_not(x)), (dtype, value)\n"
         "print('ok')"
     )
     env = subprocess_env()

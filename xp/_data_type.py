@@ -18,6 +18,7 @@ from xp._errors import fail
 from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
+from xp._utility import truth
 
 
 @api
@@ -59,6 +60,8 @@ def _check_fits_int32(value: Any) -> None:
 
 @kernel(static_argnames="dtype")
 def _astype(value: Any, dtype: np.dtype) -> Any:
+    if dtype == dt.bool:  # (XLA's conversion is x != 0, False for subnormals)
+        return truth(value)
     return jax.lax.convert_element_type(value, dtype)
 
 

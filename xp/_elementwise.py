@@ -40,6 +40,7 @@ from xp._errors import ArgumentError, fail
 from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike
+from xp._utility import truth
 
 if TYPE_CHECKING:
     from xp.sparse._array import SparseArray
@@ -66,7 +67,8 @@ def _keep_integers(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 def _truth(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return lambda *xs: fn(*(x if x.dtype == dt.bool else x != 0 for x in xs))
+    """The logical functions read each operand's truth value (subnormals are True)."""
+    return lambda *xs: fn(*(truth(x) for x in xs))
 
 
 FLOATING, NUMERIC, REAL_NUMERIC = dt.FLOATING, dt.NUMERIC, dt.REAL_NUMERIC

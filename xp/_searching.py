@@ -36,6 +36,7 @@ from xp._indexing_advanced import index_range
 from xp._jit import kernel
 from xp._routing import api
 from xp._typing import ArrayLike
+from xp._utility import truth
 
 Tracer = jax.core.Tracer
 
@@ -125,7 +126,7 @@ def count_nonzero(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
 
 @functools.partial(kernel, static_argnums=(1, 2))  # axes, keepdims
 def _count_nonzero(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
-    return jnp.sum(x != 0, axis=axes, keepdims=keepdims, dtype=dt.default_int())
+    return jnp.sum(truth(x), axis=axes, keepdims=keepdims, dtype=dt.default_int())
 
 
 @api
@@ -151,7 +152,7 @@ def nonzero(x: ArrayLike, /) -> tuple[Array, ...]:
 
 @kernel
 def _nonzero_mask(x: Any) -> Any:
-    return x != 0
+    return truth(x)
 
 
 def put_like(host: Sequence[np.ndarray], like: Any) -> list[Any]:

@@ -49,11 +49,14 @@ def any(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None, keepdims:
     return wrap(_any(value, axes, keep))
 
 
-def _truth(x: Any) -> Any:
-    """Each element's truth value: non-zero is True.
+def truth(x: Any) -> Any:
+    """Each element's truth value, the one test of every function that reads values as booleans
+    (``all``, ``any``, ``count_nonzero``, ``nonzero``, the ``logical_*`` functions, ``astype`` to
+    ``bool``, ``vector_norm(ord=0)``, the sparse reductions and conversions): non-zero is True.
 
-    Floating values are tested on their bits, not with ``x != 0``: XLA flushes subnormal
-    numbers to zero in comparisons on CPU and GPU, which would make them False.
+    Floating and complex values are tested on their bits, not with ``x != 0``: XLA runs with
+    subnormal numbers flushed to zero on CPU and GPU, so ``x != 0`` is False for them, where NumPy
+    and Python (``bool(float(x))``) say True. Arithmetic and comparisons still flush them.
     """
     if x.dtype == dt.bool:
         return x
@@ -86,14 +89,14 @@ def _all(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
         return (
             jnp.min(bits, axis=axes, keepdims=keepdims, initial=np.asarray(np.iinfo(bits.dtype).max, bits.dtype)) != 0
         )
-    return jnp.all(_truth(x), axis=axes, keepdims=keepdims)
+    return jnp.all(truth(x), axis=axes, keepdims=keepdims)
 
 
 @functools.partial(kernel, static_argnames=("axes", "keepdims"))
 def _any(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     if x.dtype.kind in "fc":  # (over no elements: 0, so False)
         return jnp.max(_magnitude_bits(x), axis=axes, keepdims=keepdims, initial=0) != 0
-    return jnp.any(_truth(x), axis=axes, keepdims=keepdims)
+    return jnp.any(truth(x), axis=axes, keepdims=keepdims)
 
 
 # --- diff -----------------------------------------------------------------------------------

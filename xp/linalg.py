@@ -53,6 +53,7 @@ from xp._linear_algebra import vecdot as vecdot
 from xp._routing import api
 from xp._statistical import accumulation_dtype
 from xp._typing import ArrayLike, DTypeLike
+from xp._utility import truth
 
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
@@ -491,7 +492,7 @@ def _vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, ord: float) -> A
     elif ord == -math.inf:
         result = jnp.min(magnitude, initial=math.inf, **reduce)
     elif ord == 0:
-        result = jnp.sum(magnitude != 0, dtype=real, **reduce)
+        result = jnp.sum(truth(x), dtype=real, **reduce)
     else:
         result = jnp.sum(magnitude**ord, **reduce) ** (1 / ord)
     return result.astype(real)

@@ -89,6 +89,31 @@ def test_fromdense_round_trips_bit_for_bit(x):
 
 
 @pytest.mark.x64
+@given(
+    st.sampled_from([np.float32, np.float64, np.complex64]).flatmap(
+        lambda d: hnp.arrays(
+            d,
+            shapes(min_dims=2, max_dims=2, max_side=4),
+            elements=st.sampled_from(
+                [0.0, -0.0, 1.0, float(np.finfo(d).smallest_subnormal), -float(np.finfo(d).smallest_subnormal)]
+            ),
+        )
+    ),
+    st.sampled_from(["bcoo", "bcsr"]),
+)
+def test_fromdense_stores_subnormals(x, fmt):
+    """A subnormal is non-zero: stored, kept bit for bit, counted and true (XLA's x != 0 flushes it)."""
+    A = xs.fromdense(xp.asarray(x), format=fmt)
+    assert A.nse == stored_count(x)
+    assert_same(A.todense(), x)
+    traced = jax.jit(lambda v: xs.fromdense(v, format=fmt, nse=A.nse))(xp.asarray(x))  # (the kernel, not NumPy)
+    assert_same(traced.todense(), x)
+    np.testing.assert_array_equal(np.asarray(xp.count_nonzero(A, axis=0).todense()), np.count_nonzero(x, axis=0))
+    assert int(xp.count_nonzero(A)) == np.count_nonzero(x)
+    assert bool(xp.any(A)) == bool(np.any(x)) and bool(xp.all(A)) == bool(np.all(x))
+
+
+@pytest.mark.x64
 @given(dense(min_dims=1), st.data())
 def test_fromdense_layouts(x, data):
     n_batch = data.draw(st.integers(0, x.ndim))

@@ -63,6 +63,18 @@ def test_fromdense_todense(fromdense, todense, kind):
 
 
 @pytest.mark.x64
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="XLA's flushing of subnormals, as on CPU")
+def test_jax_fromdense_stores_what_jax_stores_and_xp_fromdense_every_bit():
+    tiny = float(np.finfo(np.float32).smallest_subnormal)
+    x = xp.asarray(np.array([[tiny, 0.0], [-0.0, 1.0]], np.float32))
+    for fromdense in (xs.bcoo_fromdense, xs.bcsr_fromdense):
+        assert fromdense(x).nse == 1  # JAX's mat != 0
+    for fmt in ("bcoo", "bcsr"):
+        kept = xs.fromdense(x, format=fmt)
+        assert kept.nse == 3
+        np.testing.assert_array_equal(np.asarray(kept.todense()).view(np.uint32), np.asarray(x).view(np.uint32))
+
+
 def test_fromdense_errors():
     with pytest.raises(ValueError, match=r"^xp.sparse.bcoo_fromdense: nse=2 is smaller than the \d+ nonzero elements"):
         xs.bcoo_fromdense(xp.asarray(M), nse=2)

@@ -19,6 +19,7 @@ from jax.experimental import sparse as jsparse
 
 from xp import _boundary as boundary
 from xp._errors import DataDependentShapeError, fail
+from xp._utility import truth
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
 from xp.sparse import _formats as formats
@@ -30,14 +31,13 @@ kernel = functools.partial(jax.jit, inline=True)
 
 
 def _stored(x: Any) -> Any:
-    """Where an element is stored: nonzero, or a negative zero (kept for bit-exact round trips)."""
-    if x.dtype == np.bool_:
-        return x
+    """Where an element is stored: nonzero (a subnormal too), or a negative zero (kept for
+    bit-exact round trips)."""
     if x.dtype.kind == "f":
-        return (x != 0) | jnp.signbit(x)
+        return truth(x) | jnp.signbit(x)
     if x.dtype.kind == "c":
-        return (x != 0) | jnp.signbit(x.real) | jnp.signbit(x.imag)
-    return x != 0
+        return truth(x) | jnp.signbit(x.real) | jnp.signbit(x.imag)
+    return truth(x)
 
 
 def _stored_mask(x: Any, n_batch: int, n_dense: int) -> Any:

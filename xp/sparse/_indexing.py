@@ -328,7 +328,7 @@ def where(condition: Any, x1: Any, x2: Any, /) -> Any:
 @kernel
 def _stored_nonzero(value: Any) -> tuple[Any, Any]:
     c = coordinates.coalesce(coordinates.coo(value))
-    return c.idx, utility._truth(c.data) & coordinates.valid(c)
+    return c.idx, utility.truth(c.data) & coordinates.valid(c)
 
 
 @implements("nonzero")

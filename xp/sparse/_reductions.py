@@ -351,7 +351,7 @@ def _truth_reduce(
     count = math.prod(value.shape[a] for a in axes)
     if len(axes) == len(value.shape):
         c = coordinates.coalesce(coordinates.coo(value))
-        true = (utility._truth(c.data) & coordinates.valid(c)).astype(dt.int32)
+        true = (utility.truth(c.data) & coordinates.valid(c)).astype(dt.int32)
         if how == "all":
             out = jnp.sum(true) == count
         elif how == "any":
@@ -360,7 +360,7 @@ def _truth_reduce(
             out = jnp.sum(true, dtype=dtype)
         return out.astype(dtype).reshape(shape)
     lines = _Lines(value, axes, keepdims, None)
-    true = lines.sum((utility._truth(lines.x) & lines.ok).astype(dt.int32))
+    true = lines.sum((utility.truth(lines.x) & lines.ok).astype(dt.int32))
     if how == "all":
         return lines.out(true == count, true == count)
     if how == "any":
