@@ -159,8 +159,12 @@ def _row_counts(value: Any, queries: Any) -> tuple[Any, Any]:
 
 
 @kernel
-def _rows_total(value: Any, queries: Any) -> Any:
-    return jnp.sum(_row_counts(value, queries)[1].astype(dt.default_int()))
+def _rows_plan(value: Any, queries: Any) -> tuple[Any, Any, Any]:
+    """:func:`_row_counts` and their total: computed once eagerly, the total read to size the
+    result and the rest handed to :func:`_take_rows` (a sorted BCOO finds its rows by binary
+    searches over all its stored elements: 0.3 ms for 2000 rows of 400k)."""
+    start, count = _row_counts(value, queries)
+    return start, count, jnp.sum(count.astype(dt.default_int()))
 
 
 @kernel
@@ -170,12 +174,15 @@ def _longest_row(value: Any) -> Any:
 
 
 @functools.partial(kernel, static_argnames=("q_shape", "nse", "skip_padding"))
-def _take_rows(value: Any, queries: Any, q_shape: tuple[int, ...], nse: int, skip_padding: bool) -> Any:
+def _take_rows(
+    value: Any, queries: Any, plan: tuple[Any, Any] | None, q_shape: tuple[int, ...], nse: int, skip_padding: bool
+) -> Any:
     """:func:`join_stored` along axis 0 of a :func:`_grouped_by_rows` array: each query row's elements
     gathered through the row pointers, in their stored order (no sort: 2000 rows of a 20000 x
     20000 matrix with 400k entries in 0.4-1.6 ms, not the general join's 0.26-0.28 s). Duplicates
     stay duplicates; an element with coordinates out of range inside a row is padding.
 
+    ``plan``: the query rows' :func:`_row_counts` where already computed (eagerly), else None.
     ``skip_padding``: count only the elements in range, the j-th of a row found by a search over
     their running count. Where ``nse`` is capped at the rows' length (each row's elements unique,
     the matrix traced), padding inside a row must not take a place of the row's share.
@@ -191,7 +198,7 @@ def _take_rows(value: Any, queries: Any, q_shape: tuple[int, ...], nse: int, ski
             coordinates.make(jnp.zeros(nse, data.dtype), jnp.zeros((nse, len(shape)), itype), shape, empty, True)
         )
     count_type = dt.default_int()
-    start, count = _row_counts(value, queries)
+    start, count = _row_counts(value, queries) if plan is None else plan
     ranks = None
     if skip_padding:  # positions as numbers of in-range elements before them
         ranks = coordinates.running_sum(coordinates.in_range(rest_idx, rest_shape).astype(count_type))
@@ -227,6 +234,7 @@ def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ..
     rest_size = math.prod(n for a, n in enumerate(x.shape) if a not in key_axes)
     by_rows = key_axes == (0,) and place == 0 and _grouped_by_rows(value)
     capped = False
+    plan = None
     if isinstance(value.data, Tracer) or isinstance(value.indices, Tracer):
         nse = min(q * coordinates.stored_rows(value), q * rest_size)
         capped = nse < q * coordinates.stored_rows(value)
@@ -238,8 +246,15 @@ def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ..
             nse = q * int(longest)
         # a barrier, or XLA folds the constant array's sorting into the program at compile time
         value = lax.optimization_barrier(value)
+    elif by_rows:
+        *plan, total = _rows_plan(value, queries)
+        nse = int(total)
     else:
-        nse = int(_rows_total(value, queries) if by_rows else _join_total(value, queries, key_axes=key_axes))
+        nse = int(_join_total(value, queries, key_axes=key_axes))
     if by_rows:
-        return BCOO._wrap(_take_rows(value, queries, q_shape=q_shape, nse=nse, skip_padding=capped))
+        return BCOO._wrap(
+            _take_rows(
+                value, queries, None if plan is None else tuple(plan), q_shape=q_shape, nse=nse, skip_padding=capped
+            )
+        )
     return BCOO._wrap(join_stored(value, queries, key_axes=key_axes, q_shape=q_shape, place=place, nse=nse))
