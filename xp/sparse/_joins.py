@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from typing import Any
 
 import jax
@@ -133,13 +134,15 @@ def _grouped_by_rows(value: Any) -> bool:
     return isinstance(value, jsparse.BCOO) and value.n_batch == 0 and value.n_dense == 0 and value.indices_sorted
 
 
-def _row_bounds(value: Any, rows: Any) -> tuple[Any, Any]:
+def _row_bounds(value: Any, rows: Any, pointers: Any = None) -> tuple[Any, Any]:
     """For :func:`_grouped_by_rows` arrays and rows in range: where each row's stored elements
-    start and end. A BCSR reads its row pointers; a sorted BCOO searches its first coordinates
-    for the rows asked about only (padding and out-of-range rows sort before row 0 or after the
-    last: outside every row)."""
+    start and end. A BCSR reads its row pointers, a sorted BCOO those :func:`_row_pointers`
+    keeps for it (``pointers``), or else searches its first coordinates for the rows asked about
+    only (padding and out-of-range rows sort before row 0 or after the last: outside every row)."""
     if isinstance(value, jsparse.BCSR):
         return value.indptr[rows], value.indptr[rows + 1]
+    if pointers is not None:
+        return pointers[rows], pointers[rows + 1]
     first = value.indices[:, 0]
     rows = rows.astype(first.dtype)
     return jnp.searchsorted(first, rows, side="left"), jnp.searchsorted(first, rows + 1, side="left")
@@ -150,39 +153,76 @@ def _stored(value: Any) -> tuple[Any, Any]:
     return value.data, value.indices[:, None] if isinstance(value, jsparse.BCSR) else value.indices[:, 1:]
 
 
-def _row_counts(value: Any, queries: Any) -> tuple[Any, Any]:
+def _row_counts(value: Any, queries: Any, pointers: Any) -> tuple[Any, Any]:
     """Each query row's first stored position and its number of stored elements (0 out of range)."""
     row = queries[:, 0]
     inside = (row >= 0) & (row < value.shape[0])
-    start, end = _row_bounds(value, jnp.where(inside, row, 0))
+    start, end = _row_bounds(value, jnp.where(inside, row, 0), pointers)
     return start, jnp.where(inside, end - start, 0)
 
 
 @kernel
-def _rows_plan(value: Any, queries: Any) -> tuple[Any, Any, Any]:
+def _rows_plan(value: Any, queries: Any, pointers: Any) -> tuple[Any, Any, Any]:
     """:func:`_row_counts` and their total: computed once eagerly, the total read to size the
     result and the rest handed to :func:`_take_rows` (a sorted BCOO finds its rows by binary
     searches over all its stored elements: 0.3 ms for 2000 rows of 400k)."""
-    start, count = _row_counts(value, queries)
+    start, count = _row_counts(value, queries, pointers)
     return start, count, jnp.sum(count.astype(dt.default_int()))
 
 
 @kernel
-def _longest_row(value: Any) -> Any:
-    start, end = _row_bounds(value, lax.iota(value.indices.dtype, int(value.shape[0])))
+def _longest_row(value: Any, pointers: Any) -> Any:
+    start, end = _row_bounds(value, lax.iota(value.indices.dtype, int(value.shape[0])), pointers)
     return jnp.max(end - start, initial=0)
+
+
+# A sorted BCOO's row pointers (a BCSR's indptr), kept while the array lives, by its identity (JAX's
+# sparse arrays are immutable, and unhashable): taking rows then reads two pointers a row, as from
+# a BCSR, where it would search all the stored first coordinates twice a row (2000 rows of a 20000
+# x 20000 matrix with 400k entries: 0.6 ms of the call's 1.4). Arrays with more rows than twice
+# their stored elements keep none (the pointers would outweigh the coordinates).
+_ROW_POINTERS: dict[int, tuple[weakref.ref[Any], Any]] = {}
+
+
+def _row_pointers(value: Any) -> Any:
+    """The row pointers of a concrete :func:`_grouped_by_rows` BCOO, computed on first use and
+    kept (see above); None for a BCSR (it has its own), a traced array, or a short-and-wide one."""
+    if not isinstance(value, jsparse.BCOO) or isinstance(value.indices, Tracer):
+        return None
+    if int(value.shape[0]) + 1 > 2 * int(value.indices.shape[0]):
+        return None
+    key = id(value)
+    entry = _ROW_POINTERS.get(key)
+    if entry is not None and entry[0]() is value:
+        return entry[1]
+    pointers = _sorted_row_pointers(value)
+    _ROW_POINTERS[key] = (weakref.ref(value, lambda _, key=key: _ROW_POINTERS.pop(key, None)), pointers)
+    return pointers
+
+
+@kernel
+def _sorted_row_pointers(value: Any) -> Any:
+    first = value.indices[:, 0]
+    return jnp.searchsorted(first, lax.iota(first.dtype, int(value.shape[0]) + 1), side="left")
 
 
 @functools.partial(kernel, static_argnames=("q_shape", "nse", "skip_padding"))
 def _take_rows(
-    value: Any, queries: Any, plan: tuple[Any, Any] | None, q_shape: tuple[int, ...], nse: int, skip_padding: bool
+    value: Any,
+    queries: Any,
+    plan: tuple[Any, Any] | None,
+    pointers: Any,
+    q_shape: tuple[int, ...],
+    nse: int,
+    skip_padding: bool,
 ) -> Any:
     """:func:`join_stored` along axis 0 of a :func:`_grouped_by_rows` array: each query row's elements
     gathered through the row pointers, in their stored order (no sort: 2000 rows of a 20000 x
     20000 matrix with 400k entries in 0.4-1.6 ms, not the general join's 0.26-0.28 s). Duplicates
     stay duplicates; an element with coordinates out of range inside a row is padding.
 
-    ``plan``: the query rows' :func:`_row_counts` where already computed (eagerly), else None.
+    ``plan``: the query rows' :func:`_row_counts` where already computed (eagerly), else None;
+    ``pointers``: a sorted BCOO's :func:`_row_pointers`, or None.
     ``skip_padding``: count only the elements in range, the j-th of a row found by a search over
     their running count. Where ``nse`` is capped at the rows' length (each row's elements unique,
     the matrix traced), padding inside a row must not take a place of the row's share.
@@ -198,7 +238,7 @@ def _take_rows(
             coordinates.make(jnp.zeros(nse, data.dtype), jnp.zeros((nse, len(shape)), itype), shape, empty, True)
         )
     count_type = dt.default_int()
-    start, count = _row_counts(value, queries) if plan is None else plan
+    start, count = _row_counts(value, queries, pointers) if plan is None else plan
     ranks = None
     if skip_padding:  # positions as numbers of in-range elements before them
         ranks = coordinates.running_sum(coordinates.in_range(rest_idx, rest_shape).astype(count_type))
@@ -234,7 +274,7 @@ def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ..
     rest_size = math.prod(n for a, n in enumerate(x.shape) if a not in key_axes)
     by_rows = key_axes == (0,) and place == 0 and _grouped_by_rows(value)
     capped = False
-    plan = None
+    plan = pointers = None
     if isinstance(value.data, Tracer) or isinstance(value.indices, Tracer):
         nse = min(q * coordinates.stored_rows(value), q * rest_size)
         capped = nse < q * coordinates.stored_rows(value)
@@ -242,19 +282,27 @@ def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ..
         by_rows = by_rows and (bool(value.unique_indices) or not capped)
     elif isinstance(queries, Tracer):
         with on_constants():
-            longest = _longest_row(value) if by_rows else _longest_match(value, key_axes=key_axes)
+            pointers = _row_pointers(value) if by_rows else None
+            longest = _longest_row(value, pointers) if by_rows else _longest_match(value, key_axes=key_axes)
             nse = q * int(longest)
         # a barrier, or XLA folds the constant array's sorting into the program at compile time
         value = lax.optimization_barrier(value)
     elif by_rows:
-        *plan, total = _rows_plan(value, queries)
+        pointers = _row_pointers(value)
+        *plan, total = _rows_plan(value, queries, pointers)
         nse = int(total)
     else:
         nse = int(_join_total(value, queries, key_axes=key_axes))
     if by_rows:
         return BCOO._wrap(
             _take_rows(
-                value, queries, None if plan is None else tuple(plan), q_shape=q_shape, nse=nse, skip_padding=capped
+                value,
+                queries,
+                None if plan is None else tuple(plan),
+                pointers if plan is None else None,
+                q_shape=q_shape,
+                nse=nse,
+                skip_padding=capped,
             )
         )
     return BCOO._wrap(join_stored(value, queries, key_axes=key_axes, q_shape=q_shape, place=place, nse=nse))
