@@ -196,8 +196,12 @@ def _row_pointers(value: Any) -> Any:
     if entry is not None and entry[0]() is value:
         return entry[1]
     pointers = _sorted_row_pointers(value)
-    _ROW_POINTERS[key] = (weakref.ref(value, lambda _, key=key: _ROW_POINTERS.pop(key, None)), pointers)
+    _ROW_POINTERS[key] = (weakref.ref(value, functools.partial(_forget_row_pointers, key)), pointers)
     return pointers
+
+
+def _forget_row_pointers(key: int, _: Any) -> None:
+    _ROW_POINTERS.pop(key, None)
 
 
 @kernel
