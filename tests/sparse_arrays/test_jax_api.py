@@ -62,7 +62,6 @@ def test_fromdense_todense(fromdense, todense, kind):
     assert fromdense(M).nse == A.nse  # NumPy input
 
 
-@pytest.mark.x64
 @pytest.mark.skipif(jax.default_backend() != "cpu", reason="XLA's flushing of subnormals, as on CPU")
 def test_jax_fromdense_stores_what_jax_stores_and_xp_fromdense_every_bit():
     tiny = float(np.finfo(np.float32).smallest_subnormal)
@@ -75,6 +74,7 @@ def test_jax_fromdense_stores_what_jax_stores_and_xp_fromdense_every_bit():
         np.testing.assert_array_equal(np.asarray(kept.todense()).view(np.uint32), np.asarray(x).view(np.uint32))
 
 
+@pytest.mark.x64
 def test_fromdense_errors():
     with pytest.raises(ValueError, match=r"^xp.sparse.bcoo_fromdense: nse=2 is smaller than the \d+ nonzero elements"):
         xs.bcoo_fromdense(xp.asarray(M), nse=2)
