@@ -1,6 +1,8 @@
 """Indexing functions: take and take_along_axis against NumPy; negative indices, eager bounds
 checks, clamping under jit, errors, vmap and grad. Runs with JAX's 64-bit mode on or off."""
 
+import gc
+
 import fixed_shapes
 import jax
 import jax.numpy as jnp
@@ -182,6 +184,40 @@ def test_eager_bounds_checks_on_cpu_read_the_indices_in_place(monkeypatch):
     check(
         xp.searchsorted(sorted_, 2.5, sorter=xp.asarray([1, 2, 0])), np.asarray(2, dt.default_int()), dt.default_int()
     )
+
+
+def test_the_last_indices_checked_are_not_read_again(monkeypatch):
+    """index_range remembers the last index array it read (weakly): the same array again is not
+    read; another array, or a new one after the remembered one is gone, is."""
+    reads = []
+    remember = _indexing_advanced._remember_range
+
+    def counting(index, low, high):
+        reads.append((low, high))
+        remember(index, low, high)
+
+    x = xp.asarray(np.arange(6, dtype=FLOAT))
+    good, bad = xp.asarray([1, 5]), xp.asarray([0, 6])
+    monkeypatch.setattr(_indexing_advanced, "_remember_range", counting)
+    for _ in range(3):
+        check(xp.take(x, good), np.array([1.0, 5.0], FLOAT), FLOAT)
+    assert reads == [(1, 5)]
+    with pytest.raises(IndexError, match=r"indices holds 6, which is out of bounds"):
+        xp.take(x, bad)
+    with pytest.raises(IndexError, match=r"indices holds 6, which is out of bounds"):
+        xp.take(x, bad)  # (remembered: out of bounds still)
+    check(xp.take(x, good), np.array([1.0, 5.0], FLOAT), FLOAT)
+    del good, bad
+    gc.collect()
+    for values in ([0, 6], [7], [2]):  # new arrays, whatever ids they get
+        index = xp.asarray(values)
+        if max(values) < 6:
+            check(xp.take(x, index), np.arange(6, dtype=FLOAT)[values], FLOAT)
+        else:
+            with pytest.raises(IndexError, match=rf"indices holds {max(values)}, which is out of bounds"):
+                xp.take(x, index)
+        del index
+        gc.collect()
 
 
 INTEGER_DTYPES = [np.dtype(d) for d in (np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32)] + (

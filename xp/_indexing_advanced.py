@@ -14,6 +14,7 @@ elsewhere JAX clamps reads and drops writes.
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Any
 
 import jax
@@ -263,16 +264,40 @@ def index_range(index: Any) -> tuple[int, int]:
 
     Where the array lives in this process's CPU memory, NumPy reads it in place (zero-copy): no
     kernel and no transfer, and the indexing kernel that follows stays asynchronous. Elsewhere (a
-    GPU) one kernel computes both and two numbers come back."""
+    GPU) one kernel computes both and two numbers come back.
+
+    The last array read is remembered (weakly; jax arrays are immutable): the same indices used
+    again (a permutation applied to many arrays) are not read again. Reading them would also wait
+    for the kernels still using them, the previous call's among them: taking 4 elements, 12.4 µs
+    a call with the read, 9 without, 6.2 for jax.numpy's unchecked ``take``."""
+    last = _last_range
+    if last[0]() is index:
+        return last[1], last[2]
     if _in_host_memory(index.sharding):
         host = np.asarray(index)
         if host.size <= 32:  # Python's min and max of a short list: 0.4 µs, NumPy's two reductions 2
             values = host.ravel().tolist()
-            return min(values), max(values)
-        return int(host.min()), int(host.max())  # in the index dtype: uint64 stays exact
-    with on_constants():
-        low, high = np.asarray(_min_max(index)).tolist()
-    return int(low), int(high)
+            low, high = min(values), max(values)
+        else:
+            low, high = int(host.min()), int(host.max())  # in the index dtype: uint64 stays exact
+    else:
+        with on_constants():
+            low, high = (int(v) for v in np.asarray(_min_max(index)).tolist())
+    _remember_range(index, low, high)
+    return low, high
+
+
+def _nothing() -> None:
+    return None
+
+
+# (a weak reference to the last index array index_range read, its smallest and largest element)
+_last_range: tuple[Any, int, int] = (_nothing, 0, 0)
+
+
+def _remember_range(index: Any, low: int, high: int) -> None:
+    global _last_range
+    _last_range = (weakref.ref(index), low, high)  # (one assignment: a reader sees old or new)
 
 
 @functools.lru_cache(maxsize=256)
