@@ -311,8 +311,9 @@ def test_the_usual_constructors_store_rows_that_are_taken_without_sorting():
 
 
 def test_a_sorted_bcoo_keeps_its_row_pointers_while_it_lives():
-    """Taking rows of a sorted BCOO computes its row pointers once (a BCSR's indptr) and keeps
-    them as long as the array lives: not for arrays with more rows than twice their entries."""
+    """Taking rows of a sorted BCOO a second time computes its row pointers (a BCSR's indptr)
+    and keeps them as long as the array lives (a traced function with the array a constant, at
+    once): not for arrays with more rows than twice their entries."""
     import gc
 
     import scipy.sparse
@@ -322,13 +323,19 @@ def test_a_sorted_bcoo_keeps_its_row_pointers_while_it_lives():
     dense = np.where(np.arange(35).reshape(7, 5) % 3 == 0, np.arange(35.0).reshape(7, 5), 0).astype(np.float32)
     A = xs.from_scipy(scipy.sparse.csr_array(dense))
     rows = xp.asarray(np.array([6, 0, 6, 3], np.int32))
+    indptr = scipy.sparse.csr_array(dense).indptr
     assert_same(A[rows].todense(), dense[np.asarray(rows)])
     key = id(A._value)
-    np.testing.assert_array_equal(np.asarray(_joins._ROW_POINTERS[key][1]), scipy.sparse.csr_array(dense).indptr)
+    assert _joins._ROW_POINTERS[key][1] is None  # (used once: searched, not computed)
+    assert_same(A[rows].todense(), dense[np.asarray(rows)])
+    np.testing.assert_array_equal(np.asarray(_joins._ROW_POINTERS[key][1]), indptr)
     assert_same(A[rows].todense(), dense[np.asarray(rows)])  # (from the kept pointers)
     del A
     gc.collect()
     assert key not in _joins._ROW_POINTERS
+    B = xs.from_scipy(scipy.sparse.csr_array(dense))
+    assert_same(jax.jit(lambda i: B[i])(rows).todense(), dense[np.asarray(rows)])
+    np.testing.assert_array_equal(np.asarray(_joins._ROW_POINTERS[id(B._value)][1]), indptr)
     tall = xs.fromdense(xp.asarray(np.eye(9, 2, dtype=np.float32)))  # 9 rows, 2 entries
     assert_same(tall[rows].todense(), np.eye(9, 2, dtype=np.float32)[np.asarray(rows)])
     assert id(tall._value) not in _joins._ROW_POINTERS

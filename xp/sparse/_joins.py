@@ -179,25 +179,35 @@ def _longest_row(value: Any, pointers: Any) -> Any:
 # A sorted BCOO's row pointers (a BCSR's indptr), kept while the array lives, by its identity (JAX's
 # sparse arrays are immutable, and unhashable): taking rows then reads two pointers a row, as from
 # a BCSR, where it would search all the stored first coordinates twice a row (2000 rows of a 20000
-# x 20000 matrix with 400k entries: 0.6 ms of the call's 1.4). Arrays with more rows than twice
-# their stored elements keep none (the pointers would outweigh the coordinates).
-_ROW_POINTERS: dict[int, tuple[weakref.ref[Any], Any]] = {}
+# x 20000 matrix with 400k entries: 0.6 ms of the call's 1.4). Computing them searches for every
+# row, so eagerly an array gets them the second time rows are taken from it (taking a few rows
+# once from a matrix of a million rows stays a few searches); a traced function with the array a
+# constant gets them at once (it bounds the result by the longest row, a search for every row
+# anyway). Arrays with more rows than twice their stored elements keep none (the pointers would
+# outweigh the coordinates).
+_ROW_POINTERS: dict[int, tuple[Any, Any]] = {}  # id: (a weak reference to the array, its pointers or None)
 
 
-def _row_pointers(value: Any) -> Any:
-    """The row pointers of a concrete :func:`_grouped_by_rows` BCOO, computed on first use and
-    kept (see above); None for a BCSR (it has its own), a traced array, or a short-and-wide one."""
+def _row_pointers(value: Any, *, at_once: bool) -> Any:
+    """The row pointers of a concrete :func:`_grouped_by_rows` BCOO (see above): kept ones, else
+    computed if ``at_once`` or on the array's second use; None for a BCSR (it has its own), a
+    traced array, one with more rows than twice its entries, or a first use."""
     if not isinstance(value, jsparse.BCOO) or isinstance(value.indices, Tracer):
         return None
     if int(value.shape[0]) + 1 > 2 * int(value.indices.shape[0]):
         return None
     key = id(value)
-    entry = _ROW_POINTERS.get(key)
-    if entry is not None and entry[0]() is value:
-        return entry[1]
-    pointers = _sorted_row_pointers(value)
+    ref, kept = _ROW_POINTERS.get(key, (_nothing, None))
+    seen = ref() is value
+    if seen and kept is not None:
+        return kept
+    pointers = _sorted_row_pointers(value) if seen or at_once else None
     _ROW_POINTERS[key] = (weakref.ref(value, functools.partial(_forget_row_pointers, key)), pointers)
     return pointers
+
+
+def _nothing() -> None:
+    return None
 
 
 def _forget_row_pointers(key: int, _: Any) -> None:
@@ -286,13 +296,13 @@ def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ..
         by_rows = by_rows and (bool(value.unique_indices) or not capped)
     elif isinstance(queries, Tracer):
         with on_constants():
-            pointers = _row_pointers(value) if by_rows else None
+            pointers = _row_pointers(value, at_once=True) if by_rows else None
             longest = _longest_row(value, pointers) if by_rows else _longest_match(value, key_axes=key_axes)
             nse = q * int(longest)
         # a barrier, or XLA folds the constant array's sorting into the program at compile time
         value = lax.optimization_barrier(value)
     elif by_rows:
-        pointers = _row_pointers(value)
+        pointers = _row_pointers(value, at_once=False)
         *plan, total = _rows_plan(value, queries, pointers)
         nse = int(total)
     else:
