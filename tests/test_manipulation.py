@@ -80,6 +80,58 @@ def test_reshape_matches_numpy(x, data):
     check(xp.reshape(xp.asarray(x), list(target), copy=True), np.reshape(x, target))
 
 
+@given(
+    shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4),
+    target=st.lists(st.integers(-1, 6), max_size=4).map(tuple),
+    as_list=st.booleans(),
+)
+def test_reshape_accepts_and_refuses_what_numpy_does(shape, target, as_list):
+    # any tuple of ints, as the fast path for plain tuples takes it, or a list, as the general path
+    # does: the same result shape as NumPy's, or a ValueError where NumPy raises one
+    x = np.zeros(shape, np.float32)
+    requested = list(target) if as_list else target
+    try:
+        expected = np.reshape(x, target).shape
+    except ValueError:
+        with pytest.raises(ValueError, match=r"shape|size"):
+            xp.reshape(xp.asarray(x), requested)
+        return
+    assert xp.reshape(xp.asarray(x), requested).shape == expected
+
+
+@pytest.mark.parametrize(
+    "shape, target, expected",
+    [
+        ((2, 3), (-1,), (6,)),
+        ((2, 3), (3, -1), (3, 2)),
+        ((2, 3), (1, -1, 2), (1, 3, 2)),
+        ((0, 3), (3, -1), (3, 0)),
+        ((2, 3), (4, -1), None),  # 6 elements are not a multiple of 4
+        ((2, 3), (-1, -1), None),
+        ((0, 3), (-1, 0), None),  # any size fits: NumPy refuses too
+        ((2, 3), (-2, 3), None),  # NumPy takes any negative size as -1; the standard says -1
+        ((2, 3), (5,), None),
+    ],
+)
+def test_reshape_infers_one_size(shape, target, expected):
+    x = xp.zeros(shape)
+    if expected is None:
+        with pytest.raises(ValueError, match=r"shape"):
+            xp.reshape(x, target)
+    else:
+        assert xp.reshape(x, target).shape == expected
+
+
+@pytest.mark.parametrize("target", [(True, -1), (2.0, 3), (np.int64(2), -1)])
+def test_reshape_sizes_must_be_integers(target):
+    x = xp.zeros((2, 3))
+    if isinstance(target[0], np.integer):  # an integer of NumPy's is an integer
+        assert xp.reshape(x, target).shape == (2, 3)
+    else:
+        with pytest.raises(TypeError, match=r"shape\[0\]"):
+            xp.reshape(x, target)
+
+
 @given(x=arrays(min_dims=1), data=st.data())
 def test_permute_dims_matches_numpy(x, data):
     axes = tuple(data.draw(st.permutations(range(x.ndim))))
