@@ -327,6 +327,50 @@ def test_hyp1f1_special_values():
     assert not np.isnan(out[computed]).any()
 
 
+# --- large parameters of the incomplete beta function ---------------------------------------
+
+
+@pytest.mark.x64
+@pytest.mark.parametrize("b", [1e6, 1e10, 1e15, 1e20, 1e100])
+def test_betainc_keeps_its_precision_for_a_large_parameter(b):
+    # JAX's prefactor took log B(a, b) as lgamma(a) + lgamma(b) - lgamma(a + b), which cancels:
+    # 1e-9 off at b = 1e6, 2e-5 at 1e10, no digit left from about 1e15. Against mpmath xp's is
+    # within 2.3e-13 here, SciPy's within 2e-15 but for 3.7e-11 at (2, 1e6)
+    a = np.array([0.5, 2.0, 30.0])
+    x = np.array([0.3, 2.0, 25.0]) / b
+    np.testing.assert_allclose(np.asarray(xp.special.betainc(a, b, x)), sp.betainc(a, b, x), rtol=1e-10)
+
+
+@pytest.mark.x64
+@pytest.mark.parametrize("df", [1e3, 1e5, 1e6, 1e8, 1e10, 1e15, 1e20, 1e300])
+def test_stdtr_with_many_degrees_of_freedom(df):
+    # the tail's continued fraction needs of the order of sqrt(df) terms: against mpmath, JAX's
+    # was 1.8e-11 off at df = 1e6 and t = -3, 4e-8 at 1e10, wrong in every digit at 1e20 (SciPy
+    # agrees with mpmath to 1.2e-13 here, xp to 8e-14 but for 7e-12 at 9e-300, t = -37)
+    t = np.array([-37.0, -30.0, -10.0, -3.0, -0.5, -1e-8, 0.0, 1e-8, 0.5, 3.0, 10.0])
+    out = np.asarray(xp.special.stdtr(np.full_like(t, df), t))
+    np.testing.assert_allclose(out, sp.stdtr(df, t), rtol=1e-11)
+    # its derivative is the density
+    slope = jax.vmap(jax.grad(lambda v: xp.special.stdtr(df, v).jax))(xp.asarray(t).jax)
+    np.testing.assert_allclose(np.asarray(slope), _student_t_density(df, t), rtol=1e-9)
+
+
+def _student_t_density(df: float, t: np.ndarray) -> np.ndarray:
+    # Gamma(h + 1/2) / (Gamma(h) sqrt(h)) with h = df/2 by its asymptotic series (the difference
+    # of two gammaln values cancels for large df), to 1e-14 from df = 1e3
+    w = 2 / df  # 1 / h
+    ratio = 1 - w / 8 + w * w / 128 + 5 * w**3 / 1024
+    return ratio / np.sqrt(2 * np.pi) * np.exp(-(df + 1) / 2 * np.log1p(t * t / df))
+
+
+def test_stdtr_with_many_degrees_of_freedom_in_float32():
+    t = np.array([-10.0, -3.0, -0.5, 0.5, 3.0], np.float32)
+    for df in (1e4, 1e6, 1e12):
+        out = np.asarray(xp.special.stdtr(np.full_like(t, df), t))
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out, sp.stdtr(df, t.astype(np.float64)), rtol=2e-5)
+
+
 def test_exact_values():
     # multiples of 90 degrees give exact values: the reduction is exact
     big = 360.0 * 2**10  # a multiple of 360 (float32 resolves 90 beside it too)
@@ -341,6 +385,7 @@ def test_exact_values():
     assert n_choose_k[1] == pytest.approx(2598960.0, rel=1e-6)  # exact in float64
     assert float(xp.special.psi(0.0)) == -np.inf and float(xp.special.psi(-0.0)) == np.inf
     assert float(xp.special.rgamma(-3.0)) == 0.0 and float(xp.special.loggamma(0.0)) == np.inf
+    assert float(xp.special.expi(np.inf)) == np.inf and float(xp.special.expi(0.0)) == -np.inf  # (JAX: NaN at inf)
 
 
 @pytest.mark.x64

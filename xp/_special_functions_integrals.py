@@ -96,7 +96,8 @@ def _expi(x: Any) -> Any:
     # Ei(x) = -E1(-x) for x < 0; JAX's expi for x >= 0 is a piecewise rational function
     negative = x < 0
     value = jnp.where(negative, -_exp1(safe(negative, -x, 1.0)), jss.expi(safe(~negative, x, 1.0)))
-    return jnp.where(x == 0, const(x, -np.inf), value)
+    # Ei(0) = -inf; Ei(inf) = inf (JAX's rational function gives NaN there)
+    return jnp.where(x == 0, const(x, -np.inf), jnp.where(x == np.inf, const(x, np.inf), value))
 
 
 EXP1 = Kernel("exp1", ("z",), _exp1, real_only_reason="JAX's exponential integrals are real-valued")
