@@ -342,6 +342,26 @@ def test_betainc_keeps_its_precision_for_a_large_parameter(b):
 
 
 @pytest.mark.x64
+def test_betaln_of_a_negative_and_a_large_argument():
+    # log|B(a, b)| for negative non-integer a: the gammaln sum cancelled to 0 for b = 1e300
+    # (the value is 346.65); Stirling's series for gammaln(b) - gammaln(a + b) keeps it
+    a = np.array([-0.5, -3.5, -0.5, -2.5, -7.5, -0.5, -7.9, -1.5])
+    b = np.array([1e300, 1e300, 1e10, 30.0, 20.0, 8.0, 16.0, 9.0])
+    np.testing.assert_allclose(np.asarray(xp.special.betaln(a, b)), sp.betaln(a, b), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(xp.special.betaln(b, a)), sp.betaln(a, b), rtol=1e-13)
+
+
+@pytest.mark.x64
+def test_finite_results_whose_intermediates_overflow():
+    # poch as a ratio of gamma values: Gamma(200) overflows, Gamma(200) / Gamma(100) does not
+    z, m = np.array([100.0, 100.0, 5.0, 1e300, 300.0]), np.array([100.0, -99.5, 3.0, 1.0, -299.9])
+    np.testing.assert_allclose(np.asarray(xp.special.poch(z, m)), sp.poch(z, m), rtol=1e-12)
+    # inv_boxcox(y, lmbda) = (1 + lmbda y)^(1/lmbda), whose lmbda y overflows: exp(log(1e600) / 1e300)
+    assert float(xp.special.inv_boxcox(1e300, 1e300)) == pytest.approx(np.exp(600 * np.log(10) / 1e300), rel=1e-15)
+    assert float(xp.special.inv_boxcox1p(1e300, 1e300)) == pytest.approx(np.expm1(600 * np.log(10) / 1e300), rel=1e-12)
+
+
+@pytest.mark.x64
 @pytest.mark.parametrize("df", [1e3, 1e5, 1e6, 1e8, 1e10, 1e15, 1e20, 1e300])
 def test_stdtr_with_many_degrees_of_freedom(df):
     # the tail's continued fraction needs of the order of sqrt(df) terms: against mpmath, JAX's

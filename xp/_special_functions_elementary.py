@@ -132,7 +132,12 @@ def _inverse_boxcox_exponent(y: Any, lmbda: Any) -> Any:
     lx = lmbda * y
     small = jnp.abs(lx) < np.sqrt(np.finfo(y.dtype).eps)
     series = y * (1 - lx / 2)
-    return jnp.where(small, series, jnp.log1p(lx) / safe(~small, lmbda, 1.0))
+    # where lmbda y overflows to +inf, log1p(lmbda y) is log lmbda + log y (inv_boxcox(1e300,
+    # 1e300) is 1.0, not inf)
+    overflow = (lx == np.inf) & jnp.isfinite(lmbda) & jnp.isfinite(y)
+    lxs = safe(~overflow, lx, 0.0)
+    logged = jnp.where(overflow, jnp.log(jnp.abs(lmbda)) + jnp.log(jnp.abs(y)), jnp.log1p(lxs))
+    return jnp.where(small, series, logged / safe(~small, lmbda, 1.0))
 
 
 def _inv_boxcox(y: Any, lmbda: Any) -> Any:

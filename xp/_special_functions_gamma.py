@@ -196,15 +196,17 @@ def log_beta(a: Any, b: Any) -> Any:
       log(2 pi)/2 - log(a + b)/2 + (a - 1/2) log(a/(a+b)) + (b - 1/2) log(b/(a+b)) + deltas,
       whose terms have one sign.
 
-    Zero or negative arguments take the plain gammaln sum (log|B|, as SciPy); a pole of
-    gamma in a or b gives inf, as in SciPy.
+    A negative ``small`` (log|B|, as SciPy) takes the second form too where ``small + big >= 8``
+    (the gammaln sum cancelled to 0 for B(-0.5, 1e300), whose log is 346.65); other zero or
+    negative arguments take the plain gammaln sum; a pole of gamma in a or b gives inf, as in
+    SciPy.
     """
     small, big = jnp.minimum(a, b), jnp.maximum(a, b)
     total = small + big
     plain = jss.gammaln(a) + jss.gammaln(b) - jss.gammaln(total)
-    positive = small > 0
-    s1 = safe(positive, small, 1.0)
-    b1 = safe(big >= 8, big, 8.0)
+    mixed_form = (big >= 8) & ((small > 0) | ((total >= 8) & (small > -np.inf)))
+    s1 = safe(mixed_form, small, 1.0)
+    b1 = safe(mixed_form, big, 8.0)
     bracket = (
         -(s1 + b1 - 0.5) * jnp.log1p(s1 / b1)
         + s1 * (1 - jnp.log(b1))
@@ -224,7 +226,7 @@ def log_beta(a: Any, b: Any) -> Any:
         + _stirling_correction(b8)
         - _stirling_correction(t8)
     )
-    out = jnp.where(small >= 8, both, jnp.where(positive & (big >= 8), mixed, plain))
+    out = jnp.where(small >= 8, both, jnp.where(mixed_form, mixed, plain))
     # a pole of gamma in a or b over a finite gamma(a + b) is a pole of B; where a + b is a pole
     # too the plain sum is NaN (inf - inf), and SciPy's finite ratio is not computed
     pole = (is_nonpositive_integer(a) | is_nonpositive_integer(b)) & ~is_nonpositive_integer(total)
@@ -252,7 +254,17 @@ def _poch(z: Any, m: Any) -> Any:
     # NaN for z < 0 and inaccurate near the poles of gamma(z + m), which SciPy avoids with
     # reflection formulas)
     valid = (z > 0) & (z + m > 0) & jnp.isfinite(z) & jnp.isfinite(m)
-    value = jss.poch(safe(valid, z, 1.0), safe(valid, m, 0.0))
+    zs, ms = safe(valid, z, 1.0), safe(valid, m, 0.0)
+    value = jss.poch(zs, ms)
+    # where JAX's ratio of gamma values overflows or underflows (poch(100, 100) = 4.2e216 came
+    # out inf), the exponential of its logarithm, gammaln(m) - betaln(z, m) for m > 0 and
+    # betaln(z + m, -m) - gammaln(-m) for m < 0: betaln keeps the difference of two large
+    # gammaln values exact
+    beyond = valid & ((value == 0) | ~jnp.isfinite(value)) & (ms != 0)
+    up = ms > 0
+    mu = safe(beyond, jnp.abs(ms), 1.0)
+    log_ratio = jss.gammaln(mu) - log_beta(safe(beyond, jnp.where(up, zs, zs + ms), 1.0), mu)
+    value = jnp.where(beyond, jnp.exp(jnp.where(up, log_ratio, -log_ratio)), value)
     return jnp.where(valid, value, const(z, np.nan))
 
 
