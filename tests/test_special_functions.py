@@ -363,6 +363,23 @@ def test_betaln_of_a_half_and_a_large_argument(b):
 
 
 @pytest.mark.x64
+def test_gammaincc_of_a_small_shape_keeps_its_relative_precision():
+    # Q(a, x) ~ a E1(x) as a -> 0; JAX's 1 - P(a, x) for x <= 1 kept only its absolute precision
+    # (chdtrc(1e-300, 0.5) = Q(5e-301, 0.25) came out 3.5e-14). SciPy is within 9e-14 of mpmath here
+    a, x = (g.ravel() for g in np.meshgrid([1e-300, 1e-20, 1e-8, 1e-3, 0.1, 0.2, 0.3, 0.49],
+                                             [1e-300, 1e-20, 1e-5, 0.25, 0.5, 0.99, 1.0]))  # fmt: skip
+    np.testing.assert_allclose(np.asarray(xp.special.gammaincc(a, x)), sp.gammaincc(a, x), rtol=2e-13)
+    assert float(xp.special.chdtrc(1e-300, 0.5)) == pytest.approx(sp.chdtrc(1e-300, 0.5), rel=1e-13)
+    # the derivatives: in x, minus the density; in a, by finite differences
+    a0, x0 = 0.3, 0.5
+    slope = float(jax.grad(lambda v: xp.special.gammaincc(a0, v).jax)(x0))
+    assert slope == pytest.approx(-(x0 ** (a0 - 1)) * np.exp(-x0) / sp.gamma(a0), rel=1e-12)
+    h = 1e-6
+    da = float(jax.grad(lambda v: xp.special.gammaincc(v, x0).jax)(a0))
+    assert da == pytest.approx((sp.gammaincc(a0 + h, x0) - sp.gammaincc(a0 - h, x0)) / (2 * h), rel=1e-7)
+
+
+@pytest.mark.x64
 def test_finite_results_whose_intermediates_overflow():
     # poch as a ratio of gamma values: Gamma(200) overflows, Gamma(200) / Gamma(100) does not
     z, m = np.array([100.0, 100.0, 5.0, 1e300, 300.0]), np.array([100.0, -99.5, 3.0, 1.0, -299.9])

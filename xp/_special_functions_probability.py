@@ -23,7 +23,7 @@ from jax import lax
 from jax.custom_derivatives import SymbolicZero
 
 from xp._special_functions import Kernel, const, polynomial, safe
-from xp._special_functions_gamma import log_beta
+from xp._special_functions_gamma import _log_gamma_1_plus, log_beta
 
 # --- error functions and the normal and logistic distributions -------------------------------
 
@@ -129,10 +129,35 @@ def _gammainc(a: Any, x: Any) -> Any:
     return jnp.clip(out, 0, 1)
 
 
+# Q(a, x) for a below this and 0 < x <= 1 by _small_a_q: JAX takes it as 1 - P(a, x) there,
+# which keeps no relative precision as Q(a, x) ~ a E1(x) vanishes with a (gammaincc(1e-8, 0.25)
+# is 1.0e-8, off by 1e-8 relative; chdtrc(1e-300, 0.5) came out 3.5e-14, not 5.2e-301)
+_SMALL_A_Q_BELOW = 0.5
+_SMALL_A_Q_TERMS = 20  # of the series in x <= 1: 1/20! is 4e-19
+
+
+def _small_a_q(a: Any, x: Any) -> Any:
+    """Q(a, x) = 1 - x^a / Gamma(1 + a) + a x^a S / Gamma(1 + a) for 0 < a <= 1/2 and 0 < x <= 1,
+    from gamma(a, x) = x^a sum (-x)^n / (n! (a + n)), with S = sum_{n >= 1} (-1)^(n+1) x^n /
+    (n! (n + a)); the first two terms as -expm1(a log x - log Gamma(1 + a)), so both parts are
+    computed to their own relative precision and are positive (no cancellation below a = 1/2)."""
+    near = a <= 0.2  # (the Taylor series of log Gamma(1 + a), exact for tiny a, holds to 0.2)
+    log_gamma = jnp.where(near, _log_gamma_1_plus(safe(near, a, 0.0)), jss.gammaln(1 + safe(~near, a, 0.3)))
+    exponent = a * jnp.log(x)
+    series = jnp.zeros_like(x)
+    power = jnp.ones_like(x)  # (-1)^(n+1) x^n / n!
+    for n in range(1, _SMALL_A_Q_TERMS + 1):
+        power = power * (-x) / n
+        series = series - power / (n + a)
+    return -jnp.expm1(exponent - log_gamma) + a * jnp.exp(exponent - log_gamma) * series
+
+
 def _gammaincc(a: Any, x: Any) -> Any:
     large = _large_a(a, x)
-    out = jss.gammaincc(safe(~large, a, 1.0), safe(~large, x, 1.0))
+    small = (a > 0) & (a < _SMALL_A_Q_BELOW) & (x > 0) & (x <= 1)
+    out = jss.gammaincc(safe(~large & ~small, a, 1.0), safe(~large & ~small, x, 1.0))
     out = jnp.where(large, _temme(safe(large, a, _TEMME_FROM), safe(large, x, _TEMME_FROM))[1], out)
+    out = jnp.where(small, _small_a_q(safe(small, a, 0.25), safe(small, x, 0.5)), out)
     inside = (x > 0) & (x < np.inf)
     out = jnp.where((a == np.inf) & inside, const(x, 1.0), out)
     out = jnp.where((a == np.inf) & (x == np.inf), const(x, np.nan), out)
