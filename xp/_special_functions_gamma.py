@@ -8,6 +8,9 @@ cheap to state (``psi(0) = -inf``) and NaN otherwise, never another number.
 
 from __future__ import annotations
 
+import functools
+import math
+from fractions import Fraction
 from typing import Any
 
 import jax.numpy as jnp
@@ -16,6 +19,7 @@ import numpy as np
 from jax import lax
 
 from xp._special_functions import Kernel, const, is_nonpositive_integer, polynomial, safe
+from xp._special_functions_elementary import _sindg
 
 # --- gamma ----------------------------------------------------------------------------------
 
@@ -287,14 +291,61 @@ def _hurwitz(x: Any, q: Any) -> Any:
     return jnp.where(valid, value, const(x, np.nan))
 
 
+# Riemann's zeta below 1, where JAX has none (SciPy continues it): on [-1/4, 1) from Dirichlet's
+# eta by Borwein's algorithm, zeta(x) = eta(x) / (1 - 2^(1-x)); below by the functional
+# equation zeta(x) = 2^x pi^(x-1) sin(pi x / 2) Gamma(1 - x) zeta(1 - x), with 1 - x > 5/4 for
+# JAX's zeta (near 0 the equation needs zeta(1 + d), which JAX gives only to 1e-7 at d = 1e-10).
+_BORWEIN_TERMS = 26  # error below 3 / (3 + sqrt(8))^26 = 3e-20 of eta on [0, 1)
+_BORWEIN_FROM = -0.25
+
+
+@functools.cache
+def _borwein_weights(n: int) -> tuple[float, ...]:
+    """w_k with eta(x) = sum_{k < n} w_k / (k + 1)^x (P. Borwein, "An efficient algorithm for the
+    Riemann zeta function", 2000): w_k = (-1)^k (d_n - d_k) / d_n, computed exactly."""
+    d, total = [], Fraction(0)
+    for i in range(n + 1):
+        total += Fraction(math.factorial(n + i - 1) * 4**i, math.factorial(n - i) * math.factorial(2 * i))
+        d.append(n * total)
+    return tuple(float((-1) ** k * (d[n] - d[k]) / d[n]) for k in range(n))
+
+
+def _zeta_below_one(x: Any) -> Any:
+    """Riemann's zeta(x) for x < 1 (NaN elsewhere is not needed: the caller selects)."""
+    borwein = x >= _BORWEIN_FROM
+    xb = safe(borwein, x, 0.5)
+    eta = jnp.zeros_like(x)
+    for k, w in enumerate(_borwein_weights(_BORWEIN_TERMS)):
+        eta = eta + w * jnp.exp(-xb * np.log(k + 1.0))
+    near = eta / -jnp.expm1((1 - xb) * const(x, np.log(2.0)))
+    # the functional equation, in logarithms (Gamma(1 - x) overflows from x = -170, where the
+    # product is still finite), its sign from sin(pi x / 2), exactly 0 at the even negatives
+    xf = safe(~borwein, x, -2.5)
+    sine = _sindg(90 * xf)
+    log_size = (
+        xf * const(x, np.log(2.0))
+        + (xf - 1) * const(x, np.log(np.pi))
+        + jss.gammaln(1 - xf)
+        + jnp.log(_hurwitz(1 - xf, jnp.ones_like(x)))
+        + jnp.log(jnp.abs(sine))
+    )
+    far = jnp.where(sine == 0, const(x, 0.0), jnp.sign(sine) * jnp.exp(log_size))
+    return jnp.where(borwein, near, far)
+
+
 def _riemann(x: Any) -> Any:
-    # zeta(x) = zeta(x, 1); zeta(inf) = 1
-    return jnp.where(x == np.inf, const(x, 1.0), _hurwitz(x, jnp.ones_like(x)))
+    # zeta(x) = zeta(x, 1) from 1 on; zeta(inf) = 1; below 1, SciPy's continuation
+    value = jnp.where(x == np.inf, const(x, 1.0), _hurwitz(x, jnp.ones_like(x)))
+    below = x < 1
+    return jnp.where(below, _zeta_below_one(safe(below, x, 0.5)), value)
 
 
 def _zetac(x: Any) -> Any:
-    # zeta(x) - 1 = zeta(x, 2), without the cancellation of subtracting 1 (zetac(50) ~ 1e-15)
-    return jnp.where(x == np.inf, const(x, 0.0), _hurwitz(x, jnp.full_like(x, 2.0)))
+    # zeta(x) - 1 = zeta(x, 2), without the cancellation of subtracting 1 (zetac(50) ~ 1e-15);
+    # below 1, zeta(x) - 1 (zeta is below 0 there: nothing cancels)
+    value = jnp.where(x == np.inf, const(x, 0.0), _hurwitz(x, jnp.full_like(x, 2.0)))
+    below = x < 1
+    return jnp.where(below, _zeta_below_one(safe(below, x, 0.5)) - 1, value)
 
 
 ZETA = Kernel("zeta", ("x", "q"), _hurwitz)

@@ -83,8 +83,8 @@ def sinc(x: ArrayLike) -> Array:
 def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Array:
     """Hurwitz zeta function sum((k + q)**-x for k >= 0), or Riemann's (q = 1) without ``q``.
 
-    Computed for x >= 1 (inf at x = 1); NaN for x < 1, where SciPy continues Riemann's zeta
-    analytically, which JAX does not.
+    Hurwitz's for x >= 1 (inf at x = 1), NaN for x < 1; Riemann's (without ``q``) for every x,
+    continued below 1 as SciPy does (JAX's is NaN there).
     """
     if q is None:
         return call(gamma_functions.RIEMANN_ZETA, x)
@@ -504,7 +504,7 @@ def xlogy(x: ArrayLike, y: ArrayLike, /) -> Array:
 
 @api
 def zetac(x: ArrayLike, /) -> Array:
-    """Riemann zeta function minus 1, for x >= 1 (NaN below, where SciPy continues it)."""
+    """Riemann zeta function minus 1, continued below x = 1 as SciPy does."""
     return call(gamma_functions.ZETAC, x)
 
 
