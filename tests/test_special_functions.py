@@ -242,6 +242,13 @@ def test_riemann_zeta_without_q():
 
 
 @pytest.mark.x64
+def test_hurwitz_zeta_of_a_huge_q():
+    # zeta(x, q) ~ q^(1-x) / (x - 1): JAX's sum underflowed on the way to a representable result
+    x, q = np.array([2.0, 1.5, 2.0, 1.0000001, 5.0]), np.array([1e200, 1e300, 1e300, 1e300, 1e50])
+    np.testing.assert_allclose(np.asarray(xp.special.zeta(x, q)), sp.zeta(x, q), rtol=1e-13)
+
+
+@pytest.mark.x64
 def test_riemann_zeta_below_one_is_scipys_continuation():
     # Borwein's eta on [-1/4, 1), the functional equation below (in logarithms: Gamma(1 - x)
     # overflows from x = -170, the product from about -300); against mpmath xp's is within

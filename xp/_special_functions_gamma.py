@@ -285,6 +285,13 @@ def _hurwitz(x: Any, q: Any) -> Any:
     # or values of no continuation, so those are NaN here (SciPy continues Riemann's zeta)
     valid = x >= 1
     value = jss.zeta(safe(valid, x, 2.0), q)
+    # where JAX's sum underflows on the way and its result does not (zeta(2, 1e200) came out 0,
+    # not 1e-200), for q far beyond x: Euler-Maclaurin's q^(1-x) (1/(x-1) + 1/(2q) + x/(12 q^2))
+    # (the next term is below (x/q)^4 / 720)
+    far = valid & (x > 1) & (q > 1e8) & (q > 1e4 * x) & (q < np.inf) & ((value == 0) | ~jnp.isfinite(value))
+    xf, qf = safe(far, x, 2.0), safe(far, q, 1e9)
+    tail = jnp.exp((1 - xf) * jnp.log(qf)) * (1 / (xf - 1) + 0.5 / qf + xf / (12 * qf * qf))
+    value = jnp.where(far, tail, value)
     value = jnp.where(x == 1, const(x, np.inf), value)
     # zeta(x, inf) = 0 for x > 1 (each term vanishes); JAX gives NaN
     value = jnp.where((x > 1) & (q == np.inf), const(x, 0.0), value)
