@@ -131,7 +131,8 @@ def _gammainc(a: Any, x: Any) -> Any:
 
 # Q(a, x) for a below this and 0 < x <= 1 by _small_a_q: JAX takes it as 1 - P(a, x) there,
 # which keeps no relative precision as Q(a, x) ~ a E1(x) vanishes with a (gammaincc(1e-8, 0.25)
-# is 1.0e-8, off by 1e-8 relative; chdtrc(1e-300, 0.5) came out 3.5e-14, not 5.2e-301)
+# is 1.0e-8, JAX's off by 1e-7 relative, by 2e-4 at a = 1e-12; chdtrc(1e-300, 0.5) came out
+# 3.5e-14, not 5.2e-301)
 _SMALL_A_Q_BELOW = 0.5
 _SMALL_A_Q_TERMS = 20  # of the series in x <= 1: 1/20! is 4e-19
 
