@@ -402,6 +402,29 @@ def test_gammaincc_of_a_small_shape_keeps_its_relative_precision():
 
 
 @pytest.mark.x64
+def test_f_distribution_with_a_tiny_dfd():
+    # 1 - w taken from a rounded w lost its precision (fdtr(539, 0.0011, 500) was 2e-9 off), and
+    # where w rounds to 1 the end rule gave I = 1 (for 1 - w = 1e-17 and dfd/2 = 5e-4, I is far from 1)
+    dfn, dfd, x = (
+        np.array([539.09, 539.0, 3.0, 2.0]),
+        np.array([0.0010868, 0.001, 0.001, 5.0]),
+        np.array([500.28, 1e15, 1e20, 0.5]),
+    )
+    np.testing.assert_allclose(np.asarray(xp.special.fdtr(dfn, dfd, x)), sp.fdtr(dfn, dfd, x), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(xp.special.fdtrc(dfn, dfd, x)), sp.fdtrc(dfn, dfd, x), rtol=1e-13)
+
+
+@pytest.mark.x64
+def test_hyp1f1_is_scipys_or_nan_where_its_series_is_long():
+    # for a much larger than b the series grows until about k = sqrt(a x): 250 terms gave 5.3e221
+    # for 1F1(800; 0.09; 70) = 2.1e223; where they do not reach the decay, NaN
+    a, b, x = np.array([800.0, 100.0, 500.0, 50.0]), np.array([0.09, 0.5, 1.0, 0.1]), np.array([70.0, 10.0, 30.0, 99.0])
+    out, expected = np.asarray(xp.special.hyp1f1(a, b, x)), sp.hyp1f1(a, b, x)
+    assert np.isnan(out[0])
+    np.testing.assert_allclose(out[1:], expected[1:], rtol=1e-13)
+
+
+@pytest.mark.x64
 def test_finite_results_whose_intermediates_overflow():
     # poch as a ratio of gamma values: Gamma(200) overflows, Gamma(200) / Gamma(100) does not
     z, m = np.array([100.0, 100.0, 5.0, 1e300, 300.0]), np.array([100.0, -99.5, 3.0, 1.0, -299.9])

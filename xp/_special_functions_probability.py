@@ -225,7 +225,7 @@ def incomplete_beta(a: Any, b: Any, x: Any, x1: Any) -> Any:
     below 1/2 is used where its precision matters (Student's t passes 1 - x where x rounds to 1)."""
     # the side where the fraction converges fast (x < (a + 1) / (a + b + 2)), decided on the exact one
     flip = jnp.where(x < 0.5, x >= (a + 1) / (a + b + 2), x1 <= (b + 1) / (a + b + 2))
-    inside = (a > 0) & (b > 0) & (a < np.inf) & (b < np.inf) & (x > 0) & (x < 1)
+    inside = (a > 0) & (b > 0) & (a < np.inf) & (b < np.inf) & (x > 0) & (x1 > 0)
     p = safe(inside, jnp.where(flip, b, a), 1.0)
     q = safe(inside, jnp.where(flip, a, b), 1.0)
     y = safe(inside, jnp.where(flip, x1, x), 0.5)
@@ -233,11 +233,12 @@ def incomplete_beta(a: Any, b: Any, x: Any, x1: Any) -> Any:
     front = jnp.exp(p * log_y + q * log_y1 - log_beta(p, q) - jnp.log(p))
     value = front / _beta_fraction(p, q, y)
     out = jnp.clip(jnp.where(flip, 1 - value, value), 0, 1)
-    # the limits: I_x(0, b) = I_x(a, inf) = 1 and I_x(a, 0) = I_x(inf, b) = 0 inside (0, 1); the ends
+    # the limits: I_x(0, b) = I_x(a, inf) = 1 and I_x(a, 0) = I_x(inf, b) = 0 inside (0, 1); the
+    # ends, x = 1 where x1 = 0 (x may round to 1 where x1 is not 0: F's cdf with a tiny dfd)
     a_zero, b_zero = (a == 0) | (b == np.inf), (b == 0) | (a == np.inf)
-    out = jnp.where((x == 0) | (b_zero & (x != 1)), const(x, 0.0), out)
-    out = jnp.where((x == 1) | (a_zero & (x != 0)), const(x, 1.0), out)
-    undefined = (a < 0) | (b < 0) | (x < 0) | (x > 1) | (a_zero & b_zero) | jnp.isnan(a) | jnp.isnan(b) | jnp.isnan(x)
+    out = jnp.where((x == 0) | (b_zero & (x1 != 0)), const(x, 0.0), out)
+    out = jnp.where((x1 == 0) | (a_zero & (x != 0)), const(x, 1.0), out)
+    undefined = (a < 0) | (b < 0) | (x < 0) | (x1 < 0) | (a_zero & b_zero) | jnp.isnan(a) | jnp.isnan(b) | jnp.isnan(x)
     return jnp.where(undefined, const(x, np.nan), out)
 
 
@@ -368,16 +369,22 @@ def _nbdtrc(k: Any, n: Any, p: Any) -> Any:
 def _fdtr(dfn: Any, dfd: Any, x: Any) -> Any:
     # F cdf: I_w(dfn/2, dfd/2) with w = dfn x / (dfd + dfn x)
     valid = (dfn > 0) & (dfd > 0) & (x >= 0) & (dfn < np.inf) & (dfd < np.inf)
+    w, w1 = _f_argument(dfn, dfd, x)
+    return _nan_unless(valid, incomplete_beta(dfn / 2, dfd / 2, w, w1))
+
+
+def _f_argument(dfn: Any, dfd: Any, x: Any) -> tuple[Any, Any]:
+    """w = dfn x / (dfd + dfn x) and 1 - w = dfd / (dfd + dfn x), each computed (1 - w from a
+    rounded w lost the small dfd's precision: fdtr(539, 0.0011, 500) was 2e-9 off)."""
     w = jnp.where(x == np.inf, const(x, 1.0), dfn * x / (dfd + dfn * x))
-    return _nan_unless(valid, _betainc(dfn / 2, dfd / 2, w))
+    return w, dfd / (dfd + dfn * x)
 
 
 def _fdtrc(dfn: Any, dfd: Any, x: Any) -> Any:
-    # the complement 1 - I_w(dfn/2, dfd/2), as betaincc computes it: I_{1-w}(dfd/2, dfn/2)
-    # alone is ill-conditioned where 1 - w rounds near 1 (small x)
+    # the complement 1 - I_w(dfn/2, dfd/2) = I_{1-w}(dfd/2, dfn/2), with both w and 1 - w exact
     valid = (dfn > 0) & (dfd > 0) & (x >= 0) & (dfn < np.inf) & (dfd < np.inf)
-    w = jnp.where(x == np.inf, const(x, 1.0), dfn * x / (dfd + dfn * x))
-    return _nan_unless(valid, _betaincc(dfn / 2, dfd / 2, w))
+    w, w1 = _f_argument(dfn, dfd, x)
+    return _nan_unless(valid, incomplete_beta(dfd / 2, dfn / 2, w1, w))
 
 
 # From this many degrees of freedom on, Student's t cdf is the series of _t_tail_many_df: the
