@@ -57,7 +57,7 @@ def _sin_cos_degrees(d: Any) -> tuple[Any, Any]:
     return s, jnp.cos(radians)
 
 
-def _sindg(x: Any) -> Any:
+def sin_degrees(x: Any) -> Any:
     d, q = _reduce_degrees(x)
     s, c = _sin_cos_degrees(d)
     return jnp.select([q == 0, q == 1, q == 2], [s, c, -s], -c)
@@ -97,7 +97,7 @@ EXP2 = Kernel("exp2", ("x",), _exp2)
 EXP10 = Kernel("exp10", ("x",), _exp10)
 EXPREL = Kernel("exprel", ("x",), _exprel)
 COSM1 = Kernel("cosm1", ("x",), _cosm1)
-SINDG = Kernel("sindg", ("x",), _sindg)
+SINDG = Kernel("sindg", ("x",), sin_degrees)
 COSDG = Kernel("cosdg", ("x",), _cosdg)
 TANDG = Kernel("tandg", ("x",), _tandg)
 COTDG = Kernel("cotdg", ("x",), _cotdg)

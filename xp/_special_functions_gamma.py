@@ -19,7 +19,7 @@ import numpy as np
 from jax import lax
 
 from xp._special_functions import Kernel, const, is_nonpositive_integer, polynomial, safe
-from xp._special_functions_elementary import _sindg
+from xp._special_functions_elementary import sin_degrees
 
 # --- gamma ----------------------------------------------------------------------------------
 
@@ -43,10 +43,10 @@ def _near_one_and_two(x: Any, value: Any) -> Any:
     near_two = jnp.abs(x - 2) <= 0.2
     near = (jnp.abs(x - 1) <= 0.2) | near_two
     u = safe(near, jnp.where(near_two, x - 2, x - 1), 0.0)
-    return jnp.where(near, _log_gamma_1_plus(u) + jnp.where(near_two, jnp.log1p(u), 0), value)
+    return jnp.where(near, log_gamma_1_plus(u) + jnp.where(near_two, jnp.log1p(u), 0), value)
 
 
-def _log_gamma_1_plus(u: Any) -> Any:
+def log_gamma_1_plus(u: Any) -> Any:
     """log gamma(1 + u) for ``|u| <= 0.2``, real or complex, by its Taylor series."""
     return u * polynomial(_LOGGAMMA_1_TAYLOR, u)
 
@@ -109,7 +109,7 @@ def _loggamma_right(w: Any) -> Any:
         crossings = crossings + (jnp.signbit(jnp.imag(product)) & ~before)
     value = value - (jnp.log(product) + lax.complex(jnp.zeros_like(x), 2 * np.pi * crossings))
     u = safe(near, jnp.where(near_two, w - 2, w - 1), 0.0)
-    value = jnp.where(near, _log_gamma_1_plus(u) + jnp.where(near_two, jnp.log1p(u), 0), value)
+    value = jnp.where(near, log_gamma_1_plus(u) + jnp.where(near_two, jnp.log1p(u), 0), value)
     return jnp.where(lower, jnp.conj(value), value)
 
 
@@ -328,7 +328,7 @@ def _zeta_below_one(x: Any) -> Any:
     # the functional equation, in logarithms (Gamma(1 - x) overflows from x = -170, where the
     # product is still finite), its sign from sin(pi x / 2), exactly 0 at the even negatives
     xf = safe(~borwein, x, -2.5)
-    sine = _sindg(90 * xf)
+    sine = sin_degrees(90 * xf)
     log_size = (
         xf * const(x, np.log(2.0))
         + (xf - 1) * const(x, np.log(np.pi))

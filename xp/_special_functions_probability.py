@@ -23,7 +23,7 @@ from jax import lax
 from jax.custom_derivatives import SymbolicZero
 
 from xp._special_functions import Kernel, const, polynomial, safe
-from xp._special_functions_gamma import _log_gamma_1_plus, log_beta
+from xp._special_functions_gamma import log_beta, log_gamma_1_plus
 
 # --- error functions and the normal and logistic distributions -------------------------------
 
@@ -143,7 +143,7 @@ def _small_a_q(a: Any, x: Any) -> Any:
     (n! (n + a)); the first two terms as -expm1(a log x - log Gamma(1 + a)), so both parts are
     computed to their own relative precision and are positive (no cancellation below a = 1/2)."""
     near = a <= 0.2  # (the Taylor series of log Gamma(1 + a), exact for tiny a, holds to 0.2)
-    log_gamma = jnp.where(near, _log_gamma_1_plus(safe(near, a, 0.0)), jss.gammaln(1 + safe(~near, a, 0.3)))
+    log_gamma = jnp.where(near, log_gamma_1_plus(safe(near, a, 0.0)), jss.gammaln(1 + safe(~near, a, 0.3)))
     exponent = a * jnp.log(x)
     series = jnp.zeros_like(x)
     power = jnp.ones_like(x)  # (-1)^(n+1) x^n / n!
