@@ -390,7 +390,8 @@ def _fdtrc(dfn: Any, dfd: Any, x: Any) -> Any:
 # From this many degrees of freedom on, Student's t cdf is the series of _t_tail_many_df: the
 # continued fraction for I_y(a, 1/2) with y near 1 needs of the order of sqrt(a) terms (relative
 # error against mpmath at t = -3: 1.8e-11 at df = 1e6, 4e-8 at 1e10, 3e-3 at 1e15, no digit
-# left at 1e20; in float32 3e-5 at 1e4). The series is as accurate as SciPy from df = 100 on.
+# left at 1e20; in float32 3e-5 at 1e4). The series measured within 1e-13 of mpmath, as SciPy,
+# from df = 1000 to 1e20 (below 1000 the fraction is as accurate).
 _T_SERIES_FROM = 1e3
 _T_SERIES_TERMS = 20
 
