@@ -16,6 +16,7 @@ Timing as in ``eager.py``: interleaved rounds of batches, process CPU time, medi
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -137,36 +138,95 @@ def import_times(rounds: int) -> dict[str, tuple[float, float]]:
     }
 
 
+# --- the same calls with XLA's CPU client executing inline ------------------------------------------
+#
+# XLA's CPU client runs a computation on the calling thread only when its HLO cost analysis counts
+# fewer than 1000 flops and nothing it waits for is still in flight (the previous computation
+# included); otherwise the computation goes to a worker thread. So in an eager pipeline whether the
+# next call finds the previous kernel finished decides whether it too goes to a worker: a faster
+# Python layer reaches the next call sooner, finds more kernels in flight, and hands more work
+# between threads (measured on the MLP pipeline: xp's matmul + add 17.7 µs of wall-clock time,
+# jax.numpy's 14.3; jax.numpy's add called after xp's matmul, 14.3). With
+# ``jax_cpu_enable_async_dispatch`` off every computation runs inline, and what is left to compare
+# is what each namespace does per call.
+
+
+def time_calls(quick: bool) -> tuple[list[Timed], list[Timed]]:
+    """The jitted and the eager cases, timed."""
+    rounds, budget, passes = (3, 0.05, 1) if quick else (15, 0.6, 3)
+    # The jitted calls are the smallest and the noisiest (a few µs, half of it on XLA's threads):
+    # three times the rounds and the budget. Rows still move between runs (JITTED_NOTE says how much).
+    jitted = run(jitted_cases(), rounds if quick else 45, budget if quick else 2.0, passes)
+    return jitted, run(eager_cases(), rounds, budget, passes)
+
+
+def inline_times(quick: bool) -> dict[str, tuple[float, float]]:
+    """{case: (xp, jax.numpy)} median CPU seconds per call of the jitted and the eager cases, timed
+    in a fresh interpreter with ``jax_cpu_enable_async_dispatch`` off (set before JAX's CPU client
+    exists, which is when the setting is read)."""
+    code = (
+        "import jax, json, sys; jax.config.update('jax_cpu_enable_async_dispatch', False);"
+        f" sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); import overhead;"
+        " jitted, eager = overhead.time_calls(sys.argv[1] == 'quick');"
+        " print(json.dumps([(overhead._key(r), r.ours, r.theirs) for r in jitted + eager]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, "quick" if quick else "full"], stdout=subprocess.PIPE,
+                         text=True, check=True)  # fmt: skip
+    return {key: (ours, theirs) for key, ours, theirs in json.loads(out.stdout)}
+
+
 # --- the report -----------------------------------------------------------------------------------
 
 
-def _table(title: str, note: str, rows: list[Timed], label: str) -> str:
+def _key(row: Timed) -> str:
+    return f"{row.case.name} {row.case.shape}"
+
+
+def _table(title: str, note: str, rows: list[Timed], label: str, inline: dict[str, tuple[float, float]]) -> str:
     lines = [
         f"## {title}",
         "",
         note,
         "",
-        f"| {label} | shape | xp / jax.numpy | xp | jax.numpy | wall-clock: xp / jax.numpy |",
-        "|---|---|---:|---:|---:|---:|",
+        f"| {label} | shape | xp / jax.numpy | xp | jax.numpy | wall-clock: xp / jax.numpy"
+        " | executed inline: xp / jax.numpy |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
+        ours, theirs = inline[_key(r)]
         lines.append(
             f"| {r.case.name} | {r.case.shape} | {r.ours / r.theirs:.2f} | {r.ours * 1e6:.1f} µs"
-            f" | {r.theirs * 1e6:.1f} µs | {r.ours_wall / r.theirs_wall:.2f} |"
+            f" | {r.theirs * 1e6:.1f} µs | {r.ours_wall / r.theirs_wall:.2f}"
+            f" | {ours / theirs:.2f} ({ours * 1e6:.1f} / {theirs * 1e6:.1f} µs) |"
         )
     ratios = [r.ours / r.theirs for r in rows]
     walls = [r.ours_wall / r.theirs_wall for r in rows]
-    lines.append(f"| geometric mean | | **{geometric_mean(ratios):.2f}** | | | {geometric_mean(walls):.2f} |")
-    lines.append(f"| largest | | **{max(ratios):.2f}** | | | {max(walls):.2f} |")
+    inlined = [inline[_key(r)][0] / inline[_key(r)][1] for r in rows]
+    lines.append(
+        f"| geometric mean | | **{geometric_mean(ratios):.2f}** | | | {geometric_mean(walls):.2f}"
+        f" | **{geometric_mean(inlined):.2f}** |"
+    )
+    lines.append(f"| largest | | **{max(ratios):.2f}** | | | {max(walls):.2f} | **{max(inlined):.2f}** |")
     return "\n".join(lines) + "\n"
+
+
+INLINE_NOTE = (
+    " The last column: the same calls timed in a fresh interpreter with `jax_cpu_enable_async_dispatch`"
+    " off, so that XLA runs every computation on the calling thread. With it on (JAX's default, the"
+    " other columns), XLA's CPU client runs a computation inline only where its cost analysis counts"
+    " fewer than 1000 flops and nothing it waits for, the previous computation included, is still in"
+    " flight; anything else goes to a worker thread. A namespace that reaches its next call sooner finds"
+    " more kernels in flight and hands more of them between threads, so the default columns also measure"
+    " how calls line up with XLA's threads; the last column measures what each namespace does per call."
+)
 
 
 JITTED_NOTE = (
     " Target: at most 1.05 each. On the shared 2-core machine a row moves by up to 0.4 between runs"
     " (nine runs on 2026-12-02 and 12-03: affine 0.85-1.23, MLP 0.88-1.30, fori_loop 1.08-1.12, softmax"
     " 0.99-1.24, BCOO 0.75-1.12): a call is a few µs and its CPU time includes XLA's worker threads. What xp adds per call,"
-    " measured directly on jitted identity functions: about 0.1 µs per xp argument and 0.75 µs per xp"
-    " result (JAX rebuilds each result's wrapper by calling the class; issue #12's notes)."
+    " measured directly on jitted identity functions executed inline: about 0.1 µs per xp argument and"
+    " 0.6 µs per xp result (JAX rebuilds each result's wrapper by calling the class; issue #12's notes)."
 )
 
 
@@ -174,11 +234,9 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
     args = parser.parse_args(argv)
-    rounds, budget, import_rounds, passes = (3, 0.05, 2, 1) if args.quick else (15, 0.6, 15, 3)
-    # The jitted calls are the smallest and the noisiest (a few µs, half of it on XLA's threads):
-    # three times the rounds and the budget. Rows still move between runs (JITTED_NOTE says how much).
-    jitted = run(jitted_cases(), rounds if args.quick else 45, budget if args.quick else 2.0, passes)
-    eager = run(eager_cases(), rounds, budget, passes)
+    import_rounds = 2 if args.quick else 15
+    jitted, eager = time_calls(args.quick)
+    inline = inline_times(args.quick)
     imports = import_times(import_rounds)
     (ours, ours_wall), (theirs, theirs_wall) = imports["xp"], imports["jax.numpy"]
     load = os.getloadavg()[0]
@@ -187,9 +245,13 @@ def main(argv: list[str] | None = None) -> str:
         " median wall-clock times of the same batches. " + environment()
     )
     return (
-        _table("Jitted calls: generic functions, per call", note + JITTED_NOTE, jitted, "function")
+        _table(
+            "Jitted calls: generic functions, per call", note + JITTED_NOTE + INLINE_NOTE, jitted, "function", inline
+        )
         + "\n"
-        + _table("Eager generic pipelines", note + " Target: at most 1.0 each.", eager, "pipeline")
+        + _table(
+            "Eager generic pipelines", note + " Target: at most 1.0 each." + INLINE_NOTE, eager, "pipeline", inline
+        )
         + "\n## Import time\n\n"
         + f"Process CPU time and wall-clock time of `import xp` and of `import jax.numpy` in fresh interpreters "
         f"(bytecode cached), interleaved, medians of {import_rounds}; load average {load:.1f}. Target: xp at most "
