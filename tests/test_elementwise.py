@@ -1,5 +1,7 @@
 """Element-wise functions: values against NumPy, dtype rules, scalars, errors, transformations."""
 
+import cmath
+
 import fixed_shapes
 import jax
 import jax.numpy as jnp
@@ -66,6 +68,41 @@ def test_floating_unary_functions_on_complex_match_numpy(name, data):
     out = getattr(xp, name)(xp.asarray(a))
     assert out.dtype == xp.complex128
     np.testing.assert_allclose(np.asarray(out), _reference(name)(a), rtol=rtol, atol=1e-9)
+
+
+@pytest.mark.x64
+@pytest.mark.parametrize(("dtype", "smallest"), [(np.complex128, -300), (np.complex64, -37)])
+@given(data=st.data())
+def test_log1p_of_complex_near_minus_one_keeps_the_modulus(dtype, smallest, data):
+    # log1p(z) = log|1 + z| + arg(1 + z) j. Near z = -1, XLA squared imag(z), which underflows:
+    # log1p(-1 + 1e-200j) was -inf + pi/2 j, not log(1e-200) + pi/2 j. Python's cmath.log of 1 + z
+    # (exact in float64 here: real(z) is within a factor of 2 of -1) is the reference.
+    exponent = data.draw(st.floats(smallest, np.log10(0.45)), label="log10 |1 + z|")
+    angle = data.draw(st.floats(-np.pi, np.pi), label="arg(1 + z)")
+    z = np.asarray(-1 + 10**exponent * complex(np.cos(angle), np.sin(angle)), dtype=dtype)
+    shifted = complex(float(z.real) + 1, float(z.imag))
+    if abs(shifted) < np.finfo(dtype).tiny:  # XLA flushes subnormal inputs to zero
+        return
+    want = cmath.log(shifted)
+    got = complex(np.asarray(xp.log1p(xp.asarray(z))))
+    eps = float(np.finfo(dtype).eps)
+    assert abs(got.real - want.real) <= 4 * eps * abs(want.real), (z, got, want)
+    assert abs(got.imag - want.imag) <= 4 * eps * max(abs(want.imag), 1e-300), (z, got, want)
+
+
+@pytest.mark.x64
+def test_log1p_of_complex_near_minus_one_examples():
+    z = xp.asarray(np.array([-1 + 1e-200j, -1 - 1e-300j, -1 + 1e-10j], dtype=np.complex128))
+    want = [cmath.log(1e-200j), cmath.log(-1e-300j), cmath.log(1e-10j)]
+    np.testing.assert_allclose(np.asarray(xp.log1p(z)), want, rtol=1e-15)
+    # the standard's special case is kept: -1 + 0j gives -infinity + 0j
+    assert complex(np.asarray(xp.log1p(xp.asarray(np.complex128(-1 + 0j))))) == complex(-np.inf, 0)
+    # and the derivative is 1 / (1 + z) there, in both directions (not NaN from the rescaling)
+    for point in (-1 + 1e-200j, -0.8 - 0.2j):
+        for direction in (1, 1j):
+            args = (xp.asarray(np.complex128(point)),), (xp.asarray(np.complex128(direction)),)
+            _, tangent = jax.jvp(xp.log1p, *args)
+            np.testing.assert_allclose(complex(np.asarray(tangent)), direction / (1 + point), rtol=1e-15)
 
 
 @pytest.mark.parametrize("name", FLOAT_UNARY)

@@ -146,9 +146,20 @@ def log(z: Any) -> Any:
 def log1p(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.log1p(z)
+    # Near z = -1, XLA's real part squares b, which underflows: log1p(-1 + 1e-200j) came out
+    # -inf + pi/2 j, not log(1e-200) + pi/2 j (-460.5). Where |1 + z| < 1/2, log|1 + z| is taken
+    # from u = 1 + a (exact there: a is within a factor of 2 of -1) and v = b, scaled by the larger
+    # s: log s + log((u/s)**2 + (v/s)**2) / 2 squares nothing below 1. The value does not depend
+    # on s, so s is a constant to differentiation, which keeps the derivative finite wherever the
+    # function's is (through hypot, or with s differentiated, 1/s**2 overflows: NaN at u = 0).
+    u, v = a + 1, b
+    larger = jnp.maximum(jnp.abs(u), jnp.abs(v))
+    scale = lax.stop_gradient(jnp.where(larger == 0, 1, larger))  # (z = -1: -inf all the same)
+    near = jnp.log(scale) + 0.5 * jnp.log(jnp.square(u / scale) + jnp.square(v / scale))
+    real = jnp.where(larger < 0.35, near, r.real)  # |1 + z| < 1/2 where the larger part is below 0.35
     infinite = _isinf(a) | _isinf(b)
     return _override(
-        r.real,
+        real,
         r.imag,
         [
             ((a == -1) & (b == 0), -INF, b),  # "-1 and +0 -> -infinity + 0j"
