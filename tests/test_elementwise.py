@@ -175,6 +175,37 @@ def test_integer_division_and_remainder_match_python(a, b):
 
 
 @pytest.mark.x64
+@pytest.mark.parametrize(("dtype", "digits"), [(np.float64, 53), (np.float32, 24)])
+@given(data=st.data())
+def test_floor_division_of_floats_matches_python(dtype, digits, data):
+    # NumPy's float floor division is CPython's (the remainder-based quotient). Quotients up to
+    # past 2**digits, where the remainder-based quotient rounds to odd multiples of 1/2 (between
+    # 2**(digits - 2) and 2**(digits - 1)) and jax.numpy's half-away rounding gave one too many.
+    b = data.draw(hnp.arrays(dtype, 32, elements=st.floats(0.5, 4, width=np.finfo(dtype).bits)), label="b")
+    band = st.floats(digits - 2, digits - 1)  # (where the rounded quotients are multiples of 1/2)
+    scale = data.draw(hnp.arrays(np.float64, 32, elements=st.floats(-3, digits + 3) | band), label="log2 |a / b|")
+    signs = data.draw(hnp.arrays(np.int8, (2, 32), elements=st.sampled_from([-1, 1])), label="signs")
+    a = (signs[0] * 2.0**scale * b).astype(dtype)
+    b = (signs[1] * b).astype(dtype)
+    got = np.asarray(xp.floor_divide(xp.asarray(a), xp.asarray(b)))
+    assert np.array_equal(got, np.floor_divide(a, b)), (a, b, got)
+
+
+@pytest.mark.x64
+def test_floor_division_is_never_above_the_quotient():
+    # jax.numpy: 3333333333333334.0 and 8137140.0, both above the quotient
+    a = np.array([-1e16, 5.75e16]), np.array([2.03116e07], np.float32)
+    b = np.array([-3.0, -3.0]), np.array([2.4961598], np.float32)
+    for x1, x2 in zip(a, b, strict=True):
+        got = np.asarray(xp.floor_divide(xp.asarray(x1), xp.asarray(x2)))
+        assert np.array_equal(got, [float(p) // float(q) for p, q in zip(x1, x2, strict=True)]), got
+        assert all(g <= float(p) / float(q) for g, p, q in zip(got, x1, x2, strict=True))
+    # operands of different shapes broadcast
+    got = xp.floor_divide(xp.asarray(np.array([[-1e16], [7.0]])), xp.asarray(np.array([-3.0, 2.0])))
+    assert np.array_equal(np.asarray(got), [[3333333333333333.0, -5e15], [-3.0, 3.0]])
+
+
+@pytest.mark.x64
 def test_category_errors_name_function_parameter_and_dtype():
     i = xp.asarray([1, 2])
     f = xp.asarray([1.0])

@@ -411,13 +411,27 @@ def signbit(x: Any) -> Any:
 
 
 def floor_divide(x1: Any, x2: Any) -> Any:
-    """``floor(x1 / x2)``; jax.numpy's exact remainder-based quotient for finite, non-zero operands."""
-    result = jnp.floor_divide(x1, x2)
+    """``floor(x1 / x2)``; for finite, non-zero floating operands the remainder-based quotient
+    of Python's ``//`` (so that ``x1 == x2 * (x1 // x2) + x1 % x2`` as nearly as rounding allows)."""
     if x1.dtype.kind != "f":
-        return result
+        return jnp.floor_divide(x1, x2)
+    result = _quotient(x1, x2)
     # also where the quotient rounds to zero: its sign must be the operands' sign product
     special = ~_finite(x1) | ~_finite(x2) | (x1 == 0) | (x2 == 0) | (result == 0)
     return jnp.where(special, jnp.floor(x1 / x2), result)
+
+
+def _quotient(x1: Any, x2: Any) -> Any:
+    """CPython's float floor division: (x1 - fmod(x1, x2)) / x2 is an integer but for rounding,
+    one less where the remainder's sign is not x2's. It is brought to the integer by flooring, and
+    one is added back only above a half. (jax.numpy rounds it half away from zero instead, which
+    is one too many where the rounded quotient is an odd multiple of 1/2, as it is for quotients
+    between 2**51 and 2**52: -1e16 // -3.0 gave 3333333333333334.0, above -1e16 / -3.0.)"""
+    mod = jnp.fmod(x1, x2)  # (exact)
+    quotient = (x1 - mod) / x2
+    quotient = jnp.where((mod != 0) & ((x2 < 0) != (mod < 0)), quotient - 1, quotient)
+    floor = jnp.floor(quotient)
+    return jnp.where(quotient - floor > 0.5, floor + 1, floor)
 
 
 def remainder(x1: Any, x2: Any) -> Any:
