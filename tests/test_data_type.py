@@ -259,6 +259,17 @@ def test_astype_matches_numpy(source, target):
     np.testing.assert_array_equal(np.asarray(out), values.astype(target))
 
 
+def test_astype_out_of_range_conversions_are_the_documented_ones():
+    # floats to integers: truncated toward zero, saturated at the dtype's bounds, NaN to 0
+    floats = xp.asarray([300.0, -300.0, np.inf, -np.inf, np.nan, 2.7, -2.7, -0.7])
+    assert xp.astype(floats, xp.int8).jax.tolist() == [127, -128, 127, -128, 0, 2, -2, 0]
+    assert xp.astype(floats, xp.uint8).jax.tolist() == [255, 0, 255, 0, 0, 2, 0, 0]
+    assert xp.astype(xp.asarray([1e10, -1e10]), xp.int32).jax.tolist() == [2**31 - 1, -(2**31)]
+    # integers to a narrower integer dtype: modulo 2**bits
+    assert xp.astype(xp.asarray([300, -1, 128]), xp.int8).jax.tolist() == [44, -1, -128]
+    assert xp.astype(xp.asarray([-1, 256]), xp.uint8).jax.tolist() == [255, 0]
+
+
 def test_astype_complex_to_real_is_an_error():
     with pytest.raises(TypeError, match="xp.astype: cannot convert complex x to float32"):
         xp.astype(xp.asarray([1j]), xp.float32)

@@ -25,8 +25,12 @@ from xp._utility import truth
 def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True, device: Device | None = None) -> Array:
     """``x`` converted to ``dtype``, whatever the promotion rules say.
 
-    A complex array does not convert to a real dtype (take ``real`` or ``imag`` first). With
-    ``copy=False`` and nothing to change, ``x`` itself is returned. Under ``xp.narrow_64bit()``
+    A complex array does not convert to a real dtype (take ``real`` or ``imag`` first). Where
+    the standard leaves a conversion unspecified, xp's are JAX's, the same on every platform (NumPy's
+    depend on it): floats to an integer dtype are truncated toward zero, values beyond the dtype's
+    range give its bound and NaN gives 0 (``astype([300.0, inf, nan], int8)`` is
+    ``[127, 127, 0]``); integers to a narrower integer dtype wrap around (``astype(300, int8)`` is
+    44). With ``copy=False`` and nothing to change, ``x`` itself is returned. Under ``xp.narrow_64bit()``
     with JAX's 64-bit mode off, a 64-bit ``dtype`` is narrowed to 32 bits (uint32 values that
     int32 cannot hold then raise OverflowError, where int64 would have held them).
     """
