@@ -205,6 +205,25 @@ def test_floor_division_is_never_above_the_quotient():
     assert np.array_equal(np.asarray(got), [[3333333333333333.0, -5e15], [-3.0, 3.0]])
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint8", "uint32"])
+def test_integer_division_by_zero_is_zero_as_in_numpy(dtype):
+    # the standard leaves it to the library; jax.numpy gave -2 (-1 for 0 // 0), or the largest
+    # unsigned value
+    values = [7, 0, -7] if dtype.startswith("int") else [7, 0, 200]
+    x1 = xp.asarray(values, dtype=getattr(xp, dtype))
+    x2 = xp.asarray([0, 0, 0], dtype=getattr(xp, dtype))
+    with np.errstate(divide="ignore"):
+        want_quotient = np.floor_divide(np.asarray(values, dtype), np.zeros(3, dtype))
+        want_remainder = np.remainder(np.asarray(values, dtype), np.zeros(3, dtype))
+    assert want_quotient.tolist() == want_remainder.tolist() == [0, 0, 0]
+    for quotient, remainder in [(xp.floor_divide(x1, x2), xp.remainder(x1, x2)), (x1 // x2, x1 % x2),
+                                jax.jit(lambda a, b: (a // b, a % b))(x1, x2)]:  # fmt: skip
+        assert quotient.jax.tolist() == [0, 0, 0] and remainder.jax.tolist() == [0, 0, 0]
+    # a zero divisor among others leaves the other quotients as they were
+    mixed = xp.floor_divide(x1, xp.asarray([2, 0, 3], dtype=getattr(xp, dtype)))
+    assert mixed.jax.tolist() == (np.asarray(values, dtype) // np.asarray([2, 1, 3], dtype) * [1, 0, 1]).tolist()
+
+
 @pytest.mark.x64
 def test_category_errors_name_function_parameter_and_dtype():
     i = xp.asarray([1, 2])

@@ -128,7 +128,7 @@ BINARY = (
     Op("copysign", jnp.copysign, REAL_FLOATING, lift=True, doc="|x1| with the sign of x2."),
     Op("divide", _special.divide, NUMERIC, lift=True, doc="True division x1 / x2."),
     Op("equal", jnp.equal, ANY, BOOL, doc="Whether x1 == x2, for each pair of elements."),
-    Op("floor_divide", _special.floor_divide, REAL_NUMERIC, doc="Floor division x1 // x2."),
+    Op("floor_divide", _special.floor_divide, REAL_NUMERIC, doc="Floor division x1 // x2; for integers, x1 // 0 is 0 (as NumPy)."),
     Op("greater", jnp.greater, REAL_NUMERIC, BOOL, doc="Whether x1 > x2."),
     Op("greater_equal", jnp.greater_equal, REAL_NUMERIC, BOOL, doc="Whether x1 >= x2."),
     Op("hypot", jnp.hypot, REAL_FLOATING, lift=True, doc="sqrt(x1**2 + x2**2) without undue overflow."),
@@ -144,7 +144,7 @@ BINARY = (
     Op("nextafter", jnp.nextafter, REAL_FLOATING, lift=True, doc="The next representable value after x1 toward x2."),
     Op("not_equal", jnp.not_equal, ANY, BOOL, doc="Whether x1 != x2, for each pair of elements."),
     Op("pow", _special.pow, NUMERIC, doc="x1 raised to the power x2."),
-    Op("remainder", _special.remainder, REAL_NUMERIC, doc="Remainder of x1 / x2 with the sign of x2 (Python's %)."),
+    Op("remainder", _special.remainder, REAL_NUMERIC, doc="Remainder of x1 / x2 with the sign of x2 (Python's %); for integers, x1 % 0 is 0 (as NumPy)."),
     Op("subtract", jnp.subtract, NUMERIC, doc="Difference x1 - x2 of each pair of elements."),
 )
 # fmt: on

@@ -414,7 +414,10 @@ def floor_divide(x1: Any, x2: Any) -> Any:
     """``floor(x1 / x2)``; for finite, non-zero floating operands the remainder-based quotient
     of Python's ``//`` (so that ``x1 == x2 * (x1 // x2) + x1 % x2`` as nearly as rounding allows)."""
     if x1.dtype.kind != "f":
-        return jnp.floor_divide(x1, x2)
+        # integer division by zero, which the standard leaves to the library: 0, as NumPy gives
+        # (XLA's quotient is -1, or the largest unsigned value, and jax.numpy's floor fix-up
+        # turns -1 into -2 where x1 is not 0); x1 % 0 is 0 already
+        return jnp.where(x2 == 0, jnp.zeros((), x1.dtype), jnp.floor_divide(x1, x2))
     result = _quotient(x1, x2)
     # also where the quotient rounds to zero: its sign must be the operands' sign product
     special = ~_finite(x1) | ~_finite(x2) | (x1 == 0) | (x2 == 0) | (result == 0)
