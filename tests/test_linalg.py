@@ -536,6 +536,43 @@ def test_vector_norm(args):
     check(result, expected, real_of(x.dtype), rtol=tolerance(x.dtype) * 10)
 
 
+@given(data=st.data())
+def test_norms_of_elements_whose_powers_overflow_or_underflow(data):
+    # float32 magnitudes from 1e-30 to 1e30: their squares leave float32's range (the 2-norm of
+    # [1e20, 1e20] was inf, of [1e-20, 1e-20] 0, as XLA flushes subnormals); float64 holds them
+    exponents = data.draw(hnp.arrays(np.float64, (3, 4), elements=st.floats(-30, 30)), label="log10 |x|")
+    signs = data.draw(hnp.arrays(np.int8, (3, 4), elements=st.sampled_from([-1, 1])), label="signs")
+    x = (signs * 10.0**exponents).astype(np.float32)
+    ord = data.draw(st.sampled_from([2, 3, 0.5, 2.5]), label="ord")
+    axis = data.draw(st.sampled_from([None, 0, 1, (0, 1)]), label="axis")
+    want = np.linalg.vector_norm(x.astype(np.float64), axis=axis, ord=ord)
+    got = np.asarray(xp.linalg.vector_norm(xp.asarray(x), axis=axis, ord=ord))
+    np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-5)
+    fro = np.asarray(xp.linalg.matrix_norm(xp.asarray(x)))
+    np.testing.assert_allclose(fro, np.linalg.matrix_norm(x.astype(np.float64)).astype(np.float32), rtol=1e-5)
+
+
+@pytest.mark.x64
+@pytest.mark.parametrize("magnitude", [1e-300, 1e-200, 1e-160, 1e160, 1e200, 1e300])
+def test_2_norm_in_float64_across_the_range(magnitude):
+    values = [magnitude, 2.5 * magnitude, -0.5 * magnitude]
+    norm = xp.linalg.vector_norm(xp.asarray(np.array(values)))
+    assert float(norm) == pytest.approx(math.hypot(*values), rel=1e-15, abs=0)
+
+
+def test_norms_keep_infinities_nans_and_zeros():
+    x = xp.asarray(np.array([[np.inf, 1.0], [np.nan, 1.0], [np.inf, np.nan], [0.0, 0.0], [1e-30, 1e-30]], np.float32))
+    got = np.asarray(xp.linalg.vector_norm(x, axis=1))
+    np.testing.assert_allclose(got, [np.inf, np.nan, np.nan, 0.0, 1.4142135e-30], rtol=1e-6)
+    assert xp.linalg.vector_norm(x, axis=1, keepdims=True).shape == (5, 1)
+    # the derivative of the rescaled norm is x / |x|
+    tiny = xp.asarray(np.array([1e-30, 2e-30], np.float32))
+    gradient = xp.transforms.grad(lambda v: xp.linalg.vector_norm(v))(tiny)
+    np.testing.assert_allclose(np.asarray(gradient), np.array([1, 2]) / np.sqrt(5), rtol=1e-6)
+    rows = jax.vmap(lambda r: xp.linalg.vector_norm(r))(x)  # (the rescaling decided per row)
+    np.testing.assert_allclose(np.asarray(rows), got, rtol=1e-6)
+
+
 @pytest.mark.parametrize("dtype", INTEGER)
 def test_norms_compute_integers_in_the_default_float(dtype):
     x = xp.asarray(np.array([[3, 4], [0, 0]], dtype=dtype))
