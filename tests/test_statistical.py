@@ -2,6 +2,7 @@
 behaviour under jit, vmap and grad. Runs with JAX's 64-bit mode on or off."""
 
 import math
+import statistics
 import warnings
 
 import fixed_shapes
@@ -430,6 +431,37 @@ def test_var_is_accurate_for_offset_data():
     """Two passes: a large common offset does not destroy the variance."""
     values = 1e4 + np.array([1.0, 2.0, 3.0, 4.0], FLOAT)
     check(xp.var(xp.asarray(values.astype(dt.default_float()))), np.var(values.astype(dt.default_float())), rtol=1e-6)
+
+
+@given(data=st.data())
+def test_std_where_the_squared_deviations_overflow_or_underflow(data):
+    # float32 deviations from 1e-30 to 1e30 (their squares leave float32's range: std([1e20,
+    # -1e20]) was inf, std([1e-20, -1e-20]) 0, as XLA flushes subnormals); float64 holds them
+    exponents = data.draw(hnp.arrays(np.float64, (3, 5), elements=st.floats(-30, 30)), label="log10 |x|")
+    signs = data.draw(hnp.arrays(np.int8, (3, 5), elements=st.sampled_from([-1, 1])), label="signs")
+    x = (signs * 10.0**exponents).astype(np.float32)
+    axis = data.draw(st.sampled_from([None, 0, 1]), label="axis")
+    correction = data.draw(st.sampled_from([0, 1]), label="correction")
+    want = np.std(x.astype(np.float64), axis=axis, ddof=correction).astype(np.float32)
+    got = np.asarray(xp.std(xp.asarray(x), axis=axis, correction=correction))
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+@pytest.mark.x64
+@pytest.mark.parametrize("magnitude", [1e-300, 1e-160, 1e160, 1e300])
+def test_std_in_float64_across_the_range(magnitude):
+    values = [magnitude, -magnitude, 0.5 * magnitude, 0.25 * magnitude]
+    got = float(xp.std(xp.asarray(np.array(values)), correction=1))
+    assert got == pytest.approx(statistics.stdev(values), rel=1e-14, abs=0)
+
+
+def test_std_rescaled_keeps_its_derivative_and_special_values():
+    tiny = xp.asarray(np.array([1e-30, 2e-30, 4e-30], np.float32))
+    gradient = xp.transforms.grad(lambda v: xp.std(v))(tiny)
+    ordinary = xp.transforms.grad(lambda v: xp.std(v))(xp.asarray(np.array([1.0, 2.0, 4.0], np.float32)))
+    np.testing.assert_allclose(np.asarray(gradient), np.asarray(ordinary), rtol=1e-5)  # scale-invariant
+    rows = xp.asarray(np.array([[1.0, np.inf], [np.nan, 1.0], [3.0, 3.0], [1e-30, -1e-30]], np.float32))
+    np.testing.assert_allclose(np.asarray(xp.std(rows, axis=1)), [np.nan, np.nan, 0.0, 1e-30], rtol=1e-6)
 
 
 def test_floating_function_errors():

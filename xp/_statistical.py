@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
@@ -205,6 +206,64 @@ def _std_whole(x: Any) -> Any:
 
 def _every_axis(x: Any) -> tuple[int, ...]:
     return boundary.axes(None, x.ndim)
+
+
+# --- sums of powers, rescaled where they overflow or underflow ------------------------------
+
+
+def power_norm(
+    operand: Any, axes: tuple[int, ...], keepdims: bool, ord: float, elements: Callable[[Any], Any] = lambda x: x
+) -> Any:
+    """``(sum |e|**ord)**(1/ord)`` over ``axes`` of the elements ``e = elements(operand)``, for
+    ``ord > 0``, where the powers themselves overflow or underflow.
+
+    Summed as they are, the powers of large elements overflow (the 2-norm of ``[1e20, 1e20]`` in
+    float32 is inf, not 1.4e20) and those of small ones underflow, to zero on CPU, where XLA flushes
+    subnormals (``[1e-20, 1e-20]`` gave 0 in float32, ``[1e-160, 1e-160]`` 0 in float64). Where a sum
+    comes out infinite or small enough that lost powers may matter, the norm is computed again with
+    the elements divided by their largest magnitude (held constant to differentiation: the value
+    does not depend on it). ``linalg.vector_norm``, the Frobenius ``linalg.matrix_norm`` and
+    ``std`` (``elements`` the deviations from the mean) take their sums of powers here. The
+    elements are computed from ``operand`` in each sum, so that they fuse into it and nothing is
+    materialized for the second one."""
+    values = elements(operand)
+    real = dt.REAL_OF[values.dtype]
+
+    def powers_of(magnitude: Any) -> Any:
+        return magnitude * magnitude if ord == 2 else magnitude**ord
+
+    def root(sums: Any) -> Any:
+        return jnp.sqrt(sums) if ord == 2 else sums ** (1 / ord)
+
+    total = jnp.sum(powers_of(jnp.abs(values).astype(real)), axis=axes, keepdims=True)
+    info = jnp.finfo(real)
+    count = _as_value(math.prod(values.shape[a] for a in axes), real)  # (a symbolic size too)
+    # a sum below this may have lost terms to underflow (each lost term is below the smallest
+    # normal number); NaN compares False and stays NaN
+    redo = jnp.isinf(total) | (total < float(info.tiny) / float(info.eps) * count)
+
+    def rescaled(operand: Any) -> Any:
+        magnitude = jnp.abs(elements(operand)).astype(real)
+        largest = lax.stop_gradient(jnp.max(magnitude, axis=axes, keepdims=True, initial=0))
+        scale = jnp.where((largest > 0) & jnp.isfinite(largest), largest, 1)
+        norm = scale * root(jnp.sum(powers_of(magnitude / scale), axis=axes, keepdims=True))
+        return jnp.where(jnp.isinf(largest), jnp.inf, norm)  # an infinite element: an infinite norm
+
+    def either(operand: Any, total: Any, redo: Any) -> Any:
+        # the root takes a harmless 1 where the rescaled norm is chosen, so that its derivative
+        # stays finite there
+        return jnp.where(redo, rescaled(operand), root(jnp.where(redo, 1, total)))
+
+    def on_cpu(operand: Any, total: Any, redo: Any) -> Any:
+        # a conditional: the common case costs the one fused sum and a comparison; computing both
+        # and selecting took 19.9 µs for a jitted norm of 1000 float32 elements here, the
+        # conditional 16.3, no rescaling at all 12.5
+        return lax.cond(jnp.any(redo), lambda: either(operand, total, redo), lambda: root(total))
+
+    # (GPU and TPU conditionals read their predicate back to the host: there a second pass over
+    # the elements costs less, and both are computed)
+    result = lax.platform_dependent(operand, total, redo, cpu=on_cpu, default=either)
+    return result if keepdims else jnp.squeeze(result, axis=axes)
 
 
 @api
@@ -397,6 +456,12 @@ def _var(x: Any, axes: tuple[int, ...], keepdims: bool, correction: float, root:
     else:  # a symbolic size (jax.export): the same rule, decided at run time
         divisor = _as_value(count, dtype) - correction
         divisor = jnp.where(divisor > 0, divisor, np.nan)
-    centered = x - _divide(jnp.sum(x, axis=axes, keepdims=True), count)
+    mean = _divide(jnp.sum(x, axis=axes, keepdims=True), count)
+    centered = x - mean
+    if root and not (isinstance(count, int) and count <= 1):  # (one element: its deviation is 0)
+        # the square root of the variance where the squares of the deviations would overflow or
+        # underflow: std([1e20, -1e20]) in float32 is 1e20, not inf, std([1e-20, -1e-20]) not 0
+        deviations = power_norm((x, mean), axes, keepdims, 2.0, lambda pair: pair[0] - pair[1])
+        return deviations / jnp.sqrt(jnp.asarray(divisor, dtype))
     out = _divide(jnp.sum(centered * centered, axis=axes, keepdims=keepdims), divisor)
     return jnp.sqrt(out) if root else out

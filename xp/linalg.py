@@ -51,7 +51,7 @@ from xp._linear_algebra import numeric_pair, shapes_of, vector_axis
 from xp._linear_algebra import tensordot as tensordot
 from xp._linear_algebra import vecdot as vecdot
 from xp._routing import api
-from xp._statistical import accumulation_dtype
+from xp._statistical import accumulation_dtype, power_norm
 from xp._typing import ArrayLike, DTypeLike
 from xp._utility import truth
 
@@ -450,7 +450,7 @@ def _matrix_norm(x: Any, ord: Any, keepdims: bool) -> Any:
         shape = x.shape[:-2] + ((1, 1) if keepdims else ())
         return jnp.zeros(shape, real)
     if ord == "fro":
-        return _power_norm(x, (x.ndim - 2, x.ndim - 1), keepdims, 2.0)
+        return power_norm(x, (x.ndim - 2, x.ndim - 1), keepdims, 2.0)
     return jnp.linalg.matrix_norm(x, ord=ord, keepdims=keepdims).astype(real)
 
 
@@ -484,7 +484,7 @@ def _vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, ord: float) -> A
     real = _real_of(dtype)
     reduce: dict[str, Any] = {"axis": axes, "keepdims": keepdims}
     if ord > 0 and ord not in (1, math.inf):
-        return _power_norm(x, axes, keepdims, ord)
+        return power_norm(x, axes, keepdims, ord)
     magnitude = jnp.abs(x).astype(real)
     if ord == 1:
         result = jnp.sum(magnitude, **reduce)
@@ -497,55 +497,6 @@ def _vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, ord: float) -> A
     else:
         result = jnp.sum(magnitude**ord, **reduce) ** (1 / ord)
     return result.astype(real)
-
-
-def _power_norm(x: Any, axes: tuple[int, ...], keepdims: bool, ord: float) -> Any:
-    """``(sum |x|**ord)**(1/ord)`` over ``axes``, for ``ord > 0``, where the powers themselves
-    overflow or underflow.
-
-    Summed as they are, the powers of large elements overflow (the 2-norm of ``[1e20, 1e20]`` in
-    float32 is inf, not 1.4e20) and those of small ones underflow, to zero on CPU, where XLA flushes
-    subnormals (``[1e-20, 1e-20]`` gave 0 in float32, ``[1e-160, 1e-160]`` 0 in float64). Where a sum
-    comes out infinite or small enough that lost powers may matter, the norm is computed again with
-    the elements divided by their largest magnitude (held constant to differentiation: the value
-    does not depend on it)."""
-    real = _real_of(x.dtype)
-
-    def powers_of(magnitude: Any) -> Any:
-        return magnitude * magnitude if ord == 2 else magnitude**ord
-
-    def root(sums: Any) -> Any:
-        return jnp.sqrt(sums) if ord == 2 else sums ** (1 / ord)
-
-    total = jnp.sum(powers_of(jnp.abs(x).astype(real)), axis=axes, keepdims=True)
-    info = jnp.finfo(real)
-    count = max(math.prod(x.shape[a] for a in axes), 1)
-    # a sum below this may have lost terms to underflow (each lost term is below the smallest
-    # normal number); NaN compares False and stays NaN
-    redo = jnp.isinf(total) | (total < float(info.tiny) * count / float(info.eps))
-
-    def rescaled(x: Any) -> Any:
-        magnitude = jnp.abs(x).astype(real)
-        largest = lax.stop_gradient(jnp.max(magnitude, axis=axes, keepdims=True, initial=0))
-        scale = jnp.where((largest > 0) & jnp.isfinite(largest), largest, 1)
-        norm = scale * root(jnp.sum(powers_of(magnitude / scale), axis=axes, keepdims=True))
-        return jnp.where(jnp.isinf(largest), jnp.inf, norm)  # an infinite element: an infinite norm
-
-    def on_cpu(x: Any, total: Any, redo: Any) -> Any:
-        # a conditional: the common case costs the one fused sum and a comparison (the branch
-        # takes x itself, so nothing is materialized for it); computing both and selecting took
-        # 19.9 µs for a jitted norm of 1000 float32 elements here, the conditional 16.3, no
-        # rescaling at all 12.5
-        return lax.cond(jnp.any(redo), lambda: elsewhere(x, total, redo), lambda: root(total))
-
-    def elsewhere(x: Any, total: Any, redo: Any) -> Any:
-        # GPU and TPU conditionals read their predicate back to the host; a second pass over the
-        # elements costs less there. The root takes a harmless 1 where the rescaled norm is
-        # chosen, so that its derivative stays finite.
-        return jnp.where(redo, rescaled(x), root(jnp.where(redo, 1, total)))
-
-    result = lax.platform_dependent(x, total, redo, cpu=on_cpu, default=elsewhere)
-    return result if keepdims else jnp.squeeze(result, axis=axes)
 
 
 # --- matrix and vector products, diagonals --------------------------------------------------

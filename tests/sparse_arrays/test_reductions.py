@@ -132,6 +132,18 @@ def test_prod_with_implicit_zero_propagates_nan_and_inf():
     np.testing.assert_array_equal(to_numpy(xp.prod(A, axis=1)), [np.nan, np.nan, 6.0, 0.0])
 
 
+@pytest.mark.parametrize("layout", helpers.LAYOUTS)
+def test_std_where_the_squared_deviations_overflow_or_underflow(layout):
+    # float32 deviations of 1e20 and 1e-20 square out of range (std was inf and 0), stored and
+    # implicit (the average's deviation, for each implicit zero); float64 holds the squares
+    a = np.array([[1e20, 0, -1e20, 0], [0, 0, 0, 0], [1e-20, 0, 0, -3e-20], [2.0, 0, 5.0, 1.0]], np.float32)
+    A = sparse_of(a, layout)
+    for axis in (None, 0, 1):
+        for correction in (0, 1):
+            want = np.std(a.astype(np.float64), axis=axis, ddof=correction)
+            np.testing.assert_allclose(to_numpy(xp.std(A, axis=axis, correction=correction)), want, rtol=1e-5)
+
+
 def test_sum_dtype_rules_are_the_dense_ones():
     a = np.array([[0, 200], [100, 0]], dtype=np.uint8)
     A = sparse_of(a)

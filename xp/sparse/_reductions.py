@@ -222,15 +222,35 @@ def _var(
         x = c.data.astype(dtype)
         average = jnp.sum(x) / np.asarray(count, dtype)
         stored = jnp.sum(ok.astype(dtype))
-        squares = jnp.sum(jnp.where(ok, (x - average) ** 2, 0)) + (count - stored) * average**2
+        deviation = jnp.where(ok, x - average, 0)
+        # std: the deviations over the largest (the stored ones', and the average's, that of each
+        # implicit zero), so that their squares neither overflow nor underflow, as densely
+        scale = _scale(
+            jnp.maximum(jnp.max(jnp.abs(deviation), initial=0), jnp.where(count > stored, jnp.abs(average), 0)), root
+        )
+        squares = jnp.sum((deviation / scale) ** 2) + (count - stored) * (average / scale) ** 2
         out = squares / np.asarray(divisor, dtype)
-        return (jnp.sqrt(out) if root else out).reshape(shape)
+        return (scale * jnp.sqrt(out) if root else out).reshape(shape)
     lines = _Lines(value, axes, keepdims, dtype)
     average = lines.sum(lines.x) / np.asarray(count, dtype)
-    deviations = jnp.where(lines.ok, (lines.x - average[lines.seg]) ** 2, np.zeros((), dtype))
-    squares = lines.sum(deviations) + (count - lines.count.astype(dtype)) * average**2
+    deviation = jnp.where(lines.ok, lines.x - average[lines.seg], np.zeros((), dtype))
+    implicit = count - lines.count.astype(dtype)
+    largest = jnp.maximum(
+        lines.reduce(jax.ops.segment_max, jnp.abs(deviation)), jnp.where(implicit > 0, jnp.abs(average), 0)
+    )
+    scale = _scale(largest, root)
+    squares = lines.sum((deviation / scale[lines.seg]) ** 2) + implicit * (average / scale) ** 2
     out = squares / np.asarray(divisor, dtype)
-    return lines.out(jnp.sqrt(out) if root else out, lines.count > 0)
+    return lines.out(scale * jnp.sqrt(out) if root else out, lines.count > 0)
+
+
+def _scale(largest: Any, root: bool) -> Any:
+    """What std divides the deviations by: the largest where it is finite and not 0, else 1
+    (and 1 for var, whose squares overflow where the variance does); constant to differentiation,
+    as the value does not depend on it."""
+    if not root:
+        return jnp.ones_like(largest)
+    return jax.lax.stop_gradient(jnp.where((largest > 0) & jnp.isfinite(largest), largest, 1))
 
 
 def _variance(name: str, x: Any, axis: Any, correction: Any, keepdims: Any, root: bool) -> Any:
