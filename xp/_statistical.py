@@ -457,11 +457,11 @@ def _var(x: Any, axes: tuple[int, ...], keepdims: bool, correction: float, root:
         divisor = _as_value(count, dtype) - correction
         divisor = jnp.where(divisor > 0, divisor, np.nan)
     mean = _divide(jnp.sum(x, axis=axes, keepdims=True), count)
-    centered = x - mean
     if root and not (isinstance(count, int) and count <= 1):  # (one element: its deviation is 0)
         # the square root of the variance where the squares of the deviations would overflow or
         # underflow: std([1e20, -1e20]) in float32 is 1e20, not inf, std([1e-20, -1e-20]) not 0
         deviations = power_norm((x, mean), axes, keepdims, 2.0, lambda pair: pair[0] - pair[1])
         return deviations / jnp.sqrt(jnp.asarray(divisor, dtype))
+    centered = x - mean
     out = _divide(jnp.sum(centered * centered, axis=axes, keepdims=keepdims), divisor)
     return jnp.sqrt(out) if root else out

@@ -223,11 +223,11 @@ def _var(
         average = jnp.sum(x) / np.asarray(count, dtype)
         stored = jnp.sum(ok.astype(dtype))
         deviation = jnp.where(ok, x - average, 0)
-        # std: the deviations over the largest (the stored ones', and the average's, that of each
-        # implicit zero), so that their squares neither overflow nor underflow, as densely
-        scale = _scale(
-            jnp.maximum(jnp.max(jnp.abs(deviation), initial=0), jnp.where(count > stored, jnp.abs(average), 0)), root
-        )
+        scale: Any = 1.0
+        if root:  # (the largest deviation: the stored ones' and the average's, each implicit zero's)
+            scale = _std_scale(
+                jnp.maximum(jnp.max(jnp.abs(deviation), initial=0), jnp.where(count > stored, jnp.abs(average), 0))
+            )
         squares = jnp.sum((deviation / scale) ** 2) + (count - stored) * (average / scale) ** 2
         out = squares / np.asarray(divisor, dtype)
         return (scale * jnp.sqrt(out) if root else out).reshape(shape)
@@ -235,21 +235,21 @@ def _var(
     average = lines.sum(lines.x) / np.asarray(count, dtype)
     deviation = jnp.where(lines.ok, lines.x - average[lines.seg], np.zeros((), dtype))
     implicit = count - lines.count.astype(dtype)
-    largest = jnp.maximum(
-        lines.reduce(jax.ops.segment_max, jnp.abs(deviation)), jnp.where(implicit > 0, jnp.abs(average), 0)
-    )
-    scale = _scale(largest, root)
-    squares = lines.sum((deviation / scale[lines.seg]) ** 2) + implicit * (average / scale) ** 2
+    scale, per_entry = 1.0, 1.0
+    if root:
+        stored_largest = lines.reduce(jax.ops.segment_max, jnp.abs(deviation))
+        scale = _std_scale(jnp.maximum(stored_largest, jnp.where(implicit > 0, jnp.abs(average), 0)))
+        per_entry = scale[lines.seg]
+    squares = lines.sum((deviation / per_entry) ** 2) + implicit * (average / scale) ** 2
     out = squares / np.asarray(divisor, dtype)
     return lines.out(scale * jnp.sqrt(out) if root else out, lines.count > 0)
 
 
-def _scale(largest: Any, root: bool) -> Any:
-    """What std divides the deviations by: the largest where it is finite and not 0, else 1
-    (and 1 for var, whose squares overflow where the variance does); constant to differentiation,
-    as the value does not depend on it."""
-    if not root:
-        return jnp.ones_like(largest)
+def _std_scale(largest: Any) -> Any:
+    """What std divides the deviations by before squaring them, so that the squares neither
+    overflow nor underflow, as densely (xp/_statistical.py's power_norm): the largest deviation
+    where it is finite and not 0, else 1; constant to differentiation, as the value does not depend
+    on it. (var squares them as they are: they overflow where the variance does.)"""
     return jax.lax.stop_gradient(jnp.where((largest > 0) & jnp.isfinite(largest), largest, 1))
 
 
