@@ -140,15 +140,10 @@ def import_times(rounds: int) -> dict[str, tuple[float, float]]:
 
 # --- the same calls with XLA's CPU client executing inline ------------------------------------------
 #
-# XLA's CPU client runs a computation on the calling thread only when its HLO cost analysis counts
-# fewer than 1000 flops and nothing it waits for is still in flight (the previous computation
-# included); otherwise the computation goes to a worker thread. So in an eager pipeline whether the
-# next call finds the previous kernel finished decides whether it too goes to a worker: a faster
-# Python layer reaches the next call sooner, finds more kernels in flight, and hands more work
-# between threads (measured on the MLP pipeline: xp's matmul + add 17.7 µs of wall-clock time,
-# jax.numpy's 14.3; jax.numpy's add called after xp's matmul, 14.3). With
-# ``jax_cpu_enable_async_dispatch`` off every computation runs inline, and what is left to compare
-# is what each namespace does per call.
+# Why (INLINE_NOTE below says it in the report): with asynchronous dispatch, whether a call finds
+# the previous kernel finished decides whether it goes to a worker thread, so a faster Python layer
+# can cost more (the MLP pipeline: xp's matmul + add 17.7 µs of wall-clock time, jax.numpy's 14.3;
+# jax.numpy's add after xp's matmul, 14.3).
 
 
 def time_calls(quick: bool) -> tuple[list[Timed], list[Timed]]:

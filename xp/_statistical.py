@@ -244,8 +244,8 @@ def power_norm(
 
     def rescaled(operand: Any) -> Any:
         magnitude = jnp.abs(elements(operand)).astype(real)
-        largest = lax.stop_gradient(jnp.max(magnitude, axis=axes, keepdims=True, initial=0))
-        scale = jnp.where((largest > 0) & jnp.isfinite(largest), largest, 1)
+        largest = jnp.max(magnitude, axis=axes, keepdims=True, initial=0)
+        scale = scale_of(largest)
         norm = scale * root(jnp.sum(powers_of(magnitude / scale), axis=axes, keepdims=True))
         return jnp.where(jnp.isinf(largest), jnp.inf, norm)  # an infinite element: an infinite norm
 
@@ -264,6 +264,13 @@ def power_norm(
     # the elements costs less, and both are computed)
     result = lax.platform_dependent(operand, total, redo, cpu=on_cpu, default=either)
     return result if keepdims else jnp.squeeze(result, axis=axes)
+
+
+def scale_of(largest: Any) -> Any:
+    """What elements are divided by before their powers are summed (power_norm here, sparse std):
+    the largest magnitude where it is finite and not 0, else 1; constant to differentiation, as
+    the value of the norm does not depend on it."""
+    return lax.stop_gradient(jnp.where((largest > 0) & jnp.isfinite(largest), largest, 1))
 
 
 @api

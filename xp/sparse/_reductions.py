@@ -224,8 +224,8 @@ def _var(
         stored = jnp.sum(ok.astype(dtype))
         deviation = jnp.where(ok, x - average, 0)
         scale: Any = 1.0
-        if root:  # (the largest deviation: the stored ones' and the average's, each implicit zero's)
-            scale = _std_scale(
+        if root:  # std: the deviations over the largest (stored, and the average: each implicit zero's), as densely
+            scale = stat.scale_of(
                 jnp.maximum(jnp.max(jnp.abs(deviation), initial=0), jnp.where(count > stored, jnp.abs(average), 0))
             )
         squares = jnp.sum((deviation / scale) ** 2) + (count - stored) * (average / scale) ** 2
@@ -238,19 +238,11 @@ def _var(
     scale, per_entry = 1.0, 1.0
     if root:
         stored_largest = lines.reduce(jax.ops.segment_max, jnp.abs(deviation))
-        scale = _std_scale(jnp.maximum(stored_largest, jnp.where(implicit > 0, jnp.abs(average), 0)))
+        scale = stat.scale_of(jnp.maximum(stored_largest, jnp.where(implicit > 0, jnp.abs(average), 0)))
         per_entry = scale[lines.seg]
     squares = lines.sum((deviation / per_entry) ** 2) + implicit * (average / scale) ** 2
     out = squares / np.asarray(divisor, dtype)
     return lines.out(scale * jnp.sqrt(out) if root else out, lines.count > 0)
-
-
-def _std_scale(largest: Any) -> Any:
-    """What std divides the deviations by before squaring them, so that the squares neither
-    overflow nor underflow, as densely (xp/_statistical.py's power_norm): the largest deviation
-    where it is finite and not 0, else 1; constant to differentiation, as the value does not depend
-    on it. (var squares them as they are: they overflow where the variance does.)"""
-    return jax.lax.stop_gradient(jnp.where((largest > 0) & jnp.isfinite(largest), largest, 1))
 
 
 def _variance(name: str, x: Any, axis: Any, correction: Any, keepdims: Any, root: bool) -> Any:
