@@ -44,7 +44,7 @@ def problems(draw, dtypes=VALUE_DTYPES):
     """A matrix as entries (rows, cols, values; rows == m or cols == n are JAX's padding), its
     CSR buffers (padding also past indptr[-1]), and a dense operand (1-d or k columns, k may be 0)."""
     m, n = draw(st.integers(0, 9)), draw(st.integers(0, 9))
-    nse = draw(st.integers(0, 30))
+    nse = draw(st.integers(0, 70))  # rows longer than a vector of 16 (8) lanes, and runs across blocks
     dtype = draw(st.sampled_from(dtypes))
     index_dtype = draw(st.sampled_from(INDEX_DTYPES))
     k = draw(st.sampled_from([None, 0, 1, 3]))
@@ -442,6 +442,44 @@ def test_a_large_product_on_several_threads(product):
         if make is bcoo:  # unsorted rows: the scatter path
             q = dict(p, rows=rows.astype(np.int32))
             check(jax.jit(fn)(make(q), jnp.asarray(x)), (dense(q).T if transposed else dense(q)) @ x, np.float32)
+
+
+ROW_LENGTHS = [0, 1, 7, 8, 9, 15, 16, 17, 2, 31, 32, 33, 0, 48, 3, 5]  # around 8 and 16 lanes
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "int32"])
+@pytest.mark.parametrize("order", ["sorted", "sorted, not claimed", "unsorted"])
+def test_rows_of_every_length_around_the_vector_width(product, dtype, order):
+    """Rows shorter than, as long as and longer than a vector of 8 or 16 lanes (the kernel
+    gathers x by vectors with AVX-512 for float32 and float64), each ending where the next
+    begins, padding columns inside them (JAX's index n; their stored values not finite, so that
+    one taken in would show), a padding row, and BCOO rows claimed sorted or not, or not sorted
+    (two runs swapped, the second's row one below the first's: the kernel must see the decrease
+    and scatter instead); against NumPy."""
+    if dtype == "float64" and not X64:
+        pytest.skip("float64 needs JAX's 64-bit mode (the x64 test run covers it)")
+    make, fn, transposed = PRODUCTS[product]
+    if make is bcsr and order != "sorted":
+        pytest.skip("a BCSR's rows are sorted by construction")
+    rng = np.random.default_rng(7)
+    m, n = len(ROW_LENGTHS), 40
+    rows = np.repeat(np.arange(m + 1), [*ROW_LENGTHS, 9])  # the last 9: padding row m
+    if order == "unsorted":  # row 8's 2 entries before row 7's 17: a block of 8 holds the decrease
+        rows[(rows == 7) | (rows == 8)] = [8, 8] + [7] * 17
+    cols = rng.integers(0, n, len(rows))
+    padding = rng.random(len(rows)) < 0.1
+    cols[padding] = n
+    data = _values(rng, dtype, len(rows))
+    if dtype.startswith(("float", "complex")):
+        data[padding] = np.inf
+    p = {"m": m, "n": n, "rows": rows.astype(np.int32), "cols": cols.astype(np.int32), "data": data}
+    matrix = make(p)
+    if make is bcoo and order != "sorted":
+        matrix = jsparse.BCOO((matrix.data, matrix.indices), shape=matrix.shape, indices_sorted=False)
+    x = _values(rng, dtype, m if transposed else n)
+    a = dense(p)
+    check(jax.jit(fn)(matrix, jnp.asarray(x)), (a.T if transposed else a) @ x, dtype)
 
 
 @pytest.mark.parametrize("product", PRODUCTS)

@@ -36,7 +36,8 @@ BCSR ``A @ x``                :func:`csr_matvec`: a row-blocked kernel on the ro
 
 xp's native kernel against SciPy ``csr_array`` (jitted, 20000 x 20000, density 1e-3, same run;
 on the quiet 2-core machine, load average 1-2, two threads; bench/RESULTS.md has the full tables):
-``A @ x`` BCSR 0.65-0.88x, BCOO 0.66-0.93x; ``A.T @ x`` 0.77-0.98x / 0.85-1.01x; ``A @ X`` (64
+``A @ x`` BCSR 0.65-0.88x, BCOO 0.66-0.93x (with AVX-512 gathers, on the Xeon of 2026-12-04: BCSR
+0.78-0.84x, BCOO 0.98-1.05x, where the scalar loops had given 1.01-1.04x and 1.23-1.24x that day); ``A.T @ x`` 0.77-0.98x / 0.85-1.01x; ``A @ X`` (64
 columns) 0.26-0.57x / 0.31-0.57x (float32 and float64, the runs of three days; the float64 ``A @ X``
 spread is mostly the operating system's: docs/sparse.md, "The native CPU kernel"). On the loaded machine of earlier
 measurements (load 9 to 10, a second thread rarely getting a core, before the kernel was built for
