@@ -482,6 +482,26 @@ def test_rows_of_every_length_around_the_vector_width(product, dtype, order):
     check(jax.jit(fn)(matrix, jnp.asarray(x)), (a.T if transposed else a) @ x, dtype)
 
 
+PORTABLE_CHILD = """
+    import sys, pytest
+    from xp.sparse import _native
+    _native.HOST_FLAGS.clear()  # the build for the architecture's baseline: no AVX-512, the scalar loops
+    assert _native.host_flags() == () and _native.available()
+    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-n", "0", "-k", "every_length", {path!r}]))
+"""
+
+
+@needs_native
+def test_the_portable_build_computes_the_same_products(tmp_path):
+    """Where the host build gathers by AVX-512 vectors, the scalar loops run only on other CPUs:
+    the rows of every length again, in a process whose library is built without the host's
+    instruction set (the x86-64 or ARM baseline), compiled into an empty cache."""
+    done = _child(PORTABLE_CHILD.format(path=__file__), XP_NATIVE_CACHE=str(tmp_path))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout
+    assert any(path.name.startswith("xp_spmm-") for path in tmp_path.rglob("*.so"))
+
+
 @pytest.mark.parametrize("product", PRODUCTS)
 def test_rows_without_entries_are_zero_on_the_parallel_path(product):
     """Rows no entry falls in (leading, between, trailing, and the padding row) come out 0 when
