@@ -52,6 +52,15 @@ def take(x: Any, index: Any) -> Any:
     )
 
 
+def products(data: Any, index: Any, x: Any) -> Any:
+    """``data[k] * x[index[k]]`` (``x`` 1-d or 2-d), 0 where ``index[k]`` is out of range: whatever
+    such an entry stores (JAX's padding; a non-finite value would make ``value * 0`` NaN) adds
+    nothing, as in the native kernel and in ``todense``."""
+    stored = jnp.where((index >= 0) & (index < x.shape[0]), data, jnp.zeros((), data.dtype))
+    values = take(x, index)
+    return stored[:, None] * values if x.ndim == 2 else stored * values
+
+
 # --- COO: gather and segment_sum -----------------------------------------------------------
 
 
@@ -64,9 +73,9 @@ def coo_matmul(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: int, 
     """
     if data.shape[0] == 0 or x.shape[0] == 0 or n_out == 0:  # (XLA cannot gather from nothing: grad)
         return jnp.zeros((n_out, *x.shape[1:]), jnp.result_type(data, x))
-    values = take(x, in_index)
-    products = data[:, None] * values if x.ndim == 2 else data * values
-    return jax.ops.segment_sum(products, out_index, num_segments=n_out, indices_are_sorted=sorted_out)
+    return jax.ops.segment_sum(
+        products(data, in_index, x), out_index, num_segments=n_out, indices_are_sorted=sorted_out
+    )
 
 
 # --- CSR: row pointers ---------------------------------------------------------------------
@@ -130,7 +139,7 @@ def _csr_matvec_blocked(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
     block = CSR_VECTOR_BLOCK
     if data.shape[0] == 0 or x.shape[0] == 0:
         return jnp.zeros(indptr.shape[0] - 1, jnp.result_type(data, x))
-    products = data * take(x, indices)
+    entries = products(data, indices, x)
     start = indptr[:-1]
     count = indptr[1:] - start
     steps = (jnp.max(count, initial=0) + block - 1) // block
@@ -140,10 +149,10 @@ def _csr_matvec_blocked(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
         step, total = state
         j = step * block + offsets
         inside = j[None, :] < count[:, None]
-        position = jnp.where(inside, start[:, None] + j[None, :], products.shape[0])
-        return step + 1, total + jnp.sum(take(products, position), axis=1, dtype=products.dtype)
+        position = jnp.where(inside, start[:, None] + j[None, :], entries.shape[0])
+        return step + 1, total + jnp.sum(take(entries, position), axis=1, dtype=entries.dtype)
 
-    zero = jnp.zeros(start.shape[0], products.dtype)
+    zero = jnp.zeros(start.shape[0], entries.dtype)
     return jax.lax.while_loop(lambda s: s[0] < steps, body, (jnp.zeros((), steps.dtype), zero))[1]
 
 
