@@ -52,11 +52,16 @@ def take(x: Any, index: Any) -> Any:
     )
 
 
+def in_range(index: Any, n: int) -> Any:
+    """Where an index into an axis of ``n`` is inside it (JAX's padding is not: index ``n``)."""
+    return (index >= 0) & (index < n)
+
+
 def products(data: Any, index: Any, x: Any) -> Any:
     """``data[k] * x[index[k]]`` (``x`` 1-d or 2-d), 0 where ``index[k]`` is out of range: whatever
     such an entry stores (JAX's padding; a non-finite value would make ``value * 0`` NaN) adds
     nothing, as in the native kernel and in ``todense``."""
-    stored = jnp.where((index >= 0) & (index < x.shape[0]), data, jnp.zeros((), data.dtype))
+    stored = jnp.where(in_range(index, x.shape[0]), data, jnp.zeros((), data.dtype))
     values = take(x, index)
     return stored[:, None] * values if x.ndim == 2 else stored * values
 
@@ -124,7 +129,7 @@ def csr_matmul(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: int) -> 
     index_dtype = np.dtype(np.int64) if np.int64 in (indices.dtype, indptr.dtype) else np.dtype(np.int32)
     if index_dtype == np.int64 and not jax.config.read("jax_enable_x64"):
         index_dtype = np.dtype(np.int32)
-    valid = (indices >= 0) & (indices < n_cols)
+    valid = in_range(indices, n_cols)
     indices = jnp.where(valid, indices, 0).astype(index_dtype)
     data = jnp.where(valid, data, 0)
     matrix = jsparse.BCSR((data, indices, indptr.astype(index_dtype)), shape=(indptr.shape[0] - 1, n_cols))
