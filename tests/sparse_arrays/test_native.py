@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -442,6 +443,53 @@ def test_a_large_product_on_several_threads(product):
         if make is bcoo:  # unsorted rows: the scatter path
             q = dict(p, rows=rows.astype(np.int32))
             check(jax.jit(fn)(make(q), jnp.asarray(x)), (dense(q).T if transposed else dense(q)) @ x, np.float32)
+
+
+def test_products_on_several_python_threads_at_once():
+    """Parallel loops of several callers at once: every loop is posted to the helpers that linger
+    after their work (_native_spmm.cc's Mailbox), a helper may join another caller's loop, and a
+    scatter's per-thread buffers are indexed by the slot each joining thread takes. Four threads,
+    each a different product and shape, each result checked against the dense product."""
+    rng = np.random.default_rng(11)
+    cases = []
+    columns = {"bcoo A @ x": None, "bcoo A.T @ x": 4, "bcsr A @ x": 4, "bcsr A.T @ x": None}
+    for i, product in enumerate(PRODUCTS):
+        make, fn, transposed = PRODUCTS[product]
+        m, n, nse, k = 2500 + 300 * i, 1800 + 200 * i, 150000, columns[product]  # 2 threads even for k = 1
+        p = {"m": m, "n": n, "rows": np.sort(rng.integers(0, m + 1, nse)).astype(np.int32),
+             "cols": rng.integers(0, n + 1, nse).astype(np.int32), "data": rng.standard_normal(nse).astype(np.float32)}  # fmt: skip
+        a = dense(p).T if transposed else dense(p)
+        x = rng.standard_normal((a.shape[1],) if k is None else (a.shape[1], k)).astype(np.float32)
+        cases.append((jax.jit(fn), make(p), jnp.asarray(x), a @ x))
+    errors = []
+
+    def calls(product_fn, matrix, x, expected):
+        try:
+            for _ in range(40):
+                check(product_fn(matrix, x), expected, np.float32)
+        except BaseException as error:  # reported by the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=calls, args=case) for case in cases]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors[0]
+
+
+@needs_native
+def test_helpers_that_do_not_linger_compute_the_same_products():
+    """XP_NATIVE_LINGER_US=0 (helpers sleep as soon as their chunks are done; every loop wakes a
+    pool thread): the large and the concurrent products again, in a process of its own."""
+    code = f"""
+        import sys, pytest
+        sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-n", "0", "-k",
+                              "several_threads or several_python_threads", {__file__!r}]))
+    """
+    done = _child(code, XP_NATIVE_LINGER_US="0")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "5 passed" in done.stdout
 
 
 ROW_LENGTHS = [0, 1, 7, 8, 9, 15, 16, 17, 2, 31, 32, 33, 0, 48, 3, 5]  # around 8 and 16 lanes
