@@ -41,8 +41,9 @@ waking pool threads costing microseconds. Measured on the quiet 2-core machine (
 float32): at 40k entries one thread and two take the same time (BCOO 29 µs, BCSR 34 µs); at 160k
 two take 0.72-0.89 of one's time, at 400k 0.52-0.54. ``XP_NATIVE_MIN_PARALLEL_WORK`` overrides it, for
 measuring. A pool thread that helped stays for 50 µs after its work (``XP_NATIVE_LINGER_US``; 0
-turns it off), polling for the next product: woken from sleep instead, it joined each call of a
-loop 54-65 µs late, a quarter of the work of a 400k-entry product done by then (docs/sparse.md).
+turns it off), polling for the next product and yielding its core at each poll: woken from sleep
+instead, it joined each call of a loop 54-65 µs late, a quarter of the work of a 400k-entry
+product done by then (docs/sparse.md).
 Kernel times and ratios to SciPy: :mod:`xp.sparse._kernels` and bench/RESULTS.md.
 """
 
