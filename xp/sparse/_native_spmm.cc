@@ -631,13 +631,11 @@ struct Buffers {
     for (auto& b : extra)
       if (b) used.push_back(b.get());
     if (used.empty()) return;
-    if (size < kMinParallelReduce) {  // a few microseconds: less than a helper's wake-up
-      for (T* b : used)
-        for (int64_t i = 0; i < size; ++i) y[i] = Arith<T>::add(y[i], b[i]);
-      return;
-    }
-    int64_t n_chunks = std::max<int64_t>(1, std::min<int64_t>((helpers + 1) * kChunksPerThread,
-                                                             size / 4096));
+    // One chunk (the caller alone) below kMinParallelReduce: a few microseconds, less than a
+    // helper's wake-up.
+    int64_t n_chunks = size < kMinParallelReduce
+                           ? 1
+                           : std::max<int64_t>(1, std::min<int64_t>((helpers + 1) * kChunksPerThread, size / 4096));
     ParallelFor(pool, n_chunks, helpers, [&](int64_t c, int) {
       int64_t begin = size * c / n_chunks, end = size * (c + 1) / n_chunks;
       for (T* b : used)
