@@ -394,11 +394,14 @@ struct LoopState {
 // yielding); on one device, where the computation runs on the calling thread, 130 / 206 / 137.
 constexpr auto kLinger = std::chrono::microseconds(50);
 
-std::chrono::microseconds LingerTime() {
-  static const std::chrono::microseconds value = [] {
-    const char* text = std::getenv("XP_NATIVE_LINGER_US");
-    return text ? std::chrono::microseconds(std::max<long long>(0, std::atoll(text))) : kLinger;
-  }();
+// A setting from the environment (for measuring), at least `minimum`, or `fallback` where unset.
+int64_t Setting(const char* name, int64_t fallback, int64_t minimum) {
+  const char* text = std::getenv(name);
+  return text ? std::max<int64_t>(minimum, std::atoll(text)) : fallback;
+}
+
+std::chrono::microseconds LingerTime() {  // read once
+  static const std::chrono::microseconds value{Setting("XP_NATIVE_LINGER_US", kLinger.count(), 0)};
   return value;
 }
 
@@ -512,10 +515,7 @@ void AdviseHugePages([[maybe_unused]] void* buffer, [[maybe_unused]] size_t byte
 
 // XP_NATIVE_MIN_PARALLEL_WORK overrides kMinParallelWork (read once; for measuring it).
 int64_t MinParallelWork() {
-  static const int64_t value = [] {
-    const char* text = std::getenv("XP_NATIVE_MIN_PARALLEL_WORK");
-    return text ? std::max<int64_t>(1, std::atoll(text)) : kMinParallelWork;
-  }();
+  static const int64_t value = Setting("XP_NATIVE_MIN_PARALLEL_WORK", kMinParallelWork, 1);
   return value;
 }
 
