@@ -48,7 +48,10 @@ def problems(draw, dtypes=VALUE_DTYPES):
     nse = draw(st.integers(0, 70))  # rows longer than a vector of 16 (8) lanes, and runs across blocks
     dtype = draw(st.sampled_from(dtypes))
     index_dtype = draw(st.sampled_from(INDEX_DTYPES))
-    k = draw(st.sampled_from([None, 0, 1, 3]))
+    # k: the vector, no columns, one; then float32 / float64 widths that take the panel path of
+    # A @ X with a tail (13: one vector of 8 float32 + 5; 37: 8 vectors of 4 float64 + 1 + 1),
+    # and a full panel of 64 float32 columns plus 6.
+    k = draw(st.sampled_from([None, 0, 1, 3, 13, 37, 70]))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     rows = np.sort(rng.integers(0, m + 1, nse)) if draw(st.booleans()) else rng.integers(0, m + 1, nse)
     cols = rng.integers(0, n + 1, nse)
@@ -148,6 +151,25 @@ def test_data_cotangents_match_numpy_and_xla(product, p):
               p["data"].dtype)  # fmt: skip
 
 
+@pytest.mark.parametrize("m, n", [(0, 1), (1, 0), (0, 0)])
+def test_xla_kernels_differentiate_products_of_matrices_without_rows_or_columns(m, n):
+    """XLA's path picks JAX's CSR kernel for many columns; its data cotangent failed to trace for
+    a matrix without rows or columns (a gather from an empty operand), so those take the other
+    path. A padding entry, so that there is a stored value to differentiate."""
+    make, fn, _ = PRODUCTS["bcsr A @ x"]
+    p = {"m": m, "n": n, "rows": np.array([m], np.int32), "cols": np.array([n], np.int32),
+         "data": np.array([0.5], np.float32)}  # fmt: skip
+    matrix, x = make(p), jnp.ones((n, 13), jnp.float32)
+    ct = jnp.ones((m, 13), jnp.float32)
+
+    def data_cotangent(data):
+        return jax.vjp(lambda d: fn(_with_data(matrix, d), x), data)[1](ct)[0]
+
+    with _native.disabled():
+        np.testing.assert_array_equal(np.asarray(jax.jit(data_cotangent)(matrix.data)), [0.0])
+        assert fn(matrix, x).shape == (m, 13)
+
+
 @needs_native
 @pytest.mark.parametrize("product", ["bcsr A @ x", "bcsr A.T @ x"])
 def test_the_native_kernel_computes_a_bcsrs_data_cotangent(product):
@@ -198,7 +220,7 @@ def test_disabled_retraces_what_was_traced_natively():
 
 
 @pytest.mark.parametrize("product", PRODUCTS)
-@pytest.mark.parametrize("k", [None, 3])
+@pytest.mark.parametrize("k", [None, 3, 16])
 def test_padding_entries_add_nothing_even_where_x_is_not_finite(product, k):
     """The kernel masks padding entries without a branch (reading x[0] in their place): an inf or
     NaN there must not leak into the result; every product path (sorted and unsorted COO)."""

@@ -227,7 +227,11 @@ def xla_coo_product(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: 
 
 def xla_csr_product(data: Any, indices: Any, indptr: Any, x: Any, native: bool = True) -> Any:
     """``A @ x`` for CSR buffers; ``native``: whether JAX's CSR kernel may be chosen."""
-    if native and _native_pays(data.shape[0], x):
+    # A matrix without rows or columns takes the other path (its product is zeros there too): JAX's
+    # kernel computes it, but its data cotangent (bcoo_dot_general_sampled) fails to trace a
+    # gather from the empty x or cotangent ("Slice size ... out of range", jax 0.10.2).
+    empty = indptr.shape[0] <= 1 or x.shape[0] == 0
+    if native and not empty and _native_pays(data.shape[0], x):
         return csr_matmul(data, indices, indptr, x, n_cols=x.shape[0])
     if x.ndim == 1:
         return csr_matvec(data, indices, indptr, x)
