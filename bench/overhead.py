@@ -221,7 +221,8 @@ JITTED_NOTE = (
     " (nine runs on 2026-12-02 and 12-03: affine 0.85-1.23, MLP 0.88-1.30, fori_loop 1.08-1.12, softmax"
     " 0.99-1.24, BCOO 0.75-1.12): a call is a few µs and its CPU time includes XLA's worker threads. What xp adds per call,"
     " measured directly on jitted identity functions executed inline: about 0.1 µs per xp argument and"
-    " 0.6 µs per xp result (JAX rebuilds each result's wrapper by calling the class; issue #12's notes)."
+    " 0.6 µs per xp result on an Intel Xeon (JAX rebuilds each result's wrapper by calling the class;"
+    " issue #12's notes); on a slower AMD EPYC VM, where the same call of a jax array took 13.7 µs, 6-9 µs."
 )
 
 
