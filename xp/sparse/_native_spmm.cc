@@ -871,7 +871,7 @@ template <typename T, typename I>
 bool CooSorted(ffi::ThreadPool& pool, const T* d, const I* pairs, const T* xv, T* out, int64_t nse,
                int64_t n_out, int64_t n_in, int64_t k, int64_t helpers, bool claimed) {
   using U = std::make_unsigned_t<I>;
-  StridedIndex<I> out_idx{pairs}, in_idx{pairs + 1};
+  StridedIndex<I> out_idx{pairs};
   int64_t n_chunks = helpers == 0 ? 1 : (helpers + 1) * kChunksPerThread;
   std::vector<int64_t> bounds(n_chunks + 1);
   bounds[0] = 0;
@@ -890,7 +890,7 @@ bool CooSorted(ffi::ThreadPool& pool, const T* d, const I* pairs, const T* xv, T
     return b == 0 ? 0 : std::clamp<int64_t>(static_cast<int64_t>(out_idx[b - 1]) + 1, 0, n_out);
   };
   std::atomic<bool> unsorted{false};
-  ParallelFor(pool, n_chunks, helpers, [&, out_idx, in_idx, d, xv, out, n_out, n_in, k](int64_t c, int) {
+  ParallelFor(pool, n_chunks, helpers, [&, out_idx, d, xv, out, n_out, n_in, k](int64_t c, int) {
     int64_t next_row = rows_before(bounds[c]);  // the first row not yet written
     int64_t last_row = c + 1 == n_chunks ? n_out : rows_before(bounds[c + 1]);
     auto zero_until = [&](int64_t row) {
