@@ -123,17 +123,32 @@ def native_csr_supported(dtype: np.dtype) -> bool:
 def csr_matmul(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: int) -> Any:
     """``A @ x`` for a CSR matrix through JAX's ``bcsr_dot_general`` (a native kernel on CPU and GPU).
 
-    Column indices out of range (which the CPU kernel would read out of bounds) are made harmless
-    first; index dtypes are unified to int32 or int64 as the kernel requires.
+    Index dtypes are unified to int32 or int64 as the kernel requires. An entry inside a row whose
+    column is out of range (JAX's padding) must add nothing, but the kernel would read some row of
+    ``x`` for it, and 0 times an infinite or NaN element there is NaN: where a row holds such an
+    entry (decided when the computation runs), the product is ``coo_matmul``'s gather and
+    ``segment_sum`` instead, which leave it out. Entries outside every row are never read.
     """
     index_dtype = np.dtype(np.int64) if np.int64 in (indices.dtype, indptr.dtype) else np.dtype(np.int32)
     if index_dtype == np.int64 and not jax.config.read("jax_enable_x64"):
         index_dtype = np.dtype(np.int32)
-    valid = in_range(indices, n_cols)
-    indices = jnp.where(valid, indices, 0).astype(index_dtype)
-    data = jnp.where(valid, data, 0)
-    matrix = jsparse.BCSR((data, indices, indptr.astype(index_dtype)), shape=(indptr.shape[0] - 1, n_cols))
-    return jsparse.bcsr_dot_general(matrix, x, dimension_numbers=_MATMUL_DN)
+    n_rows = indptr.shape[0] - 1
+
+    def by_jax_kernel(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
+        valid = in_range(indices, n_cols)  # (outside the rows: made harmless for the kernel)
+        cols = jnp.where(valid, indices, 0).astype(index_dtype)
+        matrix = jsparse.BCSR((jnp.where(valid, data, 0), cols, indptr.astype(index_dtype)), shape=(n_rows, n_cols))
+        return jsparse.bcsr_dot_general(matrix, x, dimension_numbers=_MATMUL_DN)
+
+    def by_gather(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
+        rows = rows_from_indptr(indptr, nse=data.shape[0])
+        return coo_matmul(data, rows, indices, x, n_out=n_rows, sorted_out=True).astype(by_jax_kernel_dtype)
+
+    position = jnp.arange(data.shape[0], dtype=index_dtype)
+    inside = (position >= indptr[0]) & (position < indptr[-1])
+    padded = jnp.any(inside & ~in_range(indices, n_cols))
+    by_jax_kernel_dtype = jax.eval_shape(by_jax_kernel, data, indices, indptr, x).dtype
+    return jax.lax.cond(padded, by_gather, by_jax_kernel, data, indices, indptr, x)
 
 
 # --- CSR: row-blocked matrix-vector product ---------------------------------------------------
