@@ -141,14 +141,18 @@ def csr_matmul(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: int) -> 
         return jsparse.bcsr_dot_general(matrix, x, dimension_numbers=_MATMUL_DN)
 
     def by_gather(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
-        rows = rows_from_indptr(indptr, nse=data.shape[0])
-        return coo_matmul(data, rows, indices, x, n_out=n_rows, sorted_out=True).astype(by_jax_kernel_dtype)
+        return csr_gathered(data, indices, indptr, x).astype(jnp.result_type(data, x))
 
     position = jnp.arange(data.shape[0], dtype=index_dtype)
     inside = (position >= indptr[0]) & (position < indptr[-1])
     padded = jnp.any(inside & ~in_range(indices, n_cols))
-    by_jax_kernel_dtype = jax.eval_shape(by_jax_kernel, data, indices, indptr, x).dtype
     return jax.lax.cond(padded, by_gather, by_jax_kernel, data, indices, indptr, x)
+
+
+def csr_gathered(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
+    """``A @ x`` for CSR buffers by a gather and a sorted ``segment_sum`` over the rows."""
+    rows = rows_from_indptr(indptr, nse=data.shape[0])
+    return coo_matmul(data, rows, indices, x, n_out=indptr.shape[0] - 1, sorted_out=True)
 
 
 # --- CSR: row-blocked matrix-vector product ---------------------------------------------------
@@ -250,8 +254,7 @@ def xla_csr_product(data: Any, indices: Any, indptr: Any, x: Any, native: bool =
         return csr_matmul(data, indices, indptr, x, n_cols=x.shape[0])
     if x.ndim == 1:
         return csr_matvec(data, indices, indptr, x)
-    rows = rows_from_indptr(indptr, nse=data.shape[0])
-    return coo_matmul(data, rows, indices, x, n_out=indptr.shape[0] - 1, sorted_out=True)
+    return csr_gathered(data, indices, indptr, x)
 
 
 def xla_csr_rproduct(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: int) -> Any:
