@@ -6,6 +6,7 @@ promotion and error messages against the dense functions'; gradients with respec
 values and the dense operand against the dense gradients; vmap over batch dimensions.
 """
 
+import functools
 import warnings
 
 import jax
@@ -428,6 +429,40 @@ def test_native_kernel_ignores_out_of_range_padding():
     X = jnp.full((3, 9), jnp.inf).at[:, :].set(1.0)
     out = _kernels.csr_matmul(padded.data, padded.indices, padded.indptr, X, n_cols=3)
     np.testing.assert_allclose(out, a @ np.ones((3, 9)))
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+@pytest.mark.parametrize("nse", [3, 6])
+def test_csr_vector_products_on_both_routes_ignore_padding(gpu, nse):
+    """``gpu=True`` is the route of a GPU (JAX's CSR kernel for vectors too, cuSPARSE there); it
+    runs on CPU as well, so both are checked here: padding entries (column out of range, data 0)
+    add nothing even where the element of ``x`` they would read is infinite."""
+    a = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]], np.float32)
+    m = jsparse.BCSR.fromdense(jnp.asarray(a), nse=nse)
+    product = jax.jit(functools.partial(_kernels.xla_csr_product, gpu=gpu))
+    wide = np.arange(27, dtype=np.float32).reshape(3, 9)
+    wide[0, :4] = np.inf
+    # a padding entry inside row 0 too (column 3 of 3, value 5), before entries outside every row
+    inside = (np.array([1.0, 5.0, 2.0, 3.0, 0.0], np.float32), np.array([1, 3, 0, 2, 3]), np.array([0, 2, 4]))
+    for x in (np.array([1.0, 2.0, 3.0], np.float32), np.array([np.inf, 1.0, 1.0], np.float32), wide):
+        for data, indices, indptr in ((m.data, m.indices, m.indptr), inside):
+            out = product(data, indices, indptr, x)
+            np.testing.assert_array_equal(np.asarray(out), sp.csr_array(a) @ x)  # (stored entries only: [1, inf])
+    # a sorted COO's A @ X takes the same kernel through row pointers (X of 8 or more columns)
+    coo = functools.partial(_kernels.xla_coo_product, n_out=2, sorted_out=True, gpu=gpu)
+    rows, cols = jnp.asarray([0, 0, 1, 1]), jnp.asarray([1, 3, 0, 2])  # (column 3 of 3: padding)
+    got = jax.jit(coo)(jnp.asarray(inside[0][:4]), rows, cols, wide)
+    np.testing.assert_array_equal(np.asarray(got), sp.csr_array(a) @ wide)
+    # the gradients with respect to the stored values and to x: the dense ones at the stored entries
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    weights = np.array([1.0, -2.0], np.float32)
+    d_data, d_x = jax.grad(lambda d, v: weights @ product(d, m.indices, m.indptr, v), argnums=(0, 1))(m.data, x)
+    np.testing.assert_allclose(np.asarray(d_x), weights @ a)
+    stored = np.asarray(m.indices) < 3
+    rows = np.repeat(np.arange(2), np.diff(np.asarray(m.indptr)))
+    want = np.zeros(nse, np.float32)
+    want[: len(rows)] = weights[rows] * x[np.minimum(np.asarray(m.indices)[: len(rows)], 2)]
+    np.testing.assert_allclose(np.asarray(d_data)[stored], want[stored])
 
 
 @pytest.mark.x64

@@ -412,7 +412,9 @@ def test_xp_native_0_forces_xla_kernels():
 def test_without_a_compiler_one_warning_and_xla_kernels(tmp_path):
     done = _child(CHILD, CXX=str(tmp_path / "no-compiler"), XP_NATIVE_CACHE=str(tmp_path), XP_NATIVE="1")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False", "1"]
+    # (where JAX's default backend is a GPU no build is tried, so nothing warns: seen on an H200)
+    warned = "1" if jax.default_backend() == "cpu" else "0"
+    assert done.stdout.split() == ["False", "False", warned]
 
 
 def test_the_library_is_built_for_this_cpu_and_keyed_by_it(tmp_path, monkeypatch):

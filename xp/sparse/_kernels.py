@@ -77,6 +77,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
+
 from xp.sparse import _native
 from xp.sparse._xla_kernels import (
     coo_matmul,
@@ -100,6 +102,12 @@ def _own_native(x: Any, native: bool) -> bool:
     return native and _native.supported(x.dtype) and _native.available()
 
 
+def _gpu() -> bool:
+    """Whether products lower for a GPU (JAX's default backend: where xp's kernels run unless the
+    arrays are placed elsewhere); XLA's kernels then take their GPU forms."""
+    return jax.default_backend() in ("gpu", "cuda", "rocm")
+
+
 def bcoo_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
     """``A @ x`` for a 2-d BCOO ``A`` without batch or dense dimensions and a 1-d or 2-d ``x``
     of the same dtype (traced inside the callers' kernels); ``native``: whether native kernels
@@ -110,7 +118,7 @@ def bcoo_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
     if _own_native(x, native):
         spec = _native.Spec("coo", n_rows, sorted_out, column=0)
         return _native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
-    return xla_coo_product(matrix.data, rows, cols, x, n_out=n_rows, sorted_out=sorted_out, native=native)
+    return xla_coo_product(matrix.data, rows, cols, x, n_out=n_rows, sorted_out=sorted_out, native=native, gpu=_gpu())
 
 
 def bcoo_rmatmul(matrix: Any, x: Any, native: bool = True) -> Any:
@@ -127,7 +135,7 @@ def bcsr_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
     if _own_native(x, native):
         indices, indptr = _native.common_index(matrix.indices, matrix.indptr)
         return _native.product(matrix.data, indices, indptr, x, _native.Spec("csr", matrix.shape[0]))
-    return xla_csr_product(matrix.data, matrix.indices, matrix.indptr, x, native=native)
+    return xla_csr_product(matrix.data, matrix.indices, matrix.indptr, x, native=native, gpu=_gpu())
 
 
 def bcsr_rmatmul(matrix: Any, x: Any, native: bool = True) -> Any:
