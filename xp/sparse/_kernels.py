@@ -27,9 +27,11 @@ BCOO ``A @ X``, k columns     when JAX's native kernel pays (below): :func:`csr_
                               :func:`coo_matmul` if it is not. Otherwise :func:`coo_matmul`.
 BCSR ``A @ X``                :func:`csr_matmul` when JAX's native kernel pays: ``bcsr_dot_general``,
                               on CPU an Eigen CSR kernel that splits large products into parallel
-                              tasks (cuSPARSE on GPU). Otherwise :func:`coo_matmul`.
+                              tasks. Otherwise :func:`coo_matmul`.
 BCSR ``A @ x``                :func:`csr_matvec`: a row-blocked kernel on the row pointers (no row
                               indices), with a custom JVP through :func:`coo_matmul`.
+on a GPU                      the CSR products above and BCSR ``A @ x`` take :func:`csr_matmul` in its
+                              branchless form (no conditional: docs/sparse.md, "On a GPU").
 ``x @ A``, BCSR ``A.T @ x``   :func:`coo_matmul` with the index columns swapped (BCSR: row indices from
                               :func:`rows_from_indptr`).
 ============================  ===========================================================================

@@ -19,13 +19,14 @@ would keep a library built for the jaxlib present at install time, not the one i
 upgrade. The library is identical either way, so the kernel's speed is too.
 
 ``XP_NATIVE=0`` forces XLA's kernels; where JAX's default backend is not the CPU (a GPU machine)
-nothing is built and XLA's kernels (cuSPARSE's for BCSR) are used. With no compiler, or a failed build, the first product warns
-once per process (:class:`NativeKernelWarning`) and XLA's kernels are used.
+nothing is built and XLA's kernels are used, in their GPU forms (docs/sparse.md, "On a GPU").
+With no compiler, or a failed build, the first product warns once per process
+(:class:`NativeKernelWarning`) and XLA's kernels are used.
 
 **Where the XLA kernels are used instead**, decided when XLA lowers the computation (a primitive
-whose lowering picks): for any platform but CPU alone (GPU keeps JAX's cuSPARSE route, and a
-function lowered for GPU never names the CPU target) and for ``jax.export`` (a custom call has
-no compatibility guarantee and the target would not exist where the artifact is loaded).
+whose lowering picks): for any platform but CPU alone (a function lowered for GPU never names the
+CPU target) and for ``jax.export`` (a custom call has no compatibility guarantee and the target
+would not exist where the artifact is loaded).
 
 **Transformations**: rules of the primitive. The product is bilinear in ``(data, x)``: the JVP
 is two products, the transpose with respect to ``x`` is the transposed product (native too), with
