@@ -434,7 +434,7 @@ def test_native_kernel_ignores_out_of_range_padding():
 @pytest.mark.parametrize("gpu", [False, True])
 @pytest.mark.parametrize("nse", [3, 6])
 def test_csr_vector_products_on_both_routes_ignore_padding(gpu, nse):
-    """``gpu=True`` is the route of a GPU (JAX's CSR kernel for vectors too, cuSPARSE there); it
+    """``gpu=True`` is the route of a GPU (JAX's CSR kernel for vectors too, no conditional); it
     runs on CPU as well, so both are checked here: padding entries (column out of range, data 0)
     add nothing even where the element of ``x`` they would read is infinite."""
     a = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]], np.float32)

@@ -137,19 +137,19 @@ def csr_matmul(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: int, bra
     if index_dtype == np.int64 and not jax.config.read("jax_enable_x64"):
         index_dtype = np.dtype(np.int32)
     n_rows = indptr.shape[0] - 1
-    if branchless:
-        valid = in_range(indices, n_cols)
-        cols = jnp.where(valid, indices, n_cols).astype(index_dtype)  # (padding: the appended zeros)
-        extended = jnp.concatenate([x, jnp.zeros((1, *x.shape[1:]), x.dtype)])
-        shape = (n_rows, n_cols + 1)
-        matrix = jsparse.BCSR((jnp.where(valid, data, 0), cols, indptr.astype(index_dtype)), shape=shape)
-        return jsparse.bcsr_dot_general(matrix, extended, dimension_numbers=_MATMUL_DN)
 
-    def by_jax_kernel(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
-        valid = in_range(indices, n_cols)  # (outside the rows: made harmless for the kernel)
-        cols = jnp.where(valid, indices, 0).astype(index_dtype)
-        matrix = jsparse.BCSR((jnp.where(valid, data, 0), cols, indptr.astype(index_dtype)), shape=(n_rows, n_cols))
+    def jax_kernel(data: Any, indices: Any, indptr: Any, x: Any, *, padding_column: int) -> Any:
+        # entries of an out-of-range column: value 0, read from padding_column of x
+        valid = in_range(indices, n_cols)
+        cols = jnp.where(valid, indices, padding_column).astype(index_dtype)
+        matrix = jsparse.BCSR((jnp.where(valid, data, 0), cols, indptr.astype(index_dtype)), shape=(n_rows, x.shape[0]))
         return jsparse.bcsr_dot_general(matrix, x, dimension_numbers=_MATMUL_DN)
+
+    if branchless:  # (padding entries read the appended zeros)
+        extended = jnp.concatenate([x, jnp.zeros((1, *x.shape[1:]), x.dtype)])
+        return jax_kernel(data, indices, indptr, extended, padding_column=n_cols)
+    # (padding outside the rows is never read; inside them, the gather takes over)
+    by_jax_kernel = functools.partial(jax_kernel, padding_column=0)
 
     def by_gather(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
         return csr_gathered(data, indices, indptr, x).astype(jnp.result_type(data, x))
