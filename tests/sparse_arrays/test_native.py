@@ -151,12 +151,14 @@ def test_data_cotangents_match_numpy_and_xla(product, p):
               p["data"].dtype)  # fmt: skip
 
 
+@pytest.mark.parametrize("product", ["bcsr A @ x", "bcoo A @ x"])
 @pytest.mark.parametrize("m, n", [(0, 1), (1, 0), (0, 0)])
-def test_xla_kernels_differentiate_products_of_matrices_without_rows_or_columns(m, n):
-    """XLA's path picks JAX's CSR kernel for many columns; its data cotangent failed to trace for
-    a matrix without rows or columns (a gather from an empty operand), so those take the other
-    path. A padding entry, so that there is a stored value to differentiate."""
-    make, fn, _ = PRODUCTS["bcsr A @ x"]
+def test_xla_kernels_differentiate_products_of_matrices_without_rows_or_columns(product, m, n):
+    """XLA's path picks JAX's CSR kernel for many columns (a BCOO's through row pointers); its
+    data cotangent failed to trace for a matrix without rows or columns (a gather from an empty
+    operand), so those take the other path. A padding entry, so that there is a stored value to
+    differentiate."""
+    make, fn, _ = PRODUCTS[product]
     p = {"m": m, "n": n, "rows": np.array([m], np.int32), "cols": np.array([n], np.int32),
          "data": np.array([0.5], np.float32)}  # fmt: skip
     matrix, x = make(p), jnp.ones((n, 13), jnp.float32)

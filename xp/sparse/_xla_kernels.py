@@ -240,7 +240,8 @@ def xla_coo_product(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: 
     """``y[out_index[k]] += data[k] * x[in_index[k]]`` (``A @ x`` with the row indices first, ``A.T @ x``
     with the column indices first); ``native``: whether JAX's CSR kernel may be chosen; ``gpu``: the
     computation is lowered for a GPU (:func:`csr_matmul`'s branchless form)."""
-    if not (native and _native_pays(data.shape[0], x)):
+    # (the choice is the CPU's on a GPU too: a BCOO's vector products were measured there on coo_matmul)
+    if not (native and _jax_kernel_pays(data.shape[0], n_out, x, gpu=False)):
         return coo_matmul(data, out_index, in_index, x, n_out=n_out, sorted_out=sorted_out)
     n_in = x.shape[0]
 
@@ -261,12 +262,7 @@ def xla_csr_product(data: Any, indices: Any, indptr: Any, x: Any, native: bool =
     computation is lowered for a GPU, where JAX's CSR kernel pays for vectors too (jitted ``A @ x``
     of 400k float32 entries on an H200, jax 0.11.2, which lowers it without a cuSPARSE call: 165.6
     µs by ``csr_matvec``, 54.6 by JAX's BCSR)."""
-    # A matrix without rows or columns takes the other path (its product is zeros there too): JAX's
-    # kernel computes it, but its data cotangent (bcoo_dot_general_sampled) fails to trace a
-    # gather from the empty x or cotangent ("Slice size ... out of range", jax 0.10.2).
-    empty = indptr.shape[0] <= 1 or x.shape[0] == 0
-    pays = native_csr_supported(x.dtype) if gpu else _native_pays(data.shape[0], x)
-    if native and not empty and pays:
+    if native and _jax_kernel_pays(data.shape[0], indptr.shape[0] - 1, x, gpu):
         return csr_matmul(data, indices, indptr, x, n_cols=x.shape[0], branchless=gpu)
     if x.ndim == 1:
         return csr_matvec(data, indices, indptr, x)
@@ -284,6 +280,17 @@ def xla_csr_rproduct(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: in
 
 def _columns(x: Any) -> int:
     return 1 if x.ndim == 1 else int(x.shape[1])
+
+
+def _jax_kernel_pays(nse: int, n_rows: int, x: Any, gpu: bool) -> bool:
+    """Whether ``A @ x`` (``n_rows`` rows, ``nse`` entries) goes to JAX's CSR kernel: on a GPU for
+    every supported dtype, on CPU where it beats gather + ``segment_sum``. A matrix without rows
+    or columns takes the other path (its product is zeros there too): JAX's kernel computes it,
+    but its data cotangent (bcoo_dot_general_sampled) fails to trace a gather from the empty x or
+    cotangent ("Slice size ... out of range", jax 0.10.2)."""
+    if n_rows == 0 or x.shape[0] == 0:
+        return False
+    return native_csr_supported(x.dtype) if gpu else _native_pays(nse, x)
 
 
 def _native_pays(nse: int, x: Any) -> bool:
