@@ -241,6 +241,62 @@ def test_index_range_is_the_smallest_and_largest_index(data, in_host_memory):
     assert type(low) is int and type(high) is int
 
 
+def _outcome(call):
+    """What a call gives: its result (values, dtype, shape) or its error."""
+    try:
+        result = call()
+    except (IndexError, ValueError) as e:
+        return (type(e).__name__, str(e))
+    return ("result", np.asarray(result).tobytes(), result.dtype, result.shape)  # (bytes: NaN equals NaN)
+
+
+@given(x=arrays(), data=st.data())
+def test_the_usual_eager_take_and_index_agree_with_the_general_path(x, data):
+    """take(x, i), take_along_axis(x, i) and x[i] of xp arrays check concrete indices in one
+    function (in_bounds) ahead of the general path: both paths give the same result, and indices
+    out of bounds the same error (from the general path, which the check leaves them to)."""
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1) | (st.none() if x.ndim == 1 else st.nothing()))
+    position = 0 if axis is None else axis % x.ndim
+    n = x.shape[position]
+    dtype = data.draw(st.sampled_from([d for d in INDEX_DTYPES if np.iinfo(d).max >= 2 * n + 1]))
+    low = -2 * n - 1 if dtype.kind == "i" else 0
+    indices = np.array(data.draw(st.lists(st.integers(low, 2 * n + 1), max_size=6)), dtype)
+    X, index = xp.asarray(x), xp.asarray(indices)
+    along = xp.asarray(np.expand_dims(indices, [a for a in range(x.ndim) if a != position]))  # the others broadcast
+    calls = (
+        lambda: xp.take(X, index, axis=axis),
+        lambda: xp.take_along_axis(X, along, axis=position),
+        lambda: X[index],
+    )
+    usual = [_outcome(call) for call in calls]
+    general = _indexing_functions.in_bounds, _indexing_advanced.in_bounds
+    _indexing_functions.in_bounds = _indexing_advanced.in_bounds = lambda index, n: False
+    try:
+        assert usual == [_outcome(call) for call in calls]
+    finally:
+        _indexing_functions.in_bounds, _indexing_advanced.in_bounds = general
+
+
+def test_the_usual_eager_take_and_index_skip_the_general_checks(monkeypatch):
+    """The usual eager calls (xp arrays, concrete indices in bounds) check in one function and
+    dispatch one kernel: neither the key's parser nor take's general checks run."""
+
+    def general(*args, **kwargs):
+        raise AssertionError("the general path ran")
+
+    x = xp.asarray(np.arange(12, dtype=np.int32).reshape(3, 4))
+    i, row = xp.asarray([2, -1]), x[0]
+    monkeypatch.setattr(_indexing_functions, "check_indices", general)
+    monkeypatch.setattr(_indexing_functions.boundary, "array", general)
+    monkeypatch.setattr(xp._indexing, "parse", general)
+    check(xp.take(x, i, axis=1), np.arange(12, dtype=np.int32).reshape(3, 4)[:, [2, -1]], np.int32)
+    check(xp.take(row, i), np.array([2, 3], np.int32), np.int32)
+    check(x[i], np.arange(12, dtype=np.int32).reshape(3, 4)[[2, -1]], np.int32)
+    check(xp.take_along_axis(x, xp.asarray([[0], [3], [-1]]), axis=1), np.array([[0], [7], [11]], np.int32), np.int32)
+    with pytest.raises(AssertionError, match="the general path ran"):  # out of bounds: the general path reports it
+        xp.take(x, xp.asarray([4]), axis=1)
+
+
 # --- take_along_axis ------------------------------------------------------------------------
 
 

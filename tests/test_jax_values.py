@@ -233,6 +233,28 @@ def test_jax_numpy_inside_jit_on_xp_arrays(x):
     same(jax.jit(lambda a: xp.asarray(jnp.cumsum(a)))(x), np.cumsum(VALUES))
 
 
+def test_shapes_and_dtypes_of_abstract_results_and_tracers():
+    """An xp array's shape and dtype come from its value's abstract value; one around a
+    jax.ShapeDtypeStruct (jax.eval_shape's results, an export's argument spec) or a tracer of any
+    transformation reads the same as NumPy's."""
+    out = jax.eval_shape(lambda a: xp.sum(a, axis=0), xp.ones((3, 4), dtype=xp.float32))
+    assert isinstance(out, xp.Array) and isinstance(out.jax, jax.ShapeDtypeStruct)
+    assert (out.shape, out.dtype, out.ndim, out.size) == ((4,), xp.float32, 1, 4)
+    spec = jax.tree.map(lambda leaf: jax.ShapeDtypeStruct((2, 5), leaf.dtype), xp.zeros(1, dtype=xp.int32))
+    assert (spec.shape, spec.dtype, spec.ndim, spec.size) == ((2, 5), xp.int32, 2, 10)
+    seen = []
+
+    def record(a):
+        seen.append((a.shape, a.dtype, a.ndim, a.size))
+        return a
+
+    values = xp.ones((3, 4), dtype=xp.int16)
+    jax.jit(record)(values)
+    jax.vmap(record)(values)
+    xp.transforms.grad(lambda a: xp.sum(record(a)))(xp.ones((3, 4), dtype=xp.float32))
+    assert seen == [((3, 4), xp.int16, 2, 12), ((4,), xp.int16, 1, 4), ((3, 4), xp.float32, 2, 12)]
+
+
 def test_jax_functions_do_not_silently_densify_sparse_arrays():
     A = xp.sparse.asarray(np.eye(3, dtype=np.float32))
     with pytest.raises(TypeError):

@@ -476,9 +476,9 @@ def reduction(x: Any, axis: Any, keepdims: Any) -> tuple[Any, tuple[int, ...], b
     default calls do not come here: they have kernels of their own (xp/_statistical.py)."""
     if type(x) is Array and axis is None and keepdims is False:
         value = x._value
-        return value, axes(None, value.ndim), False
+        return value, axes(None, len(value.aval.shape)), False  # (see xp.Array.ndim)
     value = array(x, "x")
-    normalized = axes(axis, value.ndim)
+    normalized = axes(axis, len(value.aval.shape))
     if len(normalized) > 1 and axis is not None:  # (None gives them in order)
         normalized = tuple(sorted(normalized))
     return value, normalized, boolean(keepdims, "keepdims")

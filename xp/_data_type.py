@@ -36,7 +36,7 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True, device: Devi
     """
     value = boundary.array(x, "x")
     want = boundary.dtype(dtype)
-    have = value.dtype  # (read once: a jax array's dtype is a Python property)
+    have = value.aval.dtype  # (read once, from the abstract value: see xp.Array.dtype)
     if want is dt.int32 and have == dt.uint32 and boundary.any_dtype(dtype) is dt.int64:
         _check_fits_int32(value)
     copy = boundary.boolean(copy, "copy")

@@ -276,7 +276,7 @@ def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
                     return wrap(run(x1._value, x2._value))
                 kind = type(x2)
                 if (kind is float or kind is int) and type(x1._value) is JaxArrayImpl:
-                    scalar = _SCALARS.get((kind, x2, x1._value.dtype))
+                    scalar = _SCALARS.get((kind, x2, x1._value.aval.dtype))
                     if scalar is not None:
                         return wrap(run(x1._value, scalar))
             return wrap(run(*operands(op, x1, x2)))

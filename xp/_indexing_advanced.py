@@ -24,7 +24,7 @@ import numpy as np
 
 from xp import _checks as checks
 from xp import _dtypes as dt
-from xp._array import Array
+from xp._array import Array, JaxArrayImpl
 from xp._errors import ArgumentError, DataDependentShapeError, fail
 from xp._jit import kernel, on_constants
 
@@ -285,6 +285,30 @@ def index_range(index: Any) -> tuple[int, int]:
             low, high = (int(v) for v in np.asarray(_min_max(index)).tolist())
     _remember_range(index, low, high)
     return low, high
+
+
+def in_bounds(index: Any, n: Any) -> bool:
+    """Whether ``index`` is a concrete integer jax array whose every element is in bounds of an
+    axis of size ``n``: the checks of the usual eager ``x[i]`` and ``take(x, i)`` in one function,
+    ahead of their general paths, which report every error.
+
+    Measured on the 2-core VM, ``take`` of 4 elements: 34 µs a call through the general path,
+    whose checks take 2 µs timed alone but 6-10 µs between two calls of the kernel (each Python
+    call there costs several times what it costs alone), 28 µs with this check instead; the
+    kernel alone, 17 µs."""
+    if type(index) is not JaxArrayImpl or type(n) is not int:
+        return False
+    aval = index.aval  # (its dtype and shape: see Array.shape)
+    if aval.dtype not in dt.INTEGER or 0 in aval.shape:
+        return False
+    low, high = index_range(index)
+    return -n <= low and high < n
+
+
+def get_by_array(value: Any, index: Any) -> Any:
+    """``value[index]`` for an integer index array ``in_bounds`` of the first axis (the caller
+    checks), by the kernel of the general path."""
+    return _advanced_get(value, (index,), _SOLE_ARRAY)
 
 
 def _nothing() -> None:
