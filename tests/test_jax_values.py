@@ -240,6 +240,9 @@ def test_shapes_and_dtypes_of_abstract_results_and_tracers():
     out = jax.eval_shape(lambda a: xp.sum(a, axis=0), xp.ones((3, 4), dtype=xp.float32))
     assert isinstance(out, xp.Array) and isinstance(out.jax, jax.ShapeDtypeStruct)
     assert (out.shape, out.dtype, out.ndim, out.size) == ((4,), xp.float32, 1, 4)
+    for call in (lambda: out[xp.asarray([0])], lambda: xp.take(out, xp.asarray([0])), lambda: out.__setitem__(0, 1)):
+        with pytest.raises(TypeError):  # (JAX's: a shape and dtype without values cannot be computed with)
+            call()
     spec = jax.tree.map(lambda leaf: jax.ShapeDtypeStruct((2, 5), leaf.dtype), xp.zeros(1, dtype=xp.int32))
     assert (spec.shape, spec.dtype, spec.ndim, spec.size) == ((2, 5), xp.int32, 2, 10)
     seen = []

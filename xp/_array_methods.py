@@ -22,14 +22,14 @@ from xp._errors import ArgumentError, fail, mismatched_devices
 def _getitem(self: Array, key: Any, /) -> Array:
     if type(key) is Array:  # x[i] with an index array, the usual advanced index: see in_bounds
         value, index = self._value, key._value
-        shape = value.aval.shape  # (see Array.shape)
-        if shape and _indexing_advanced.in_bounds(index, shape[0]):
-            try:
+        try:
+            shape = value.aval.shape  # (see Array.shape)
+            if shape and _indexing_advanced.in_bounds(index, shape[0]):
                 return wrap(_indexing_advanced.get_by_array(value, index))
-            except Exception:  # mixed devices, a refusal over Explicit mesh axes: the general path decides
-                pass
+        except Exception:  # mixed devices, a refusal over Explicit mesh axes, no value: the general path decides
+            pass
     try:
-        index = _indexing.parse(key, self._value.aval.shape)
+        index = _indexing.parse(key, self.shape)
         try:
             result = wrap(index.get(self._value))
         except Exception as e:  # JAX's ShardingTypeError (not exported): xp's rule decides
@@ -49,9 +49,8 @@ def _getitem(self: Array, key: Any, /) -> Array:
 def _setitem(self: Array, key: Any, value: Any, /) -> None:
     where = "xp.Array.__setitem__"  # the public name, also for warnings (xp._narrowing reads it)
     try:
-        aval = self._value.aval  # (see Array.shape)
-        index = _indexing.parse(key, aval.shape, where)
-        update = boundary.update_value(value, aval.dtype, "value")
+        index = _indexing.parse(key, self.shape, where)
+        update = boundary.update_value(value, self.dtype, "value")
         if (
             type(index) is not _indexing.AdvancedIndex
             and (update_shape := update.shape)  # (a scalar broadcasts to any shape)

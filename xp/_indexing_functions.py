@@ -50,7 +50,10 @@ def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Arr
     """
     if type(x) is Array and type(indices) is Array and (axis is None or type(axis) is int):  # see in_bounds
         value, index = x._value, indices._value
-        shape = value.aval.shape  # (see Array.shape)
+        try:
+            shape = value.aval.shape  # (see xp.Array.shape)
+        except AttributeError:  # a jax.ShapeDtypeStruct (jax.eval_shape's results): the general path's error
+            shape = ()
         ndim = len(shape)
         # (no axis for x of several dimensions: ndim, out of range, for the general path's error)
         position = (0 if ndim == 1 else ndim) if axis is None else axis
@@ -84,7 +87,10 @@ def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> A
     """
     if type(x) is Array and type(indices) is Array and type(axis) is int:  # the usual eager call: see in_bounds
         value, index = x._value, indices._value
-        shape = value.aval.shape  # (see Array.shape)
+        try:
+            shape = value.aval.shape  # (see xp.Array.shape)
+        except AttributeError:  # a jax.ShapeDtypeStruct (jax.eval_shape's results): the general path's error
+            shape = ()
         ndim = len(shape)
         if len(index.aval.shape) == ndim and -ndim <= axis < ndim and in_bounds(index, shape[axis]):
             return wrap(_take_along_axis(value, index, axis % ndim))
