@@ -287,10 +287,11 @@ def index_range(index: Any) -> tuple[int, int]:
     return low, high
 
 
-def in_bounds(index: Any, n: Any) -> bool:
-    """Whether ``index`` is a concrete integer jax array whose every element is in bounds of an
-    axis of size ``n``: the checks of the usual eager ``x[i]`` and ``take(x, i)`` in one function,
-    ahead of their general paths, which report every error.
+def in_bounds(index: Any, n: Any, ndim: int | None = None) -> bool:
+    """Whether ``index`` is a concrete integer jax array (of ``ndim`` dimensions, where given)
+    whose every element is in bounds of an axis of size ``n``: the checks of the usual eager
+    ``x[i]``, ``take`` and ``take_along_axis`` in one function, ahead of their general paths, which
+    report every error.
 
     Measured on the 2-core VM, ``take`` of 4 elements: 34 µs a call through the general path,
     whose checks take 2 µs timed alone but 6-10 µs between two calls of the kernel (each Python
@@ -299,7 +300,7 @@ def in_bounds(index: Any, n: Any) -> bool:
     if type(index) is not JaxArrayImpl or type(n) is not int:
         return False
     aval = index.aval  # (its dtype and shape: see Array.shape)
-    if aval.dtype not in dt.INTEGER or 0 in aval.shape:
+    if aval.dtype not in dt.INTEGER or 0 in aval.shape or (ndim is not None and len(aval.shape) != ndim):
         return False
     low, high = index_range(index)
     return -n <= low and high < n

@@ -31,7 +31,7 @@ import numpy as np
 from xp import _boundary as boundary
 from xp import _checks as checks
 from xp import _dtypes as dt
-from xp._array import Array, wrap
+from xp._array import Array, JaxArrayImpl, wrap
 from xp._errors import fail
 from xp._indexing_advanced import check_decided, in_bounds, index_range
 from xp._jit import kernel
@@ -48,16 +48,13 @@ def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Arr
     ``axis`` may be omitted only for 1-d ``x``; a 0-d ``x`` is an error. The result has the
     shape of ``x`` with ``axis`` replaced by the length of ``indices``.
     """
-    if type(x) is Array and type(indices) is Array and (axis is None or type(axis) is int):  # see in_bounds
+    if type(x) is Array and type(indices) is Array and type(x._value) is JaxArrayImpl:  # see in_bounds
         value, index = x._value, indices._value
-        try:
-            shape = value.aval.shape  # (see xp.Array.shape)
-        except AttributeError:  # a jax.ShapeDtypeStruct (jax.eval_shape's results): the general path's error
-            shape = ()
+        shape = value.aval.shape  # (see xp.Array.shape)
         ndim = len(shape)
         # (no axis for x of several dimensions: ndim, out of range, for the general path's error)
         position = (0 if ndim == 1 else ndim) if axis is None else axis
-        if len(index.aval.shape) == 1 and -ndim <= position < ndim and in_bounds(index, shape[position]):
+        if type(position) is int and -ndim <= position < ndim and in_bounds(index, shape[position], 1):
             return wrap(_take(value, index, position % ndim))
     # (each array's shape is read once: a jax array's ndim and size are Python properties
     # computed from it, 0.1-0.2 µs a read, on a call of about 10 µs)
@@ -85,14 +82,11 @@ def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> A
     ``indices`` has as many dimensions as ``x``; its other axes broadcast with those of ``x``.
     The result has the broadcast shape, with ``axis`` the length of that axis of ``indices``.
     """
-    if type(x) is Array and type(indices) is Array and type(axis) is int:  # the usual eager call: see in_bounds
+    if type(x) is Array and type(indices) is Array and type(x._value) is JaxArrayImpl:  # see in_bounds
         value, index = x._value, indices._value
-        try:
-            shape = value.aval.shape  # (see xp.Array.shape)
-        except AttributeError:  # a jax.ShapeDtypeStruct (jax.eval_shape's results): the general path's error
-            shape = ()
+        shape = value.aval.shape  # (see xp.Array.shape)
         ndim = len(shape)
-        if len(index.aval.shape) == ndim and -ndim <= axis < ndim and in_bounds(index, shape[axis]):
+        if type(axis) is int and -ndim <= axis < ndim and in_bounds(index, shape[axis], ndim):
             return wrap(_take_along_axis(value, index, axis % ndim))
     value = boundary.array(x, "x")
     position = boundary.axis(axis, value.ndim)
