@@ -30,10 +30,14 @@ LAZY_IMPORTS = {
     ("conformance.cli", "conformance.checks"),
     # a special-case engine that fails to import skips its chapter instead of stopping the tool
     ("conformance.checks.special", "conformance.special_cases"),
-    # xp.sparse, xp.special and xp.checked (with JAX's checkify) are imported on first use:
-    # code that does not use them does not pay for them at import
+    # xp.fft, xp.linalg, xp.sparse, xp.special, xp.transforms and xp.checked (with JAX's
+    # checkify) are imported on first use: code that does not use them does not pay for them at
+    # import
+    ("xp", "xp.fft"),
+    ("xp", "xp.linalg"),
     ("xp", "xp.sparse"),
     ("xp", "xp.special"),
+    ("xp", "xp.transforms"),
     ("xp", "xp._checked"),
 }
 
@@ -218,11 +222,15 @@ jax.monitoring.register_event_duration_secs_listener(lambda event, *args, **kwar
 import xp
 
 assert not [e for e in events if "compile" in e], events  # no computation compiled (nor run) at import
-for name in ("xp.sparse", "xp.special", "xp._checked", "jax.experimental.checkify", "jax.experimental.sparse"):
+deferred = ("xp.fft", "xp.linalg", "xp.sparse", "xp.special", "xp.transforms", "xp._checked")
+for name in (*deferred, "jax.experimental.checkify", "jax.experimental.sparse"):
     assert name not in sys.modules, name
-assert {"sparse", "special", "checked"} <= set(dir(xp))
-xp.checked, xp.special.erf, xp.sparse.BCOO  # then imported on first use
-assert "xp._checked" in sys.modules and "xp.special" in sys.modules and "xp.sparse" in sys.modules
+assert {"fft", "linalg", "sparse", "special", "transforms", "checked"} <= set(dir(xp))
+assert callable(xp.checked)
+assert xp.fft.fft.__module__ == "xp.fft" and xp.linalg.solve.__module__ == "xp.linalg"  # then imported on first use
+xp.special.erf, xp.sparse.BCOO, xp.transforms.grad
+assert all(name in sys.modules for name in deferred)
+assert xp.linalg is sys.modules["xp.linalg"] and xp.fft is sys.modules["xp.fft"]
 """
 
 

@@ -211,6 +211,21 @@ def test_iinfo(name):
     assert info.dtype == getattr(xp, name)
 
 
+def test_finfo_and_iinfo_objects_are_read_only_values():
+    info, other = xp.finfo(xp.float32), xp.iinfo(xp.int8)
+    assert info == xp.finfo(xp.float32) and hash(info) == hash(xp.finfo(xp.float32))
+    assert xp.finfo(xp.complex64) == info != other  # complex64's limits are its float32 components'
+    assert other == xp.iinfo(xp.int8) and other != xp.iinfo(xp.uint8) and other != (8, 127, -128, xp.int8)
+    assert repr(other) == "iinfo_object(bits=8, max=127, min=-128, dtype=xp.int8)"
+    assert info.tiny == info.smallest_normal
+    for obj, name in ((info, "eps"), (other, "max"), (info, "new_field")):
+        with pytest.raises(AttributeError, match="is read-only"):
+            setattr(obj, name, 1)
+        with pytest.raises(AttributeError, match="is read-only"):
+            delattr(obj, name)
+    assert xp.iinfo(xp.int8).max == 127  # unchanged
+
+
 def test_finfo_and_iinfo_reject_the_wrong_kind():
     with pytest.raises(TypeError, match="xp.finfo: type must be a floating-point dtype, got int32"):
         xp.finfo(xp.int32)

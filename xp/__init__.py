@@ -13,9 +13,6 @@ from typing import TYPE_CHECKING
 
 from xp import _array_methods as _array_methods
 from xp import _dtypes as _dtypes
-from xp import fft as fft
-from xp import linalg as linalg
-from xp import transforms as transforms
 from xp._array import Array as Array
 from xp._constants import bool as bool
 from xp._constants import complex64 as complex64
@@ -187,26 +184,34 @@ _array_methods.install(_sys.modules[__name__])
 
 
 if TYPE_CHECKING:
-    # Type checkers see ``xp.sparse`` as the submodule it is, and no module ``__getattr__``
+    # Type checkers see the submodules as the modules they are, and no module ``__getattr__``
     # (which would make a misspelt ``xp.name`` an ``object`` instead of an error).
+    from xp import fft as fft
+    from xp import linalg as linalg
     from xp import sparse as sparse
     from xp import special as special
+    from xp import transforms as transforms
     from xp._checked import checked as checked
 else:
+    # Imported on first use: code that does not use them does not pay for them at import
+    # (bench/RESULTS.md, "Import time"); ``xp.checked`` imports JAX's checkify.
+    _ON_FIRST_USE = {
+        "fft": lambda: _importlib.import_module("xp.fft"),
+        "linalg": lambda: _importlib.import_module("xp.linalg"),
+        "sparse": lambda: _importlib.import_module("xp.sparse"),
+        "special": lambda: _importlib.import_module("xp.special"),
+        "transforms": lambda: _importlib.import_module("xp.transforms"),
+        "checked": lambda: _importlib.import_module("xp._checked").checked,
+    }
 
     def __getattr__(name: str) -> object:
-        # imported on first use: code that does not use them does not pay for them at import
-        # (bench/RESULTS.md, "Import time")
-        if name == "sparse":
-            return _importlib.import_module("xp.sparse")
-        if name == "special":
-            return _importlib.import_module("xp.special")
-        if name == "checked":  # with JAX's checkify
-            return _importlib.import_module("xp._checked").checked
-        raise AttributeError(f"module 'xp' has no attribute {name!r}")
+        load = _ON_FIRST_USE.get(name)
+        if load is None:
+            raise AttributeError(f"module 'xp' has no attribute {name!r}")
+        return load()
 
     def __dir__() -> list[str]:
-        return sorted({*globals(), "sparse", "special", "checked"})
+        return sorted({*(n for n in globals() if n != "_ON_FIRST_USE"), *_ON_FIRST_USE})
 
 
 del TYPE_CHECKING, annotations  # not xp's names (the second is ``from __future__``'s)
