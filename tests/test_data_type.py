@@ -1,5 +1,6 @@
 """Data types: the dtype objects, promotion, and the data type functions."""
 
+import copy
 import itertools
 import pickle
 
@@ -224,6 +225,8 @@ def test_finfo_and_iinfo_objects_are_read_only_values():
         with pytest.raises(AttributeError, match="is read-only"):
             delattr(obj, name)
     assert xp.iinfo(xp.int8).max == 127  # unchanged
+    for obj in (info, other):
+        assert copy.copy(obj) == obj and pickle.loads(pickle.dumps(obj)) == obj
 
 
 def test_finfo_and_iinfo_reject_the_wrong_kind():

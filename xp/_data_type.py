@@ -126,6 +126,11 @@ class _Limits:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} is read-only")
 
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        # (pickle and copy: object's __getstate__ gives the slots' values as (None, {name: value}))
+        for name, value in state[1].items():
+            object.__setattr__(self, name, value)
+
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and self._values() == other._values()
 
