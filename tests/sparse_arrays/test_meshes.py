@@ -112,6 +112,12 @@ PLACEMENT = COMMON + textwrap.dedent(
                 total = xp.sum(B)
                 check(total, a.sum(), (), (kind, name, how, "sum"))
                 assert len(total.jax.sharding.device_set) == 8
+                # sums along one axis: by the native kernel only where the entries are on one
+                # device (_reductions._on_one_device); split entries take XLA's scatter
+                for axis in (0, 1):
+                    for out in (xp.sum(B, axis=axis), jax.jit(lambda B: xp.sum(B, axis=axis))(B)):
+                        got = np.asarray(out.todense())
+                        assert np.allclose(got, a.sum(axis), rtol=1e-5, atol=1e-5), (kind, name, how, axis)
             assert A.to_device(rows).to_device(jax.devices()[2]).device == jax.devices()[2]
             # placed again where it is: the same array
             placed = A.to_device(rows)

@@ -15,9 +15,15 @@ from jax.experimental import sparse as jsparse
 import xp
 import xp.sparse
 from xp import _dtypes as dt
+from xp.sparse import _reduction_kernels as lines
 
 from . import helpers
 from .helpers import SHAPES, check_computed_densely, elements, layouts_for, sparse_of, to_numpy
+from .test_native import bcoo as native_bcoo
+from .test_native import bcsr as native_bcsr
+from .test_native import check as native_check
+from .test_native import dense as native_dense
+from .test_native import needs_native, problems
 
 AVAILABLE = dt.available()
 REAL = [d for d in AVAILABLE if d in dt.REAL_NUMERIC]
@@ -234,3 +240,28 @@ def test_grad_of_reductions():
         np.testing.assert_allclose(
             jax.grad(loss)(A.jax.data, sparse_fn), jax.grad(dense_loss)(A.jax.data, dense_fn), rtol=1e-6
         )
+
+
+# --- sums along one axis by the native kernel -------------------------------------------------
+
+
+@needs_native
+@given(problems())
+def test_sums_along_an_axis_are_products_with_ones_on_the_native_kernel(p):
+    """``sum`` and ``mean`` along one axis of a matrix storing more entries than the result has
+    elements: ``A @ 1`` or ``A.T @ 1`` by the native kernel (xp/sparse/_reduction_kernels.py),
+    for sorted and unsorted BCOO and BCSR; padding entries, whose values are not zero here,
+    add nothing."""
+    expected = native_dense(p)
+    dtype = xp.sum(xp.zeros((1, 1), dtype=p["data"].dtype), axis=0).dtype
+    for make, cls in ((native_bcoo, xp.sparse.BCOO), (native_bcsr, xp.sparse.BCSR)):
+        A = cls.from_jax(make(p))
+        for axis in (0, 1):
+            total = jax.jit(lambda A: xp.sum(A, axis=axis))  # noqa: B023 - called at once
+            for out in (xp.sum(A, axis=axis), total(A)):
+                native_check(np.asarray(out.todense()), expected.sum(axis), dtype)
+            if lines.applies(make(p), axis):
+                assert "xp_c" in total.lower(A).as_text()  # xp_csr_matmul, xp_csr_rmatmul or xp_coo_matmul
+            if p["data"].dtype.kind == "f" and expected.shape[axis] > 0:
+                mean = xp.mean(A, axis=axis)
+                native_check(np.asarray(mean.todense()), expected.sum(axis) / expected.shape[axis], dtype)

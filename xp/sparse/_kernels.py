@@ -93,15 +93,21 @@ from xp.sparse._xla_kernels import (
 )
 
 __all__ = ["bcoo_matmul", "bcoo_rmatmul", "bcsr_matmul", "bcsr_rmatmul", "coo_matmul", "csr_matmul",
-           "rows_from_indptr", "take"]  # fmt: skip
+           "native_for", "rows_from_indptr", "take"]  # fmt: skip
 
 # --- choosing ---------------------------------------------------------------------------------
 
 
+def native_for(dtype: Any) -> bool:
+    """Whether products of ``dtype`` may run on xp's native kernel (:mod:`xp.sparse._native`): its
+    dtypes, loaded (on CPU); decided again when XLA lowers a product (elsewhere the primitive
+    lowers to the XLA fallback)."""
+    return _native.supported(dtype) and _native.available()
+
+
 def _own_native(x: Any, native: bool) -> bool:
-    """Whether xp's native kernel (:mod:`xp.sparse._native`) computes the product: on CPU, decided
-    when XLA lowers it (elsewhere the primitive lowers to the XLA fallback)."""
-    return native and _native.supported(x.dtype) and _native.available()
+    """Whether xp's native kernel computes the product of ``x`` (see :func:`native_for`)."""
+    return native and native_for(x.dtype)
 
 
 def _gpu() -> bool:

@@ -10,6 +10,13 @@ for padding, unique, with as many entries as the result has elements.
 
 Formulations (all differentiable with respect to ``data``):
 
+- sums (``sum``, ``mean``) where the native CPU kernel takes the dtype and the entries are on one
+  device: the product of the matrix and a vector of ones, ``A @ 1`` (rows) or ``A.T @ 1``
+  (columns), which skips JAX's padding itself; elsewhere (GPU, entries split over a mesh, XLA's
+  fallback) the formulations below. Measured as below (one run at load 2, float32 / float64),
+  against the formulations below: BCSR columns 1.83 / 1.78 -> 0.93 / 0.80 of SciPy's time, rows
+  3.70 / 3.73 -> 0.47 / 0.57; BCOO columns 2.26 / 2.37 -> 0.77 / 0.89, rows 2.25 / 2.33 -> 0.55 /
+  0.70;
 - along the rows of a BCSR (``axis=1``, row sums): no row indices (a ``cumsum`` of all entries,
   3-6 ms for 400k in XLA on CPU); each step of a loop adds up to ``ROW_BLOCK`` more entries of
   every row (a dense gather on the row pointers), unless the longest row makes that costly
@@ -152,8 +159,11 @@ def _bcsr_row_sums(data: Any, indptr: Any) -> Any:
 # --- per-line values ---------------------------------------------------------------------------
 
 
-def line_sums(value: Any, along: int, dtype: Any) -> Any:
-    """The sum of each line along ``along``, in ``dtype`` (dense, one per line)."""
+def line_sums(value: Any, along: int, dtype: Any, native: bool = False) -> Any:
+    """The sum of each line along ``along``, in ``dtype`` (dense, one per line); ``native``: the
+    array's entries are on one device, so that the native kernel may compute it (see the module)."""
+    if native and _kernels.native_for(dtype):
+        return _native_line_sums(value, along, dtype)
     ok = _valid(value)
     data = jnp.where(ok, value.data.astype(dtype), np.zeros((), dtype))
     n_out = value.shape[1 - along]
@@ -161,6 +171,18 @@ def line_sums(value: Any, along: int, dtype: Any) -> Any:
         return _bcsr_row_sums(data, value.indptr)
     line, sorted_ = _line(value, along)
     return _segment_sums(data, line, n_out, sorted_)
+
+
+def _native_line_sums(value: Any, along: int, dtype: Any) -> Any:
+    """The sums as the product of the matrix and a vector of ones, by the native kernel: ``A @ 1``
+    (rows) or ``A.T @ 1`` (columns). It skips padding itself (no mask over the entries) and each
+    thread sums its rows in registers or scatters into its own buffer."""
+    children, aux = value.tree_flatten()
+    matrix = type(value).tree_unflatten(aux, (children[0].astype(dtype), *children[1:]))
+    ones = jnp.ones(value.shape[along], dtype)
+    if isinstance(value, jsparse.BCSR):
+        return _kernels.bcsr_matmul(matrix, ones) if along == 1 else _kernels.bcsr_rmatmul(matrix, ones)
+    return _kernels.bcoo_matmul(matrix, ones) if along == 1 else _kernels.bcoo_rmatmul(matrix, ones)
 
 
 def line_counts(value: Any, along: int) -> Any:

@@ -30,6 +30,7 @@ import math
 from typing import Any
 
 import jax
+import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -42,6 +43,7 @@ from xp import _utility as utility
 from xp._array import wrap
 from xp._routing import dense_result, implements
 from xp.sparse import _coordinates as coordinates
+from xp.sparse import _meshes as meshes
 from xp.sparse import _reduction_kernels as lines
 from xp.sparse._array import BCOO
 from xp.sparse._dense_checks import abstract
@@ -140,14 +142,14 @@ def _along_line(x: Any, axes: tuple[int, ...]) -> tuple[Any, int] | None:
     return (value, along) if lines.applies(value, along) else None
 
 
-@functools.partial(kernel, static_argnames=("along", "position", "keepdims", "dtype", "how"))
-def _line_reduce(value: Any, along: int, position: int, keepdims: bool, dtype: Any, how: str) -> Any:
+@functools.partial(kernel, static_argnames=("along", "position", "keepdims", "dtype", "how", "native"))
+def _line_reduce(value: Any, along: int, position: int, keepdims: bool, dtype: Any, how: str, native: bool) -> Any:
     """A reduction of a matrix along one axis (``_reduction_kernels``); ``position``: where the
-    reduced axis is in the result (``keepdims``)."""
+    reduced axis is in the result (``keepdims``); ``native``: see :func:`_on_one_device`."""
     if how == "sum":
-        out = lines.line_sums(value, along, dtype)
+        out = lines.line_sums(value, along, dtype, native)
     elif how == "mean":
-        out = stat._divide(lines.line_sums(value, along, dtype), value.shape[along])
+        out = stat._divide(lines.line_sums(value, along, dtype, native), value.shape[along])
     else:
         largest = how == "max"
         out = lines.line_extrema(value, along, largest, _lowest(dtype) if largest else _highest(dtype))
@@ -162,7 +164,21 @@ def _by_line(x: Any, axes: tuple[int, ...], keepdims: Any, dtype: Any, how: str)
     value, along = found
     if how in ("max", "min") and not value.unique_indices:
         return None  # duplicates must be summed first: the general path
-    return BCOO._wrap(_line_reduce(value, along=along, position=axes[0], keepdims=bool(keepdims), dtype=dtype, how=how))
+    return BCOO._wrap(
+        _line_reduce(
+            value, along=along, position=axes[0], keepdims=bool(keepdims), dtype=dtype, how=how,
+            native=_on_one_device(value.data),
+        )
+    )  # fmt: skip
+
+
+def _on_one_device(data: Any) -> bool:
+    """Whether a sparse array's entries are known to be on one device, so that the native kernel
+    may sum them: a custom call that XLA cannot partition would gather entries split over a mesh
+    (the products' rule, ``xp.sparse._meshes``)."""
+    if isinstance(data, jax.core.Tracer):
+        return meshes.known_sharding(data) is None and not meshes.on_auto_mesh(data)
+    return len(data.sharding.device_set) == 1
 
 
 def _out(x: Any, axes: tuple[int, ...], out: Any) -> Any:
