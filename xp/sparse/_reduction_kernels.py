@@ -50,6 +50,7 @@ import numpy as np
 from jax.experimental import sparse as jsparse
 
 from xp.sparse import _kernels
+from xp.sparse import _linear_algebra as products
 
 kernel = functools.partial(jax.jit, inline=True)
 
@@ -177,12 +178,8 @@ def _native_line_sums(value: Any, along: int, dtype: Any) -> Any:
     """The sums as the product of the matrix and a vector of ones, by the native kernel: ``A @ 1``
     (rows) or ``A.T @ 1`` (columns). It skips padding itself (no mask over the entries) and each
     thread sums its rows in registers or scatters into its own buffer."""
-    children, aux = value.tree_flatten()
-    matrix = type(value).tree_unflatten(aux, (children[0].astype(dtype), *children[1:]))
-    ones = jnp.ones(value.shape[along], dtype)
-    if isinstance(value, jsparse.BCSR):
-        return _kernels.bcsr_matmul(matrix, ones) if along == 1 else _kernels.bcsr_rmatmul(matrix, ones)
-    return _kernels.bcoo_matmul(matrix, ones) if along == 1 else _kernels.bcoo_rmatmul(matrix, ones)
+    matrix, ones = products.cast(value, dtype), jnp.ones(value.shape[along], dtype)
+    return products.matrix_product(matrix, ones) if along == 1 else products.transposed_product(matrix, ones)
 
 
 def line_counts(value: Any, along: int) -> Any:
