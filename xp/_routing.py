@@ -34,8 +34,11 @@ when it is imported.
 from __future__ import annotations
 
 import functools
+import inspect
+import linecache
 import warnings
 from collections.abc import Callable
+from types import CodeType
 from typing import Any, NoReturn, TypeVar
 
 import jax.errors
@@ -131,27 +134,147 @@ def publish(name: str, public: F) -> F:
 
 def api(fn: F) -> F:
     """Make ``fn`` the public function of its name: argument errors reported under
-    ``xp.<name>``, sparse arguments routed (see the module)."""
+    ``xp.<name>``, sparse arguments routed (see the module).
+
+    From its first call on, the public function has ``fn``'s own parameters (see
+    :func:`_forwarding`): it passes them on and leaves the rest to :func:`_failed`, which only
+    an exception reaches."""
     name = public_name(fn)
     where = f"xp.{name}"
 
-    @functools.wraps(fn)
+    def failed(error: Exception, public: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return _failed(error, name, where, fn, public, args, kwargs)
+
+    return publish(name, functools.update_wrapper(_forwarding(fn, failed), fn))  # type: ignore[return-value]
+
+
+def _failed(
+    error: Exception,
+    name: str,
+    where: str,
+    fn: Callable[..., Any],
+    public: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    """What the public function ``xp.<name>`` does when ``fn`` raised ``error``."""
+    if isinstance(error, ArgumentError):
+        raise error.public(where) from None
+    if isinstance(error, SparseArgument):
+        return route_sparse(name, *_as_called(fn, args, kwargs))
+    if isinstance(error, jax.errors.InconclusiveDimensionOperation):  # (JAX's words name none of xp's arguments)
+        raise NotImplementedError(
+            f"{where} cannot compute with a size jax.export leaves symbolic here ({str(error).splitlines()[0]}); "
+            "export with a concrete size for that axis"
+        ) from None
+    # placement: a refusal over Explicit mesh axes, or mixed devices; any other error unchanged
+    return resharding.recover(error, where, public, args, kwargs)
+
+
+# --- forwarding with the function's own parameters --------------------------------------------
+#
+# A public function written ``def public(*args, **kwargs): return fn(*args, **kwargs)`` packs its
+# arguments into a tuple and a dict and unpacks them again: measured on the 2-core VM between two
+# calls of a cached kernel (async dispatch off, medians of 60 batches), 2.6-3.7 µs a call of
+# ``xp.sort(x)`` or ``xp.take(x, i, axis=0)``, against 0.6-1.0 µs for a function with ``fn``'s own
+# parameters that passes them on by name. So that function's code is generated, from source text
+# with ``fn``'s parameter names, compiled once for each list of them. Compiling costs 0.35 ms on
+# that VM, 15 ms at import for the 43 lists of xp's namespace (its import costs about 25): so the
+# public function starts as the packing kind, and its first call compiles (or finds) its own code
+# and puts it in place (``__code__`` is writable where the closure's variables are the same:
+# ``_xp_fn_``, ``_xp_failed_`` and ``public`` in both).
+
+_OWN_CODE: dict[tuple[Any, ...], CodeType] = {}
+
+
+def _forwarding(fn: Callable[..., Any], failed: Callable[..., Any]) -> Callable[..., Any]:
+    """A function that returns ``fn(...)`` called with its arguments, or, where that raised,
+    ``failed(error, itself, args, kwargs)``; from its first call on, with ``fn``'s parameters and
+    defaults, passing the positional ones by position and the keyword-only ones by name."""
+    public = _packing(None, failed)
+    fn_cell = public.__closure__[public.__code__.co_freevars.index("_xp_fn_")]  # type: ignore[index]
+
+    def first_call(*args: Any, **kwargs: Any) -> Any:
+        own = _own_code(fn)
+        # (the defaults first: the packing code reads none; fn's code then finds them in place)
+        public.__defaults__ = fn.__defaults__
+        public.__kwdefaults__ = None if fn.__kwdefaults__ is None else dict(fn.__kwdefaults__)
+        public.__code__ = own
+        fn_cell.cell_contents = fn
+        return fn(*args, **kwargs)
+
+    fn_cell.cell_contents = first_call
+    return public
+
+
+def _packing(_xp_fn_: Any, _xp_failed_: Any) -> Callable[..., Any]:
     def public(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
-        except ArgumentError as e:
-            raise e.public(where) from None
-        except SparseArgument:
-            return route_sparse(name, args, kwargs)
-        except jax.errors.InconclusiveDimensionOperation as e:  # (JAX's words name none of xp's arguments)
-            raise NotImplementedError(
-                f"{where} cannot compute with a size jax.export leaves symbolic here ({str(e).splitlines()[0]}); "
-                "export with a concrete size for that axis"
-            ) from None
-        except Exception as e:  # placement: a refusal over Explicit mesh axes, or mixed devices
-            return resharding.recover(e, where, public, args, kwargs)
+            return _xp_fn_(*args, **kwargs)
+        except Exception as error:
+            return _xp_failed_(error, public, args, kwargs)
 
-    return publish(name, public)  # type: ignore[return-value]
+    return public
+
+
+def _own_code(fn: Callable[..., Any]) -> CodeType:
+    """The code of a ``public`` of :func:`_packing`'s closure with ``fn``'s parameters."""
+    code = fn.__code__
+    n_positional, n_keyword = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames
+    positional, keyword = names[:n_positional], names[n_positional : n_positional + n_keyword]
+    rest = iter(names[n_positional + n_keyword :])
+    star = next(rest) if code.co_flags & inspect.CO_VARARGS else None
+    star_star = next(rest) if code.co_flags & inspect.CO_VARKEYWORDS else None
+    first_default = n_positional - len(fn.__defaults__ or ())
+    keyword_defaults = fn.__kwdefaults__ or {}
+    parameters = [p + ("=_" if i >= first_default else "") for i, p in enumerate(positional)]
+    if code.co_posonlyargcount:
+        parameters.insert(code.co_posonlyargcount, "/")
+    if star is not None or keyword:
+        parameters.append("*" + (star or ""))
+    parameters += [k + ("=_" if k in keyword_defaults else "") for k in keyword]
+    parameters += [] if star_star is None else ["**" + star_star]
+    layout = tuple(parameters)
+    own = _OWN_CODE.get(layout)
+    if own is None:
+        passed = [*positional, *([] if star is None else ["*" + star])]
+        passed_by_name = [f"{k}={k}" for k in keyword] + ([] if star_star is None else ["**" + star_star])
+        kwargs = [f"{k!r}: {k}" for k in keyword] + ([] if star_star is None else ["**" + star_star])
+        source = (
+            "def make(_xp_fn_, _xp_failed_, _):\n"
+            f"    def public({', '.join(parameters)}):\n"
+            "        try:\n"
+            f"            return _xp_fn_({', '.join(passed + passed_by_name)})\n"
+            "        except Exception as _xp_error_:\n"
+            f"            return _xp_failed_(_xp_error_, public, ({''.join(a + ', ' for a in passed)}), {{{', '.join(kwargs)}}})\n"
+            "    return public\n"
+        )
+        filename = f"<xp public function ({', '.join(parameters)})>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # (for tracebacks)
+        namespace: dict[str, Any] = {}
+        exec(compile(source, filename, "exec"), namespace)
+        own = _OWN_CODE[layout] = namespace["make"](None, None, None).__code__
+    return own.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+
+
+def _as_called(
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments of a call of the generated public function less those it filled in with
+    ``fn``'s defaults, as the caller wrote them (a default passed explicitly is left out too):
+    for a sparse implementation, whose own defaults apply."""
+    keyword_defaults = fn.__kwdefaults__ or {}
+    kwargs = {k: v for k, v in kwargs.items() if k not in keyword_defaults or v is not keyword_defaults[k]}
+    defaults = fn.__defaults__ or ()
+    code = fn.__code__
+    if defaults and not code.co_flags & inspect.CO_VARARGS:
+        first_default = code.co_argcount - len(defaults)
+        n = len(args)
+        while n > first_default and args[n - 1] is defaults[n - 1 - first_default]:
+            n -= 1
+        args = args[:n]
+    return args, kwargs
 
 
 def route_sparse(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
