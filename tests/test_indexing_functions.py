@@ -220,6 +220,21 @@ def test_the_last_indices_checked_are_not_read_again(monkeypatch):
         gc.collect()
 
 
+def test_the_last_indices_checked_are_checked_again_for_each_use():
+    """in_bounds answers from the remembered range of the last index array (no dtype or shape
+    reads): the same array against a shorter axis, or where a 1-d index is required, is still
+    refused."""
+    index, matrix_index = xp.asarray([0, 5]), xp.asarray([[0, 1], [2, 3]])
+    long, short = xp.asarray(np.arange(6, dtype=FLOAT)), xp.asarray(np.arange(4, dtype=FLOAT))
+    for _ in range(2):
+        check(xp.take(long, index), np.array([0.0, 5.0], FLOAT), FLOAT)
+        with pytest.raises(IndexError, match=r"indices holds 5, which is out of bounds"):
+            xp.take(short, index)
+        check(long[matrix_index], np.arange(6, dtype=FLOAT)[[[0, 1], [2, 3]]], FLOAT)  # remembered, 2-d
+        with pytest.raises(ValueError, match=r"indices must be 1-dimensional"):
+            xp.take(long, matrix_index)
+
+
 INTEGER_DTYPES = [np.dtype(d) for d in (np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32)] + (
     [np.dtype(np.int64), np.dtype(np.uint64)] if dt.x64_enabled() else []
 )

@@ -297,6 +297,13 @@ def in_bounds(index: Any, n: Any, ndim: int | None = None) -> bool:
     whose checks take 2 µs timed alone but 6-10 µs between two calls of the kernel (each Python
     call there costs several times what it costs alone), 28 µs with this check instead; the
     kernel alone, 17 µs."""
+    last = _last_range
+    if last[0]() is index and type(n) is int:
+        # the indices of the last call again (a permutation applied to many arrays, a benchmark's
+        # loop): every array remembered is a concrete, non-empty integer array, so its range is
+        # all there is to check. Measured on the 2-core VM beside a take kernel: this function
+        # +3.8 µs a call, index_range alone +0.7
+        return (ndim is None or last[3] == ndim) and -n <= last[1] and last[2] < n
     if type(index) is not JaxArrayImpl or type(n) is not int:
         return False
     aval = index.aval  # (its dtype and shape: see Array.shape)
@@ -317,12 +324,12 @@ def _nothing() -> None:
 
 
 # (a weak reference to the last index array index_range read, its smallest and largest element)
-_last_range: tuple[Any, int, int] = (_nothing, 0, 0)
+_last_range: tuple[Any, int, int, int] = (_nothing, 0, 0, 0)
 
 
 def _remember_range(index: Any, low: int, high: int) -> None:
     global _last_range
-    _last_range = (weakref.ref(index), low, high)  # (one assignment: a reader sees old or new)
+    _last_range = (weakref.ref(index), low, high, len(index.aval.shape))  # (one assignment: a reader sees old or new)
 
 
 @functools.lru_cache(maxsize=256)
