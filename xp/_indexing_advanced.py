@@ -302,7 +302,7 @@ def in_bounds(index: Any, n: Any, ndim: int | None = None) -> bool:
         # the indices of the last call again (a permutation applied to many arrays, a benchmark's
         # loop): every array remembered is a concrete, non-empty integer array, so its range is
         # all there is to check. Measured on the 2-core VM beside a take kernel: this function
-        # +3.8 µs a call, index_range alone +0.7
+        # +3.8 µs a call through the reads below, +1.9-2.8 this way (index_range alone +0.7)
         return (ndim is None or last[3] == ndim) and -n <= last[1] and last[2] < n
     if type(index) is not JaxArrayImpl or type(n) is not int:
         return False
@@ -323,7 +323,8 @@ def _nothing() -> None:
     return None
 
 
-# (a weak reference to the last index array index_range read, its smallest and largest element)
+# (a weak reference to the last index array index_range read, its smallest and largest element,
+# its number of dimensions)
 _last_range: tuple[Any, int, int, int] = (_nothing, 0, 0, 0)
 
 
