@@ -3,6 +3,7 @@
 import inspect
 import re
 import time
+import types
 
 import jax
 import jax.numpy as jnp
@@ -145,6 +146,28 @@ def test_a_first_call_from_several_threads_at_once_is_answered_in_each(published
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         results = list(pool.map(lambda i: public(i, c=i, d=-i), range(64)))
     assert results == [_probe(i, c=i, d=-i) for i in range(64)]
+
+
+def _narrowing_probe(x, *, note):
+    xp._narrowing.warn(note)
+    return x
+
+
+# (an implementation with the globals of an xp module, as the warning's walk of the stack expects)
+_narrowing_probe = types.FunctionType(_narrowing_probe.__code__, {"__name__": "xp._probe", "xp": xp})
+_narrowing_probe.__kwdefaults__ = None
+
+
+def test_a_public_functions_warnings_name_it_and_point_at_its_caller(published):
+    # A NarrowingWarning reads the public name from the public function's frame and is attributed
+    # to the first line outside xp, on the first call (packing) and on later ones (own code)
+    public = published(_narrowing_probe)
+    for call in range(3):
+        with pytest.warns(xp.NarrowingWarning) as record:
+            assert public(call, note=f"call {call}") == call
+        [warning] = record
+        assert re.fullmatch(rf"xp\.(\w+\.)?_narrowing_probe: call {call}", str(warning.message))
+        assert warning.filename == __file__
 
 
 def test_a_sparse_implementation_gets_the_arguments_as_the_caller_wrote_them(monkeypatch):

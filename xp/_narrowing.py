@@ -142,8 +142,6 @@ def checked_cast(x: np.ndarray | np.generic, dtype: np.dtype, param: str, narrow
 
 # --- the warning ----------------------------------------------------------------------------
 
-_PACKAGE = os.path.dirname(__file__) + os.sep
-
 
 def warn(message: str) -> None:
     """Warn with a NarrowingWarning ``"<function>: <message>"``, attributed to the line that
@@ -164,7 +162,7 @@ def _entry_point() -> tuple[str | None, int]:
     frame: Any = sys._getframe(2)  # the caller of warn's caller
     where: str | None = None
     level = 2
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+    while frame is not None and _is_xp(frame.f_globals.get("__name__")):
         code = frame.f_code
         if where is None and ("where" in code.co_freevars or "where" in code.co_varnames):
             name = frame.f_locals.get("where")
@@ -173,3 +171,9 @@ def _entry_point() -> tuple[str | None, int]:
         frame = frame.f_back
         level += 1
     return where, level
+
+
+def _is_xp(module: object) -> bool:
+    """Whether ``module`` (a frame's ``__name__``) is xp or one of its modules: the frames of
+    generated code (the public functions' own, xp/_routing.py) have the globals of one too."""
+    return isinstance(module, str) and (module == "xp" or module.startswith("xp."))

@@ -145,7 +145,7 @@ def api(fn: F) -> F:
     def failed(error: Exception, public: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return _failed(error, name, where, fn, public, args, kwargs)
 
-    return publish(name, functools.update_wrapper(_forwarding(fn, failed), fn))  # type: ignore[return-value]
+    return publish(name, functools.update_wrapper(_forwarding(fn, failed, where), fn))  # type: ignore[return-value]
 
 
 def _failed(
@@ -183,16 +183,20 @@ def _failed(
 # each list of them. Compiling costs 0.35 ms on that VM, 15 ms at import for the 43 lists of xp's
 # namespace (its import costs about 25): so the public function starts as the packing kind, and
 # its first call compiles (or finds) its own code and puts it in place (``__code__`` is writable
-# where the closure's variables are the same: ``_xp_fn_``, ``_xp_failed_`` and ``public`` in both).
+# where the closure's variables are the same: ``_xp_fn_``, ``_xp_failed_``, ``public`` and ``where`` in both).
 
 _OWN_CODE: dict[tuple[Any, ...], CodeType] = {}
 
 
-def _forwarding(fn: Callable[..., Any], failed: Callable[..., Any]) -> Callable[..., Any]:
+def _forwarding(fn: Callable[..., Any], failed: Callable[..., Any], where: str) -> Callable[..., Any]:
     """A function that returns ``fn(...)`` called with its arguments, or, where that raised,
     ``failed(error, itself, args, kwargs)``; from its first call on, with ``fn``'s parameters and
-    defaults, passing the positional ones by position and the keyword-only ones by name."""
-    public = _packing(None, failed)
+    defaults, passing the positional ones by position and the keyword-only ones by name.
+
+    Its frame holds its public name (``"xp.asarray"``) in a variable ``where`` and has the
+    globals of an xp module: a NarrowingWarning finds the one and, by the other, looks past the
+    frame to the caller's line (``xp._narrowing.warn``)."""
+    public = _packing(None, failed, where)
     fn_cell = public.__closure__[public.__code__.co_freevars.index("_xp_fn_")]  # type: ignore[index]
 
     def first_call(*args: Any, **kwargs: Any) -> Any:
@@ -208,8 +212,9 @@ def _forwarding(fn: Callable[..., Any], failed: Callable[..., Any]) -> Callable[
     return public
 
 
-def _packing(_xp_fn_: Any, _xp_failed_: Any) -> Callable[..., Any]:
+def _packing(_xp_fn_: Any, _xp_failed_: Any, where: str) -> Callable[..., Any]:
     def public(*args: Any, **kwargs: Any) -> Any:
+        where  # noqa: B018  # pyright: ignore[reportUnusedExpression]  (a variable of the frame: see _forwarding)
         try:
             return _xp_fn_(*args, **kwargs)
         except Exception as error:
@@ -243,8 +248,9 @@ def _own_code(fn: Callable[..., Any]) -> CodeType:
         passed_by_name = [f"{k}={k}" for k in keyword] + ([] if star_star is None else ["**" + star_star])
         kwargs = [f"{k!r}: {k}" for k in keyword] + ([] if star_star is None else ["**" + star_star])
         source = (
-            "def make(_xp_fn_, _xp_failed_, _):\n"
+            "def make(_xp_fn_, _xp_failed_, where, _):\n"
             f"    def public({', '.join(parameters)}):\n"
+            "        where\n"
             "        try:\n"
             f"            return _xp_fn_({', '.join(passed + passed_by_name)})\n"
             "        except Exception as _xp_error_:\n"
@@ -253,9 +259,9 @@ def _own_code(fn: Callable[..., Any]) -> CodeType:
         )
         filename = f"<xp public function ({', '.join(parameters)})>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # (for tracebacks)
-        namespace: dict[str, Any] = {}
+        namespace: dict[str, Any] = {"__name__": __name__}  # (a frame of xp's: see _forwarding)
         exec(compile(source, filename, "exec"), namespace)
-        own = _OWN_CODE[layout] = namespace["make"](None, None, None).__code__
+        own = _OWN_CODE[layout] = namespace["make"](None, None, None, None).__code__
     return own.replace(co_name=code.co_name, co_qualname=code.co_qualname)
 
 
