@@ -174,6 +174,6 @@ def _entry_point() -> tuple[str | None, int]:
 
 
 def _is_xp(module: object) -> bool:
-    """Whether ``module`` (a frame's ``__name__``) is xp or one of its modules: the frames of
-    generated code (the public functions' own, xp/_routing.py) have the globals of one too."""
+    """Whether ``module`` (a frame's global ``__name__``) is xp or one of its modules: the
+    public functions' generated code (xp/_routing.py) runs with that module's globals too."""
     return isinstance(module, str) and (module == "xp" or module.startswith("xp."))

@@ -193,9 +193,10 @@ def _forwarding(fn: Callable[..., Any], failed: Callable[..., Any], where: str) 
     ``failed(error, itself, args, kwargs)``; from its first call on, with ``fn``'s parameters and
     defaults, passing the positional ones by position and the keyword-only ones by name.
 
-    Its frame holds its public name (``"xp.asarray"``) in a variable ``where`` and has the
-    globals of an xp module: a NarrowingWarning finds the one and, by the other, looks past the
-    frame to the caller's line (``xp._narrowing.warn``)."""
+    Its frame holds its public name (``"xp.asarray"``) in a variable ``where`` and, whichever
+    code it runs, the globals of this module (a function keeps its own when its code is
+    replaced): a NarrowingWarning finds the one and, by the other, looks past the frame to the
+    caller's line (``xp._narrowing.warn``)."""
     public = _packing(None, failed, where)
     fn_cell = public.__closure__[public.__code__.co_freevars.index("_xp_fn_")]  # type: ignore[index]
 
@@ -259,7 +260,7 @@ def _own_code(fn: Callable[..., Any]) -> CodeType:
         )
         filename = f"<xp public function ({', '.join(parameters)})>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # (for tracebacks)
-        namespace: dict[str, Any] = {"__name__": __name__}  # (a frame of xp's: see _forwarding)
+        namespace: dict[str, Any] = {}
         exec(compile(source, filename, "exec"), namespace)
         own = _OWN_CODE[layout] = namespace["make"](None, None, None, None).__code__
     return own.replace(co_name=code.co_name, co_qualname=code.co_qualname)
