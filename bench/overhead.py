@@ -3,7 +3,9 @@
 - **Jitted calls.** The same generic function (written once against a namespace ``ns``) jitted
   with xp arrays and with jax.numpy arrays: what a call costs in steady state is JAX's dispatch
   plus flattening the arguments and rebuilding the results, where xp's arrays are pytree nodes
-  around ``jax.Array`` leaves. Sparse: xp's BCOO/BCSR against JAX's own, jitted.
+  around ``jax.Array`` leaves. Sparse: xp's BCOO/BCSR against JAX's own, jitted. Beside them,
+  what passing one array through a jitted identity costs as an xp array and as the cheapest
+  pytree wrapper JAX offers, against the jax array itself.
 - **Eager pipelines.** softmax + logsumexp and an MLP forward pass, op by op, not jitted.
 - **Import.** ``import xp`` against ``import jax.numpy``: process CPU time of a fresh
   interpreter each (bytecode cached, as after any first run), interleaved, medians.
@@ -112,6 +114,69 @@ def eager_cases() -> list[Case]:
     return cases
 
 
+# --- what jax.jit charges for a wrapper type ------------------------------------------------------
+#
+# xp's arrays are pytree nodes around jax arrays; jax.jit's C++ dispatch reads an argument's leaf
+# and rebuilds each result's node by calling back into Python. Timed against the same call on the
+# jax array itself, for xp's Array and for the cheapest node JAX offers (a dataclass node with
+# __slots__ and a plain __init__), so that a run shows which part of xp's per-call cost any wrapper
+# type pays on its machine.
+
+
+class MinimalWrapper:
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+jax.tree_util.register_dataclass(MinimalWrapper, data_fields=["value"], meta_fields=[])
+
+WRAPPER_KINDS = ("argument and result", "argument only", "result only")
+
+
+def wrapper_cases() -> list[Case]:
+    data = jnp.asarray(_random(8))
+    bare = jax.jit(lambda v: v)
+    cases = []
+    for kind, wrapped, unwrap, wrap in (
+        ("xp array", xp.asarray(data), lambda a: a._value, xp.asarray),
+        ("minimal wrapper", MinimalWrapper(data), lambda w: w.value, MinimalWrapper),
+    ):
+        calls = {
+            "argument and result": (jax.jit(lambda a: a), wrapped),
+            "argument only": (jax.jit(unwrap), wrapped),
+            "result only": (jax.jit(wrap), data),
+        }
+        for part in WRAPPER_KINDS:
+            fn, arg = calls[part]
+            cases.append(Case(f"{kind}: {part}", (), lambda f=fn, a=arg: f(a), lambda: bare(data)))
+    return cases
+
+
+def _wrapper_table(inline: dict[str, tuple[float, float]]) -> str:
+    lines = [
+        "| identity of one array of 8 float32, jitted, executed inline | xp array | minimal wrapper |",
+        "|---|---:|---:|",
+    ]
+    for part in WRAPPER_KINDS:
+        cells = []
+        for kind in ("xp array", "minimal wrapper"):
+            ours, theirs = inline[f"{kind}: {part} ()"]
+            cells.append(f"{(ours - theirs) * 1e6:+.1f} µs ({ours / theirs:.2f})")
+        lines.append(f"| {part} | {' | '.join(cells)} |")
+    return "\n".join(lines) + "\n"
+
+
+WRAPPER_NOTE = (
+    "What `jax.jit` adds to a call for a pytree node around the array, measured in the same fresh"
+    " interpreter as the last column above (asynchronous dispatch off): µs of CPU time per call over"
+    " the same jitted identity called with the jax array itself (and the ratio). xp's `Array` against"
+    " the cheapest node JAX offers, a `register_dataclass` class with `__slots__` and a plain"
+    " `__init__` (bench/overhead.py): the part both pay is what any wrapper type costs on this machine."
+)
+
+
 # --- import time ----------------------------------------------------------------------------------
 
 _IMPORT = (
@@ -164,6 +229,11 @@ def time_calls(quick: bool) -> tuple[list[Timed], list[Timed]]:
     return jitted, run(eager_cases(), rounds, budget, passes)
 
 
+def time_wrappers(quick: bool) -> list[Timed]:
+    """The wrapper cases, timed (meaningful with asynchronous dispatch off: see inline_times)."""
+    return run(wrapper_cases(), *((3, 0.05, 1) if quick else (45, 1.0, 3)))
+
+
 def inline_times(quick: bool) -> dict[str, tuple[float, float]]:
     """{case: (xp, jax.numpy)} median CPU seconds per call of the jitted and the eager cases, timed
     in a fresh interpreter with ``jax_cpu_enable_async_dispatch`` off (set before JAX's CPU client
@@ -172,7 +242,8 @@ def inline_times(quick: bool) -> dict[str, tuple[float, float]]:
         "import jax, json, sys; jax.config.update('jax_cpu_enable_async_dispatch', False);"
         f" sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); import overhead;"
         " jitted, eager = overhead.time_calls(sys.argv[1] == 'quick');"
-        " print(json.dumps([(overhead._key(r), r.ours, r.theirs) for r in jitted + eager]))"
+        " wrappers = overhead.time_wrappers(sys.argv[1] == 'quick');"
+        " print(json.dumps([(overhead._key(r), r.ours, r.theirs) for r in jitted + eager + wrappers]))"
     )
     out = subprocess.run([sys.executable, "-c", code, "quick" if quick else "full"], stdout=subprocess.PIPE,
                          text=True, check=True)  # fmt: skip
@@ -231,7 +302,7 @@ JITTED_NOTE = (
     " 0.99-1.24, BCOO 0.75-1.12): a call is a few µs and its CPU time includes XLA's worker threads. What xp adds per call,"
     " measured directly on jitted identity functions executed inline: about 0.1 µs per xp argument and"
     " 0.6 µs per xp result on an Intel Xeon (JAX rebuilds each result's wrapper by calling the class;"
-    " issue #12's notes); on a slower AMD EPYC VM, where the same call of a jax array took 13.7 µs, 6-9 µs."
+    " issue #12's notes); on this run's machine, the table after this one."
 )
 
 
@@ -254,6 +325,10 @@ def main(argv: list[str] | None = None) -> str:
         _table(
             "Jitted calls: generic functions, per call", note + JITTED_NOTE + INLINE_NOTE, jitted, "function", inline
         )
+        + "\n"
+        + WRAPPER_NOTE
+        + "\n\n"
+        + _wrapper_table(inline)
         + "\n"
         + _table(
             "Eager generic pipelines", note + " Target: at most 1.0 each." + INLINE_NOTE, eager, "pipeline", inline
