@@ -155,7 +155,6 @@ def _narrowing_probe(x, *, note):
 
 # (an implementation with the globals of an xp module, as the warning's walk of the stack expects)
 _narrowing_probe = types.FunctionType(_narrowing_probe.__code__, {"__name__": "xp._probe", "xp": xp})
-_narrowing_probe.__kwdefaults__ = None
 
 
 def test_a_public_functions_warnings_name_it_and_point_at_its_caller(published):
