@@ -5,7 +5,7 @@
   plus flattening the arguments and rebuilding the results, where xp's arrays are pytree nodes
   around ``jax.Array`` leaves. Sparse: xp's BCOO/BCSR against JAX's own, jitted. Beside them,
   what passing one array through a jitted identity costs as an xp array and as the cheapest
-  pytree wrapper JAX offers, against the jax array itself.
+  pytree wrapper of each kind JAX offers, against the jax array itself.
 - **Eager pipelines.** softmax + logsumexp and an MLP forward pass, op by op, not jitted.
 - **Import.** ``import xp`` against ``import jax.numpy``: process CPU time of a fresh
   interpreter each (bytecode cached, as after any first run), interleaved, medians.
@@ -116,64 +116,102 @@ def eager_cases() -> list[Case]:
 
 # --- what jax.jit charges for a wrapper type ------------------------------------------------------
 #
-# xp's arrays are pytree nodes around jax arrays; jax.jit's C++ dispatch reads an argument's leaf
-# and rebuilds each result's node by calling back into Python. Timed against the same call on the
-# jax array itself, for xp's Array and for the cheapest node JAX offers (a dataclass node with
-# __slots__ and a plain __init__), so that a run shows which part of xp's per-call cost any wrapper
-# type pays on its machine.
+# xp's arrays are pytree nodes around jax arrays; jax.jit's C++ dispatch flattens each argument and
+# rebuilds each result's node, calling back into Python. Timed against the same call on the jax
+# array itself, for xp's Array and for the cheapest node of each kind JAX offers (a dataclass node,
+# a custom node), so that a run shows which part of xp's per-call cost any wrapper type pays on its
+# machine, and which kind costs less there.
 
 
-class MinimalWrapper:
+class DataclassNode:
+    """A dataclass node: JAX reads its child from C++ and rebuilds it with ``DataclassNode(value=...)``."""
+
     __slots__ = ("value",)
 
     def __init__(self, value: Any) -> None:
         self.value = value
 
 
-jax.tree_util.register_dataclass(MinimalWrapper, data_fields=["value"], meta_fields=[])
+jax.tree_util.register_dataclass(DataclassNode, data_fields=["value"], meta_fields=[])
 
-WRAPPER_KINDS = ("argument and result", "argument only", "result only")
+
+class CustomNode:
+    """The other kind of node: JAX calls Python functions to flatten and to rebuild it."""
+
+    __slots__ = ("value",)
+
+
+def _custom_node(value: Any) -> CustomNode:
+    node = object.__new__(CustomNode)
+    node.value = value
+    return node
+
+
+jax.tree_util.register_pytree_node(
+    CustomNode, lambda w: ((w.value,), None), lambda _, children: _custom_node(children[0])
+)
+WRAPPERS = ("xp array", "dataclass node", "custom node")
+
+# What each case passes through a jitted function that returns what it takes (or part of it).
+WRAPPER_KINDS = {
+    "argument and result": "one array of 8 float32, argument and result",
+    "argument only": "the same array, argument only",
+    "result only": "the same array, result only",
+    "prediction": "20 arrays and one more as arguments, the one as the result (a prediction)",
+    "training step": "20 arrays as arguments and as results (a training step)",
+}
 
 
 def wrapper_cases() -> list[Case]:
     data = jnp.asarray(_random(8))
-    bare = jax.jit(lambda v: v)
+    tree = {f"w{i}": data + i for i in range(20)}
+    identity, first = jax.jit(lambda a: a), jax.jit(lambda a, _: a)
     cases = []
-    for kind, wrapped, unwrap, wrap in (
-        ("xp array", xp.asarray(data), lambda a: a._value, xp.asarray),
-        ("minimal wrapper", MinimalWrapper(data), lambda w: w.value, MinimalWrapper),
+    for kind, wrap, unwrap in (
+        ("xp array", xp.asarray, lambda a: a._value),
+        ("dataclass node", DataclassNode, lambda w: w.value),
+        ("custom node", _custom_node, lambda w: w.value),
     ):
-        calls = {
-            "argument and result": (jax.jit(lambda a: a), wrapped),
-            "argument only": (jax.jit(unwrap), wrapped),
-            "result only": (jax.jit(wrap), data),
+        wrapped, wrapped_tree = wrap(data), {k: wrap(v) for k, v in tree.items()}
+        unwrapping, wrapping = jax.jit(unwrap), jax.jit(wrap)
+        calls = {  # (the call with wrappers, the same call with the jax arrays themselves)
+            "argument and result": (lambda f=identity, a=wrapped: f(a), lambda: identity(data)),
+            "argument only": (lambda f=unwrapping, a=wrapped: f(a), lambda: identity(data)),
+            "result only": (lambda f=wrapping: f(data), lambda: identity(data)),
+            "prediction": (lambda a=wrapped, t=wrapped_tree: first(a, t), lambda: first(data, tree)),
+            "training step": (lambda t=wrapped_tree: identity(t), lambda: identity(tree)),
         }
         for part in WRAPPER_KINDS:
-            fn, arg = calls[part]
-            cases.append(Case(f"{kind}: {part}", (), lambda f=fn, a=arg: f(a), lambda: bare(data)))
+            ours, theirs = calls[part]
+            cases.append(Case(f"{kind}: {part}", (), ours, theirs))
     return cases
 
 
 def _wrapper_table(inline: dict[str, tuple[float, float]]) -> str:
     lines = [
-        "| identity of one array of 8 float32, jitted, executed inline | xp array | minimal wrapper |",
-        "|---|---:|---:|",
+        "| jitted identity, executed inline | xp array | dataclass node | custom node |",
+        "|---|---:|---:|---:|",
     ]
-    for part in WRAPPER_KINDS:
+    for part, label in WRAPPER_KINDS.items():
         cells = []
-        for kind in ("xp array", "minimal wrapper"):
+        for kind in WRAPPERS:
             ours, theirs = inline[f"{kind}: {part} ()"]
             cells.append(f"{(ours - theirs) * 1e6:+.1f} µs ({ours / theirs:.2f})")
-        lines.append(f"| {part} | {' | '.join(cells)} |")
+        lines.append(f"| {label} | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
 
 
 WRAPPER_NOTE = (
-    "What `jax.jit` adds to a call for a pytree node around the array, measured in the same fresh"
+    "What `jax.jit` adds to a call for pytree nodes around the arrays, measured in the same fresh"
     " interpreter as the last column above (asynchronous dispatch off): µs of CPU time per call over"
-    " the same jitted identity called with the jax array itself (and the ratio). xp's `Array` against"
-    " the cheapest node JAX offers, a `register_dataclass` class with `__slots__` and a plain"
-    " `__init__` (bench/overhead.py): the part both pay is what any wrapper type costs on this machine."
+    " the same jitted function called with the jax arrays themselves (and the ratio). xp's `Array`"
+    " against the two kinds of node JAX offers, each in its cheapest form (a class with `__slots__`;"
+    " bench/overhead.py): a dataclass node (`register_dataclass`, with a plain `__init__`), whose"
+    " child JAX's C++ reads without calling Python and which it rebuilds by calling the class with a"
+    " keyword (the kind xp's `Array` is), and a custom node (`register_pytree_node`), flattened and"
+    " rebuilt by Python functions. The part all pay is what any wrapper type costs on this machine;"
+    " the rows show where each kind costs less: a custom node for each result, a dataclass node for"
+    " each argument, and so where a call takes many arrays and returns few."
 )
 
 
@@ -300,9 +338,9 @@ JITTED_NOTE = (
     " Target: at most 1.05 each. On the shared 2-core machine a row moves by up to 0.4 between runs"
     " (nine runs on 2026-12-02 and 12-03: affine 0.85-1.23, MLP 0.88-1.30, fori_loop 1.08-1.12, softmax"
     " 0.99-1.24, BCOO 0.75-1.12): a call is a few µs and its CPU time includes XLA's worker threads. What xp adds per call,"
-    " measured directly on jitted identity functions executed inline: about 0.1 µs per xp argument and"
-    " 0.6 µs per xp result on an Intel Xeon (JAX rebuilds each result's wrapper by calling the class;"
-    " issue #12's notes); on this run's machine, the table after this one."
+    " measured directly on jitted identity functions executed inline: on this run's machine, the table"
+    " after this one (on an Intel Xeon, about 0.1 µs per xp argument and 0.6 µs per xp result: issue"
+    " #12's notes)."
 )
 
 

@@ -86,12 +86,30 @@ def test_an_array_is_a_pytree_node_of_its_value_and_is_not_constructed_directly(
     rebuilds it); the constructor refuses anything else."""
     leaves, treedef = jax.tree.flatten(x)
     assert len(leaves) == 1 and leaves[0] is x.jax
+    [(path, leaf)] = jax.tree_util.tree_flatten_with_path(x)[0]
+    assert jax.tree_util.keystr(path) == "._value" and leaf is x.jax
     rebuilt = jax.tree.unflatten(treedef, [jnp.ones(4, jnp.float32)])
     assert type(rebuilt) is xp.Array and rebuilt is not x
-    assert jax.tree.unflatten(treedef, [x]) is x  # an xp leaf is the array itself
-    for call in (lambda: xp.Array(), lambda: xp.Array(x.jax), lambda: xp.Array(_value=x.jax, other=1)):
+    same(rebuilt, np.ones(4, np.float32))
+    again = jax.tree.unflatten(treedef, [x])  # an xp leaf: an array of its value, not a nested wrapper
+    assert type(again) is xp.Array and again.jax is x.jax
+    for call in (lambda: xp.Array(), lambda: xp.Array(x.jax)):
         with pytest.raises(TypeError, match="cannot be constructed directly"):
             call()
+    with pytest.raises(TypeError, match="other"):
+        xp.Array(_value=x.jax, other=1)  # type: ignore[call-arg]
+
+
+def test_tree_map_to_sparse_arrays_says_how_to_map_over_the_arrays(x):
+    """A function mapped over the leaves of xp arrays that returns sparse arrays cannot put them in
+    a dense array: a clear error (it gave a dense array around each, which failed at first use),
+    and the mapping it names gives them."""
+    tree = {"m": xp.asarray(np.diag(VALUES))}
+    with pytest.raises(TypeError, match=r"BCOO where an xp.Array's value goes.*is_leaf"):
+        jax.tree.map(lambda leaf: xp.sparse.fromdense(xp.asarray(leaf)), tree)
+    mapped = jax.tree.map(xp.sparse.fromdense, tree, is_leaf=lambda leaf: isinstance(leaf, xp.Array))
+    assert isinstance(mapped["m"], xp.sparse.BCOO)
+    same(mapped["m"].todense(), np.diag(VALUES))
 
 
 def test_grad_rejects_a_non_scalar_output(x):

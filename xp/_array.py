@@ -85,17 +85,22 @@ class Array:
     _base: tuple[Array, Any] | None  # for a view: the array it views and the BasicIndex into it
     _views: list[weakref.ref[Array]] | None  # the live views of this array
 
-    def __new__(cls, *args: Any, _value: Any = _NO_VALUE, **kwargs: Any) -> Array:
+    def __init__(self, *args: Any, _value: Any = _NO_VALUE) -> None:
         # Only JAX's pytree machinery calls this, as Array(_value=leaf), to rebuild an array (see
-        # the registration below). A leaf that is already an xp array (``jax.tree.map(xp.zeros_like,
-        # params)`` maps the leaves to xp arrays) is the array itself, not a wrapper around a wrapper.
-        if _value is _NO_VALUE or args or kwargs:
+        # the registration below; xp makes its arrays with wrap). An __init__ over object.__new__,
+        # not a __new__ of xp's own: 1.2 µs less per result of a jitted call on the 2-core VM.
+        if args or _value is _NO_VALUE:
             raise TypeError("xp.Array cannot be constructed directly; use xp.asarray (or another creation function)")
-        if type(_value) is Array:
-            return _value
-        result = _new(cls)
-        result._value = _value
-        return result
+        if type(_value) is not JaxArrayImpl and isinstance(_value, ARRAY_TYPES):
+            # An xp array as the leaf: ``jax.tree.map(xp.zeros_like, params)`` maps each leaf to one
+            if type(_value) is not Array:
+                raise TypeError(
+                    f"a pytree function put a {type(_value).__name__} where an xp.Array's value goes (a "
+                    "function mapped over xp arrays returned a sparse array); map it over the arrays "
+                    "themselves: jax.tree.map(f, tree, is_leaf=lambda x: isinstance(x, xp.Array))"
+                )
+            _value = _value._value  # a new array of its value, not a wrapper around a wrapper
+        self._value = _value
 
     # --- the namespace and attributes ---------------------------------------------------------
 
@@ -401,9 +406,23 @@ def _from_numpy(value: np.ndarray) -> Array:
     return wrap(jnp.asarray(value))
 
 
-# A pytree node of one child, its value. Registered as a dataclass node: JAX's C++ reads the child
-# with getattr instead of calling a Python flatten function, which jax.jit's dispatch does for every
-# xp argument of every call (measured: 0.3 µs less per argument); rebuilding calls Array(_value=...).
+ARRAY_TYPES: tuple[type, ...] = (Array,)
+"""xp's array types: Array, and the sparse ones once ``xp.sparse`` is imported."""
+
+
+def add_array_types(*types: type) -> None:
+    """Add the sparse array types to :data:`ARRAY_TYPES` (``xp._routing.register_sparse_types``)."""
+    global ARRAY_TYPES
+    ARRAY_TYPES = (*ARRAY_TYPES, *(t for t in types if t not in ARRAY_TYPES))
+
+
+# A pytree node of one child, its value: a dataclass node, whose child JAX's C++ reads without
+# calling Python, and which it rebuilds by calling Array(_value=...). JAX's other kind, a node with
+# Python functions to flatten and rebuild it, costs less per result of a jitted call and more per
+# argument: on the 2-core VM, over the same call with jax arrays, one array in and out +4.8-6.4 µs
+# against this kind's +6.4-6.6, 20 and one in and one out (a prediction) +20.7-22.1 against
+# +9.8-10.9, 20 in and out (a training step) +33.3-34.7 against +33.1-33.4 (bench/overhead.py
+# measures both kinds in every run).
 jax.tree_util.register_dataclass(Array, data_fields=["_value"], meta_fields=[])
 # So that a function exported with jax.export, whose inputs or outputs are xp arrays, serializes.
 jax.export.register_pytree_node_serialization(

@@ -44,6 +44,7 @@ from typing import Any, NoReturn, TypeVar
 import jax.errors
 
 from xp import _resharding as resharding
+from xp._array import add_array_types
 from xp._errors import ArgumentError, SparseEfficiencyWarning
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -82,6 +83,7 @@ SPARSE_TYPES: tuple[type, ...] = ()
 def register_sparse_types(*types: type) -> None:
     global SPARSE_TYPES
     SPARSE_TYPES = (*SPARSE_TYPES, *(t for t in types if t not in SPARSE_TYPES))
+    add_array_types(*types)  # (so that a pytree leaf that is a sparse array is rebuilt as itself)
 
 
 def is_sparse(x: object) -> bool:
