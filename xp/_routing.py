@@ -83,7 +83,7 @@ SPARSE_TYPES: tuple[type, ...] = ()
 def register_sparse_types(*types: type) -> None:
     global SPARSE_TYPES
     SPARSE_TYPES = (*SPARSE_TYPES, *(t for t in types if t not in SPARSE_TYPES))
-    add_array_types(*types)  # (so that a pytree leaf that is a sparse array is rebuilt as itself)
+    add_array_types(*types)  # (Array(_value=...) refuses one, put by a pytree function where a dense leaf goes)
 
 
 def is_sparse(x: object) -> bool:
