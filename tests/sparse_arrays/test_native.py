@@ -579,6 +579,32 @@ def test_the_portable_build_computes_the_same_products(tmp_path):
     assert any(path.name.startswith("xp_spmm-") for path in tmp_path.rglob("*.so"))
 
 
+@needs_native
+@given(data=st.data())
+def test_a_bcsr_whose_row_pointers_decrease_is_read_row_by_row(data):
+    """Row pointers out of order or out of range (a BCSR built from corrupt buffers): the kernel
+    reads row r as the entries [ptr[r], max(ptr[r], ptr[r + 1])), each pointer clamped to [0, nse],
+    so no read is out of bounds. Short rows, as here, go through the pass that streams a chunk's
+    entries in blocks of 8 (with AVX-512); where a pointer decreases it must give way to the
+    row-by-row loop, not sum entries into the wrong rows."""
+    m = data.draw(st.integers(1, 12))
+    nse = data.draw(st.integers(0, 4 * m + 4))
+    dtype = data.draw(st.sampled_from(["float32", "float64"] if X64 else ["float32"]))
+    indptr = np.array(data.draw(st.lists(st.integers(-2, nse + 3), min_size=m + 1, max_size=m + 1)), np.int32)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n = 6
+    cols = rng.integers(0, n + 1, nse).astype(np.int32)  # n: padding
+    values, x = _values(rng, dtype, nse), _values(rng, dtype, n)
+    matrix = jsparse.BCSR((jnp.asarray(values), jnp.asarray(cols), jnp.asarray(indptr)), shape=(m, n))
+    expected = np.zeros(m, np.float64)
+    clamped = np.clip(indptr, 0, nse)
+    for r in range(m):
+        for j in range(clamped[r], max(clamped[r], clamped[r + 1])):
+            if cols[j] < n:
+                expected[r] += float(values[j]) * float(x[cols[j]])
+    check(jax.jit(_kernels.bcsr_matmul)(matrix, jnp.asarray(x)), expected, dtype)
+
+
 @pytest.mark.parametrize("product", PRODUCTS)
 def test_rows_without_entries_are_zero_on_the_parallel_path(product):
     """Rows no entry falls in (leading, between, trailing, and the padding row) come out 0 when
