@@ -56,6 +56,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _machine import describe
 from _x64 import output_with_x64
 
 GRID, QUICK_GRID = 1000, 200
@@ -389,8 +390,7 @@ def environment(load_start: float) -> str:
     load = os.getloadavg()[0]
     return (
         f"Measured with jax {jax.__version__}, scipy {scipy.__version__}, numpy {np.__version__}, "
-        f"Python {platform.python_version()}, on {jax.devices()[0].platform} ({platform.machine()}, "
-        f"{os.cpu_count()} CPUs; load average {load_start:.1f} at the start, {load:.1f} at the end)."
+        f"Python {platform.python_version()}, on {jax.devices()[0].platform} ({describe()}; load average {load_start:.1f} at the start, {load:.1f} at the end)."
     )
 
 

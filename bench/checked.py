@@ -26,6 +26,7 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
+from _machine import describe
 
 import xp
 
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> str:
         f"{INDICES} elements and a write `x[i] = v` (bench/checked.py). Median process CPU time per "
         f"call over {rounds} interleaved rounds of {calls} calls; the ratio is to jax.numpy. Measured "
         f"with jax {jax.__version__}, Python {platform.python_version()}, on {jax.devices()[0].platform} "
-        f"({platform.machine()}, {os.cpu_count()} CPUs), JAX_ENABLE_X64={os.environ.get('JAX_ENABLE_X64', '0')}.\n\n"
+        f"({describe()}), JAX_ENABLE_X64={os.environ.get('JAX_ENABLE_X64', '0')}.\n\n"
         "| way | time per call | ratio |\n|---|---:|---:|\n" + rows + "\n"
     )
 

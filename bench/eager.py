@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 import numpy as np
+from _machine import describe
 
 import xp
 
@@ -304,7 +305,7 @@ SMALL_SHAPES = {(), (8,), (8, 8)}
 def environment() -> str:
     return (
         f"Measured with jax {jax.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
-        f"on {jax.devices()[0].platform} ({platform.machine()}, {os.cpu_count()} CPUs), "
+        f"on {jax.devices()[0].platform} ({describe()}), "
         f"JAX_ENABLE_X64={os.environ.get('JAX_ENABLE_X64', '0')}."
     )
 

@@ -44,6 +44,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from _machine import describe
+
 DEVICES = 8
 FLAG = f"--xla_force_host_platform_device_count={DEVICES}"
 ROWS, COLUMNS = 16384, 128
@@ -250,7 +252,7 @@ def main(argv: list[str] | None = None) -> str:
         "machine's cores: the 8-device times are the cost of the partitioned program (collectives, "
         "dispatch), not a speedup, and absolute times mean little. Measured with jax "
         f"{jax.__version__}, Python {platform.python_version()}, on {jax.devices()[0].platform} "
-        f"({platform.machine()}, {os.cpu_count()} CPUs, load average {load:.1f} at the end), "
+        f"({describe()}, load average {load:.1f} at the end), "
         f"JAX_ENABLE_X64={os.environ.get('JAX_ENABLE_X64', '0')}.\n\n" + "\n".join(lines)
     )
 

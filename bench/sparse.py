@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
+from _machine import describe
 from _x64 import output_with_x64
 
 SIZE = 20000
@@ -399,7 +400,7 @@ def environment() -> str:
     return (
         f"Measured with jax {jax.__version__}, scipy {scipy.__version__}, pydata sparse {pydata.__version__}, "
         f"numpy {np.__version__}, Python {platform.python_version()}, on {jax.devices()[0].platform} "
-        f"({platform.machine()}, {os.cpu_count()} CPUs, load average {load:.1f} at the end)."
+        f"({describe()}, load average {load:.1f} at the end)."
     )
 
 
