@@ -415,7 +415,10 @@ off (XLA's kernels, the fallback). "scipy callback" is jitted JAX calling SciPy'
 through `jax.pure_callback` on the same buffers (the alternative to a native kernel); for xp,
 `A.T` is `xp.matrix_transpose(A)` (the transpose of a BCSR is a BCOO, as SciPy's transpose of a
 csr array is a csc array), and `A * 2` and `sum(A, axis=0)` are `xp.multiply` and `xp.sum`.
-`A[rows]` takes {taken} rows (random, with repeats) by an integer array; jitted, the matrix is a
+JAX's own BCOO `A.sum(axis=0)` sums nothing: it drops each entry's row index and returns the
+{nse:,} entries as a 1-d BCOO with repeated column indices, so its cells time moving the entries;
+xp's (a 1-d BCOO of one entry a column) and SciPy's are summed. `A[rows]` takes {taken} rows
+(random, with repeats) by an integer array; jitted, the matrix is a
 constant and the rows an argument. JAX's own BCOO has no such row (`A[rows]` with an index array
 ran out of the machine's memory). The
 gradient row is `jax.grad` with respect to the stored values, the matrix an argument of the
