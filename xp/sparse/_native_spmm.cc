@@ -21,7 +21,8 @@
 //                   by the column, x by the row).
 //
 // The products with one column (k == 1) of float32 and float64 values with int32 indices gather x
-// by vectors where the compiler targets AVX-512 (below, "one row's sum"); the rest is scalar code.
+// by vectors where the compiler targets AVX-512 (below, "one row's sum"; a CSR's short rows as one
+// stream of entries, CsrRowDotsVector); the rest is scalar code.
 //
 // Stored entries whose index is out of range (JAX pads with index == n_rows or n_cols) contribute
 // nothing; row pointers are clamped to [0, nse] so a corrupt indptr can never make a read out of
@@ -409,7 +410,6 @@ bool SortedRowSumsVector(const T* data, const int32_t* pairs, const T* x, int64_
   return true;
 }
 
-
 #endif  // XP_AVX512
 
 // Calls emit(row, the sum of data[j] * x[column of j] over the row's entries) for each row of the
@@ -634,6 +634,14 @@ inline int64_t Pointer(const I* indptr, int64_t row, int64_t nse) {
 }
 
 #ifdef XP_AVX512
+// Chunks whose rows average fewer entries than this go through CsrRowDotsVector, the others
+// through RowDot. Measured as below (jitted A @ x, 2 threads, interleaved with SciPy): rows of 5
+// and 10 entries (the Poisson and the random SPD matrices of bench/cg.py, 1M rows) float32 7.2 ->
+// 2.8-3.4 and 9.2 -> 7.6-7.8 ms, float64 5.6 -> 3.3-3.8 and 20.4 -> 9.2-9.9 ms; on rows of 20 (the
+// bench's 20000 x 20000 matrix) RowDot stays ahead, 0.68-0.69 against 0.70-0.71 of SciPy's time in
+// float32 and 0.63 against 0.70 in float64.
+constexpr int64_t kShortRows = 16;
+
 // The rows [row_begin, row_end) of a CSR matrix times a vector in one pass over their entries,
 // by blocks of 8 at a fixed stride whatever the rows' lengths, as SortedRowSumsVector does for a
 // COO: a row whose last entry falls in the block takes the block's products up to it, and its
@@ -643,14 +651,6 @@ inline int64_t Pointer(const I* indptr, int64_t row, int64_t nse) {
 // medians) took 7.2 ms that way against SciPy's 3.8 (float64 5.6 / 5.4). False (y partly written)
 // where the row pointers decrease: the caller then runs RowDot, which reads each row on its own
 // and takes such a row as empty.
-// Rows of fewer entries than this on average go through CsrRowDotsVector, longer ones through
-// RowDot. Measured as above (jitted A @ x, 2 threads, interleaved with SciPy): rows of 5 and 10
-// entries (the Poisson and the random SPD matrices of bench/cg.py, 1M rows) float32 7.2 -> 2.8-3.0
-// and 9.2 -> 7.6 ms, float64 5.6 -> 3.4-3.8 and 20.4 -> 9.4-9.9 ms; rows of 20 (the bench's
-// 20000 x 20000 matrix) RowDot stays ahead, 0.68-0.69 against 0.70-0.71 of SciPy's time in float32
-// and 0.63 against 0.70 in float64.
-constexpr int64_t kShortRows = 16;
-
 template <typename T>
 bool CsrRowDotsVector(const T* data, const int32_t* indices, const int32_t* indptr, const T* x, T* y,
                       int64_t nse, int64_t n, int64_t row_begin, int64_t row_end) {
