@@ -390,7 +390,8 @@ def environment(load_start: float) -> str:
     load = os.getloadavg()[0]
     return (
         f"Measured with jax {jax.__version__}, scipy {scipy.__version__}, numpy {np.__version__}, "
-        f"Python {platform.python_version()}, on {jax.devices()[0].platform} ({describe()}; load average {load_start:.1f} at the start, {load:.1f} at the end)."
+        f"Python {platform.python_version()}, on {jax.devices()[0].platform} ({describe()}; "
+        f"load average {load_start:.1f} at the start, {load:.1f} at the end)."
     )
 
 
