@@ -24,6 +24,7 @@ from jax.experimental import sparse as jsparse
 
 from xp import _dtypes as dt
 from xp._jit import on_constants
+from xp.sparse import _buffers as buffers
 from xp.sparse import _coordinates as coordinates
 from xp.sparse._array import BCOO
 
@@ -235,7 +236,8 @@ def _take_rows(
     20000 matrix with 400k entries in 0.4-1.6 ms, not the general join's 0.26-0.28 s). Duplicates
     stay duplicates; an element with coordinates out of range inside a row is padding.
 
-    ``plan``: the query rows' :func:`_row_counts` where already computed (eagerly), else None;
+    ``plan``: the query rows' :func:`_row_counts` where already computed (eagerly), else None
+    (under a trace, where ``nse`` is the number of queries times a bound on a row's length);
     ``pointers``: a sorted BCOO's :func:`_row_pointers`, or None.
     ``skip_padding``: count only the elements in range, the j-th of a row found by a search over
     their running count. Where ``nse`` is capped at the rows' length (each row's elements unique,
@@ -253,6 +255,19 @@ def _take_rows(
         )
     count_type = dt.default_int()
     start, count = _row_counts(value, queries, pointers) if plan is None else plan
+    unique = bool(value.unique_indices)
+    if plan is None and not skip_padding:
+        # Under a trace (no plan), nse is the number of queries times a bound on a row's length
+        # (see join): slot j of query i is its row's j-th element, or padding past the row's end.
+        # No running sum finds each slot's query, as below (2000 rows of a 20000 x 20000 matrix
+        # with 400k entries, a new set each call, jitted: 0.64-1.22 -> 0.38-0.41 ms, bench/RESULTS.md).
+        per, extra = divmod(nse, q)
+        assert not extra, (nse, q)
+        j = lax.broadcasted_iota(count_type, (q, per), 1)
+        position = jnp.clip(start[:, None].astype(count_type) + j, 0, n - 1).reshape(nse)
+        owner = lax.broadcasted_iota(count_type, (q, per), 0).reshape(nse)
+        filled = (j < count[:, None]).reshape(nse)
+        return _gathered(data, rest_idx, position, owner, filled, q_shape, rest_shape, itype, unique)
     ranks = None
     if skip_padding:  # positions as numbers of in-range elements before them
         ranks = coordinates.running_sum(coordinates.in_range(rest_idx, rest_shape).astype(count_type))
@@ -265,20 +280,102 @@ def _take_rows(
     if ranks is not None:
         rank = jnp.searchsorted(ranks, rank + 1, side="left")  # the (rank + 1)-th in-range element
     position = jnp.clip(rank, 0, n - 1)
+    return _gathered(data, rest_idx, position, owner, slot < ends[-1], q_shape, rest_shape, itype, unique)
+
+
+def _gathered(
+    data: Any,
+    rest_idx: Any,
+    position: Any,
+    owner: Any,
+    filled: Any,
+    q_shape: tuple[int, ...],
+    rest_shape: tuple[int, ...],
+    itype: Any,
+    unique: bool,
+) -> Any:
+    """The BCOO of the stored elements at ``position`` (each slot's), under their queries
+    (``owner``, a flat index into ``q_shape``); slots not ``filled``, and elements out of range
+    inside a row, are padding."""
+    nse = int(position.shape[0])
     rest = rest_idx[position].astype(itype)
-    keep = (slot < ends[-1]) & coordinates.in_range(rest, rest_shape)
+    keep = filled & coordinates.in_range(rest, rest_shape)
     b_cols = []
     remaining = owner
     for size in reversed(q_shape):
         b_cols.append((remaining % size).astype(itype))
         remaining = remaining // size
     idx = coordinates.columns([*reversed(b_cols), *(rest[:, j] for j in range(len(rest_shape)))], nse, itype)
-    unique = bool(value.unique_indices)
+    shape = (*q_shape, *rest_shape)
     return coordinates.to_bcoo(coordinates.make(data[position], idx, shape, keep, unique))
 
 
+def _take_rows_host(value: Any, queries: Any, q_shape: tuple[int, ...]) -> Any:
+    """:func:`_take_rows` in NumPy, for a concrete array and queries on one CPU device (the policy
+    of ``xp.sparse._buffers``): the same buffers, with exactly the selected elements stored, and no
+    kernel to compile for each new number of them (the kernel path compiles for every minibatch of
+    rows, 0.6-2.4 s for 2000 rows of a 20000 x 20000 matrix with 400k entries). None elsewhere."""
+    asked = buffers.on_host(queries)
+    if asked is None:
+        return None
+    host = buffers.host_buffers(value)
+    like = None if host is None else buffers.placement(value.data, queries)
+    if host is None or like is None:
+        return None
+    rows = asked[:, 0]
+    n_rows, rest_shape = int(value.shape[0]), tuple(value.shape[1:])
+    shape = (*q_shape, *rest_shape)
+    itype = coordinates.index_dtype(shape)
+    inside = (rows >= 0) & (rows < n_rows)
+    if not inside.all():  # (eager indices are checked before: as in the kernels, such rows select nothing)
+        rows = np.where(inside, rows, 0)
+    if isinstance(value, jsparse.BCSR):
+        data, cols, indptr = host
+        rest = [cols]
+        start = indptr[rows].astype(np.int64)
+        count = indptr[rows + 1] - start
+    else:  # a BCOO with sorted indices: its padding sorts after the last row
+        data, indices = host
+        rest = [indices[:, j] for j in range(1, indices.shape[1])]
+        pointers = _row_pointers(value, at_once=False)  # (kept from the second use on, as for the kernels)
+        if pointers is not None:
+            pointers = np.asarray(pointers)
+            start = pointers[rows].astype(np.int64)
+            count = pointers[rows + 1] - start
+        else:  # (searched in a contiguous copy of the rows, in their dtype: NumPy would copy it to theirs)
+            first = np.ascontiguousarray(indices[:, 0])
+            keys = rows.astype(first.dtype)
+            start = np.searchsorted(first, keys, side="left")
+            count = np.searchsorted(first, keys + 1, side="left") - start
+    count = np.where(inside, count, 0)
+    total = int(count.sum())
+    ends = np.cumsum(count)
+    position = np.repeat(start - (ends - count), count)  # each row's run, in order
+    position += np.arange(total)
+    idx = np.empty((total, len(shape)), itype)
+    remaining = np.repeat(np.arange(len(rows), dtype=itype), count)  # each element's query, in q_shape
+    for axis in range(len(q_shape) - 1, 0, -1):
+        idx[:, axis] = remaining % q_shape[axis]
+        remaining = remaining // q_shape[axis]
+    if q_shape:
+        idx[:, 0] = remaining
+    padding = None
+    for j, (column, size) in enumerate(zip(rest, rest_shape, strict=True)):
+        taken_column = np.take(column, position)
+        idx[:, len(q_shape) + j] = taken_column
+        outside = taken_column.view(np.dtype(f"u{taken_column.itemsize}")) >= size  # (negative ones too)
+        padding = outside if padding is None else padding | outside
+    taken = np.take(data, position)
+    if padding is not None and padding.any():  # an element inside a row but out of range: padding
+        taken[padding] = 0
+        idx[padding] = shape
+    unique = bool(value.unique_indices) or total == 0 or data.shape[0] == 0
+    return buffers.make_bcoo(buffers.to_device_of(taken, like), buffers.to_device_of(idx, like), shape, False, unique)
+
+
 def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ...], place: int) -> Any:
-    """:func:`join_stored` with its number of stored elements: exact eagerly; traced, an upper bound,
+    """:func:`join_stored` with its number of stored elements: exact eagerly (rows taken on CPU),
+    or rounded up to a few sizes (:func:`coordinates.padded_nse`); traced, an upper bound,
     from the longest match where the array is concrete (a constant of the traced function, the
     queries traced: 2000 rows taken from 20000 x 20000 with 400k entries bound by 2000 x the
     longest row, not 2000 x 20000 columns, 1.5 s of work otherwise), else from its size. Rows of
@@ -302,11 +399,14 @@ def join(x: Any, queries: Any, key_axes: tuple[int, ...], q_shape: tuple[int, ..
         # a barrier, or XLA folds the constant array's sorting into the program at compile time
         value = lax.optimization_barrier(value)
     elif by_rows:
+        taken = _take_rows_host(value, queries, q_shape)
+        if taken is not None:
+            return BCOO._wrap(taken)
         pointers = _row_pointers(value, at_once=False)
         *plan, total = _rows_plan(value, queries, pointers)
-        nse = int(total)
+        nse = coordinates.padded_nse(int(total))
     else:
-        nse = int(_join_total(value, queries, key_axes=key_axes))
+        nse = coordinates.padded_nse(int(_join_total(value, queries, key_axes=key_axes)))
     if by_rows:
         return BCOO._wrap(
             _take_rows(
