@@ -262,6 +262,31 @@ PROCESSES = textwrap.dedent(
 )
 
 
+# The results NumPy computes eagerly on CPU (a product of two sparse matrices, rows taken) go where
+# JAX puts a computation: on a committed operand's device; operands committed to two devices are
+# JAX's error, as they were before those results were made on the host.
+HOST_RESULTS = textwrap.dedent(
+    """
+    import jax, numpy as np, pytest
+    import xp, xp.sparse as xs
+
+    devices = jax.devices()
+    a = np.where(np.arange(36).reshape(6, 6) % 4 == 0, np.arange(36.0).reshape(6, 6), 0).astype(np.float32)
+    A = xs.fromdense(xp.asarray(a))
+    moved = A.to_device(devices[3])
+    rows = xp.asarray(np.array([4, 0, 4], np.int32))
+    for out in (A @ moved, moved @ A, moved[rows], moved[rows.to_device(devices[3])]):
+        assert out.device == devices[3] and out.jax.data.committed, out.device
+    assert np.array_equal(np.asarray((A @ moved).todense()), a @ a)
+    with pytest.raises(ValueError, match="incompatible devices"):
+        moved @ A.to_device(devices[5])
+    with pytest.raises(ValueError, match="incompatible devices"):
+        moved[rows.to_device(devices[5])]
+    print("ok")
+    """
+)
+
+
 def run(script: str) -> None:
     env = subprocess_env(host_devices=8)
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
@@ -305,3 +330,7 @@ def test_row_partitioned_from_each_processs_blocks():
             raise
     for process, (out, err) in zip(runs, outputs, strict=True):
         assert process.returncode == 0 and out.strip().endswith("ok"), out[-3000:] + err[-3000:]
+
+
+def test_results_made_on_the_host_are_placed_as_jax_places_them():
+    run(HOST_RESULTS)

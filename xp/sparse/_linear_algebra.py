@@ -47,6 +47,7 @@ from xp._errors import fail
 from xp._routing import dense_result, implements
 from xp.sparse import _kernels
 from xp.sparse import _meshes as meshes
+from xp.sparse import _sparse_products as sparse_products
 from xp.sparse import _transposed as transposed
 from xp.sparse._array import BCOO, BCSR, SparseArray, wrap_sparse
 from xp.sparse._transposed import Transposed
@@ -159,8 +160,15 @@ def _columns(x: Any) -> Any:
 
 @implements("matmul")
 def matmul(x1: Any, x2: Any, /) -> Array | SparseArray:
-    """``x1 @ x2`` with a sparse operand: dense for sparse with dense, sparse for two sparse ones."""
-    return result(meshes.product(_matmul, product_operand(x1, "x1"), product_operand(x2, "x2")))
+    """``x1 @ x2`` with a sparse operand: dense for sparse with dense, sparse for two sparse ones
+    (eagerly on CPU computed row by row, :mod:`xp.sparse._sparse_products`)."""
+    a, b = product_operand(x1, "x1"), product_operand(x2, "x2")
+    if is_sparse(a) and is_sparse(b) and a.ndim == 2 and b.ndim == 2:
+        dtype = jax.eval_shape(dense._matmul, aval(a), aval(b)).dtype  # (the dense checks and messages)
+        product = sparse_products.host_product(a, b, dtype)
+        if product is not None:
+            return BCOO._wrap(product)
+    return result(meshes.product(_matmul, a, b))
 
 
 @functools.partial(kernel, static_argnames="partitionable")
@@ -247,15 +255,21 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
     """Sum of products over ``axes`` (as ``xp.tensordot``) with a sparse operand."""
     pair = dense._axes_argument(axes)
     a, b = product_operand(x1, "x1"), product_operand(x2, "x2")
-    if _is_matrix_product(a, b, pair):  # the same product as matmul's, so placed as matmul's is
-        return result(meshes.product(_matmul, a, b))
+    if _is_matrix_product(a, b, pair):
+        if is_sparse(a) and is_sparse(b):  # eagerly on CPU row by row, as matmul's
+            dtype = jax.eval_shape(functools.partial(dense._tensordot, axes=pair), aval(a), aval(b)).dtype
+            product = sparse_products.host_product(a, b, dtype)
+            if product is not None:
+                return BCOO._wrap(product)
+        else:  # the same product as matmul's, so placed as matmul's is
+            return result(meshes.product(_matmul, a, b))
     return result(_tensordot(operand(x1, "x1"), operand(x2, "x2"), axes=pair))
 
 
 def _is_matrix_product(a: Any, b: Any, pair: Any) -> bool:
-    """Whether ``tensordot(a, b, axes=pair)`` is the matrix product of a 2-d sparse and a 2-d
-    dense array (bool, which matmul rejects, excepted)."""
-    if a.ndim != 2 or b.ndim != 2 or is_sparse(a) == is_sparse(b) or np.bool_ in (a.dtype, b.dtype):
+    """Whether ``tensordot(a, b, axes=pair)`` is the matrix product of two 2-d arrays, one of them
+    sparse or both (bool, which matmul rejects, excepted)."""
+    if a.ndim != 2 or b.ndim != 2 or np.bool_ in (a.dtype, b.dtype):
         return False
     if a.shape[1] != b.shape[0]:
         return False  # tensordot's own check names the axes

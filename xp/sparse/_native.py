@@ -4,10 +4,12 @@ What it computes: ``A @ x`` and ``A.T @ x`` for a CSR matrix (data, column indic
 and ``y[out[j]] += data[j] * x[in[j]]`` for a COO one (``A @ x`` with ``out`` the row indices,
 ``A.T @ x`` with the column indices), ``x`` a vector or a row-major matrix, multithreaded over
 row (or entry) blocks on XLA's own intra-op thread pool; entries with out-of-range indices
-(JAX's padding) contribute nothing. :mod:`xp.sparse._kernels` chooses it on CPU.
+(JAX's padding) contribute nothing. :mod:`xp.sparse._kernels` chooses it on CPU. The same
+library holds the eager product of two sparse matrices on the host (``_native_spgemm.cc``, called
+through ctypes by :mod:`xp.sparse._sparse_products`).
 
 **How it is built: on first use, into a per-user cache** (``$XP_NATIVE_CACHE``, else
-``$XDG_CACHE_HOME/xp`` or ``~/.cache/xp``), one shared library per hash of the source, the
+``$XDG_CACHE_HOME/xp`` or ``~/.cache/xp``), one shared library per hash of the sources, the
 compiler, the flags, the CPU (it is built for the host's instruction set) and jaxlib's version (the FFI headers come from the installed jaxlib:
 ``jax.ffi.include_dir()``). The compile takes about 15 s of CPU once per user and jaxlib version;
 concurrent processes (pytest-xdist workers) wait on a lock file and the library is renamed into
@@ -64,7 +66,8 @@ import numpy as np
 
 from xp.sparse import _xla_kernels
 
-SOURCE = Path(__file__).with_name("_native_spmm.cc")
+# The products' FFI kernels, and the host product of two sparse matrices (called through ctypes)
+SOURCES = (Path(__file__).with_name("_native_spmm.cc"), Path(__file__).with_name("_native_spgemm.cc"))
 FLAGS = ("-std=c++20", "-O3", "-fPIC", "-shared", "-Wno-return-type")
 # Built for the CPU it runs on: `A @ X` with 64 columns (a row of X per stored entry) ran 2.2-3.2x
 # faster with AVX2/FMA than with the x86-64 baseline's SSE2 (jitted, 20000 x 20000, 400k entries, on
@@ -133,7 +136,7 @@ def library_path(compiler: str) -> Path:
     version = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=True).stdout
     key = hashlib.sha256()
     for part in (
-        SOURCE.read_bytes(),
+        *(source.read_bytes() for source in SOURCES),
         version.encode(),
         " ".join(FLAGS + host_flags()).encode(),
         host_cpu().encode(),
@@ -172,7 +175,8 @@ def build(compiler: str, target: Path) -> None:
         handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".so.tmp")
         os.close(handle)
         try:
-            command = [compiler, *FLAGS, *host_flags(), f"-I{jax.ffi.include_dir()}", str(SOURCE), "-o", temporary]
+            sources = [str(source) for source in SOURCES]
+            command = [compiler, *FLAGS, *host_flags(), f"-I{jax.ffi.include_dir()}", *sources, "-o", temporary]
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode and host_flags():  # a compiler that does not know the CPU: the portable build
                 command = [c for c in command if c not in host_flags()]
@@ -204,6 +208,7 @@ def _load() -> bool:
         library = ctypes.cdll.LoadLibrary(str(path))
         for name, symbol in TARGETS.items():
             jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(library, symbol)), platform="cpu")
+        _state["library"] = library
     except Exception as error:
         warnings.warn(
             f"xp.sparse: the native CPU kernel for sparse products is not available ({error}); "
@@ -236,6 +241,12 @@ def disabled() -> Any:
     finally:
         _state["enabled"] = saved
         jax.clear_caches()
+
+
+def host_functions() -> Any:
+    """The loaded library (its ``xp_spgemm_*`` functions, called through ctypes), where the native
+    kernel is available (:func:`available`), else None."""
+    return _state.get("library") if available() else None
 
 
 def supported(dtype: Any) -> bool:
