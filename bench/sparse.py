@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import os
 import platform
 import statistics
@@ -45,8 +46,10 @@ SIZE = 20000
 DENSITY = 1e-3
 COLUMNS = 64
 TAKEN = 2000  # rows taken by A[rows]
+ROW_SETS = 256  # the sets of rows A[rows] takes in turn
 GRAD = "grad of w . (A @ x) by A's data"  # reverse mode through a product: w[row] * x[column]
-OPERATIONS = ["A @ x", "A @ X", "A.T @ x", "A * 2", "sum(A, axis=0)", "A.T", "A[rows]", GRAD]
+SPGEMM = "A @ A.T"  # a product of two sparse matrices, eagerly
+OPERATIONS = ["A @ x", "A @ X", "A.T @ x", "A * 2", "sum(A, axis=0)", "A.T", "A[rows]", SPGEMM, GRAD]
 IMPLEMENTATIONS = [
     "scipy csr",
     "scipy callback",
@@ -123,8 +126,9 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
     w = rng.standard_normal(SIZE).astype(dtype)
     rows = np.repeat(np.arange(SIZE, dtype=S.indices.dtype), np.diff(S.indptr))
     jw = jax.numpy.asarray(w)
-    taken = rng.integers(0, SIZE, TAKEN).astype(np.int32)  # with repeats, in no order
-    xtaken = xp.asarray(taken)
+    # with repeats, in no order; a different set on each call, as when drawing minibatches of rows
+    taken_sets = [rng.integers(0, SIZE, TAKEN).astype(np.int32) for _ in range(ROW_SETS)]
+    xtaken_sets = [xp.asarray(t) for t in taken_sets]
     for name, A in (("scipy csr", S), ("pydata COO", coo), ("pydata GCXS", gcxs)):
         add(name, {
             "A @ x": lambda A=A: A @ x,
@@ -133,7 +137,8 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
             "A * 2": lambda A=A: A * 2,
             "sum(A, axis=0)": lambda A=A: A.sum(axis=0),
             "A.T": lambda A=A: A.T,
-            "A[rows]": lambda A=A: A[taken],
+            "A[rows]": in_turn(lambda rows, A=A: A[rows], taken_sets),
+            SPGEMM: lambda A=A: A @ A.T,
             # SciPy has no autodiff: the gradient written by hand in NumPy, the rows precomputed
             GRAD: (lambda: w[rows] * x[S.indices]) if name == "scipy csr" else None,
         })  # fmt: skip
@@ -198,7 +203,10 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
             "A * 2": lambda: scale(A),
             "sum(A, axis=0)": lambda: total(A),
             "A.T": lambda: transpose(A),
-            "A[rows]": lambda: rows_of(xtaken),
+            "A[rows]": in_turn(rows_of, xtaken_sets),
+            # eagerly only: traced, the result is sized by JAX's rule before the coordinates are known
+            # (here 400k x 400k pairs, capped at the 4e8 elements of the dense result)
+            SPGEMM: None if jit else (lambda: A @ xp.matrix_transpose(A)),
             GRAD: lambda: grad(raw.data, raw, xx),
         }
         return _available(ops)
@@ -209,6 +217,12 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
     for name, A in (("xp BCOO", xp_coo), ("xp BCSR", xp_csr)):
         add(f"{name} jit XLA", {k: v for k, v in xp_ops(A, jit=True, xla=True).items() if "@" in k})
     return out
+
+
+def in_turn(take: Callable[[object], object], sets: list[object]) -> Callable[[], object]:
+    """A call of ``take`` on the next of ``sets`` each time, from the first again after the last."""
+    turn = itertools.cycle(sets)
+    return lambda: take(next(turn))
 
 
 def with_data(module: ModuleType, A: object, d: object) -> object:
@@ -254,8 +268,11 @@ def _available(ops: dict[str, Callable[[], object] | None]) -> dict[str, Callabl
     """The operations that run (the others are marked n/a), each called once (compiling it)."""
     result: dict[str, Callable[[], object] | None] = {}
     for name, fn in ops.items():
+        if fn is None:
+            result[name] = None
+            continue
         try:
-            _block(fn())  # type: ignore[misc]
+            _block(fn())
         except NotImplementedError as e:
             print(f"  n/a: {name}: {str(e).splitlines()[0][:100]}", file=sys.stderr)
             result[name] = None
@@ -418,9 +435,12 @@ csr array is a csc array), and `A * 2` and `sum(A, axis=0)` are `xp.multiply` an
 JAX's own BCOO `A.sum(axis=0)` sums nothing: it drops each entry's row index and returns the
 {nse:,} entries as a 1-d BCOO with repeated column indices, so its cells time moving the entries;
 xp's (a 1-d BCOO of one entry a column) and SciPy's are summed. `A[rows]` takes {taken} rows
-(random, with repeats) by an integer array; jitted, the matrix is a
-constant and the rows an argument. JAX's own BCOO has no such row (`A[rows]` with an index array
-ran out of the machine's memory). The
+(random, with repeats) by an integer array, a different set on each call (from {row_sets} in
+turn, as minibatches); jitted, the matrix is a constant and the rows an argument. JAX's own BCOO has no such row (`A[rows]` with an index array
+ran out of the machine's memory). `A @ A.T` is a product of two sparse matrices (a sparse result
+of about 8M stored elements), eagerly only: under `jax.jit`, xp and JAX size the result by JAX's
+rule before the coordinates are known, a stored element per pair of stored elements up to the
+dense size (here 4e8). The
 gradient row is `jax.grad` with respect to the stored values, the matrix an argument of the
 jitted function; SciPy has no automatic differentiation, so its cell is the gradient written by
 hand in NumPy, `w[rows] * x[indices]` with the row of each entry precomputed. On a shared machine
@@ -434,7 +454,7 @@ def markdown(results: dict[str, tuple[Times, Times]]) -> str:
     parts = [
         "## Sparse arrays: xp.sparse, SciPy, pydata sparse and jax.experimental.sparse",
         "",
-        NOTE.format(size=SIZE, density=DENSITY, nse=nse, columns=COLUMNS, taken=f"{TAKEN:,}"),
+        NOTE.format(size=SIZE, density=DENSITY, nse=nse, columns=COLUMNS, taken=f"{TAKEN:,}", row_sets=ROW_SETS),
         "",
         environment(),
         "",
