@@ -164,11 +164,19 @@ def matmul(x1: Any, x2: Any, /) -> Array | SparseArray:
     (eagerly on CPU computed row by row, :mod:`xp.sparse._sparse_products`)."""
     a, b = product_operand(x1, "x1"), product_operand(x2, "x2")
     if is_sparse(a) and is_sparse(b) and a.ndim == 2 and b.ndim == 2:
-        dtype = jax.eval_shape(dense._matmul, aval(a), aval(b)).dtype  # (the dense checks and messages)
-        product = sparse_products.host_product(a, b, dtype)
+        product = _on_host(a, b, dense._matmul)
         if product is not None:
-            return BCOO._wrap(product)
+            return product
     return result(meshes.product(_matmul, a, b))
+
+
+def _on_host(a: Any, b: Any, dense_product: Any) -> BCOO | None:
+    """The product of two 2-d sparse operands computed eagerly on CPU, row by row
+    (:mod:`xp.sparse._sparse_products`), in the dtype ``dense_product`` gives (with its checks and
+    messages); None where it is not (JAX's rule, in the kernel, computes it then)."""
+    dtype = jax.eval_shape(dense_product, aval(a), aval(b)).dtype
+    product = sparse_products.host_product(a, b, dtype)
+    return None if product is None else BCOO._wrap(product)
 
 
 @functools.partial(kernel, static_argnames="partitionable")
@@ -257,10 +265,9 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
     a, b = product_operand(x1, "x1"), product_operand(x2, "x2")
     if _is_matrix_product(a, b, pair):
         if is_sparse(a) and is_sparse(b):  # eagerly on CPU row by row, as matmul's
-            dtype = jax.eval_shape(functools.partial(dense._tensordot, axes=pair), aval(a), aval(b)).dtype
-            product = sparse_products.host_product(a, b, dtype)
+            product = _on_host(a, b, functools.partial(dense._tensordot, axes=pair))
             if product is not None:
-                return BCOO._wrap(product)
+                return product
         else:  # the same product as matmul's, so placed as matmul's is
             return result(meshes.product(_matmul, a, b))
     return result(_tensordot(operand(x1, "x1"), operand(x2, "x2"), axes=pair))

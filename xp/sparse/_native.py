@@ -208,6 +208,10 @@ def _load() -> bool:
         library = ctypes.cdll.LoadLibrary(str(path))
         for name, symbol in TARGETS.items():
             jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(library, symbol)), platform="cpu")
+        # the host functions of _native_spgemm.cc (their arguments: int64s and pointers, as passed)
+        library.xp_spgemm_count.restype = ctypes.c_int64
+        for dtype in ("float32", "float64"):
+            getattr(library, f"xp_spgemm_fill_{dtype}").restype = None
         _state["library"] = library
     except Exception as error:
         warnings.warn(

@@ -70,13 +70,10 @@ def _native_product(
     a_cols, b_cols = (np.ascontiguousarray(c, dtype=np.int64) for c in (a_cols, b_cols))
     a_data, b_data = np.ascontiguousarray(a_data), np.ascontiguousarray(b_data)
     row_counts = np.empty(m + 1, np.int64)
-    count = library.xp_spgemm_count
-    count.restype = ctypes.c_int64
-    total = count(*_ints(m, n), *_pointers_of(a_ptr, a_cols, b_ptr, b_cols, row_counts))
+    total = library.xp_spgemm_count(*_ints(m, n), *_pointers_of(a_ptr, a_cols, b_ptr, b_cols, row_counts))
     cols = np.empty(total, np.int64)
     sums = np.empty(total, a_data.dtype)
     fill = getattr(library, f"xp_spgemm_fill_{a_data.dtype.name}")
-    fill.restype = None
     fill(*_ints(m, n), *_pointers_of(a_ptr, a_cols, a_data, b_ptr, b_cols, b_data, row_counts, cols, sums))
     rows = np.repeat(np.arange(m, dtype=np.int64), np.diff(row_counts))
     return sums, rows, cols
