@@ -121,6 +121,16 @@ def bcsr_coordinates_host(indices: np.ndarray, indptr: np.ndarray) -> np.ndarray
 # --- buffers on the host --------------------------------------------------------------------
 
 
+def runs_host(start: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The positions ``start[i], ..., start[i] + count[i] - 1`` of each run ``i``, one run after
+    the other (``count`` non-negative): the stored elements of the rows that ``A[rows]`` takes, or
+    of the rows of ``B`` that a product of two sparse matrices meets."""
+    ends = np.cumsum(count)
+    position = np.repeat(start - (ends - count), count)
+    position += np.arange(position.size, dtype=position.dtype)
+    return position
+
+
 def host_buffers(v: Any) -> tuple[np.ndarray, ...] | None:
     """The buffers of a JAX sparse array as NumPy arrays, if they all live on one CPU device
     (batch dimensions broadcast to the array's)."""

@@ -349,9 +349,7 @@ def _take_rows_host(value: Any, queries: Any, q_shape: tuple[int, ...]) -> Any:
             count = np.searchsorted(first, keys + 1, side="left") - start
     count = np.where(inside, count, 0)
     total = int(count.sum())
-    ends = np.cumsum(count)
-    position = np.repeat(start - (ends - count), count)  # each row's run, in order
-    position += np.arange(total)
+    position = buffers.runs_host(start, count)  # each row's run, in order
     idx = np.empty((total, len(shape)), itype)
     remaining = np.repeat(np.arange(len(rows), dtype=itype), count)  # each element's query, in q_shape
     for axis in range(len(q_shape) - 1, 0, -1):

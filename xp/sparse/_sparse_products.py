@@ -99,10 +99,7 @@ def _numpy_product(m: int, n: int, k: int, *operands: np.ndarray) -> tuple[np.nd
     total = int(count.sum())
     if total == 0:
         return np.zeros(0, a_data.dtype), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    # the products: A's element e with each element of B's row a_cols[e], at position[e] ...
-    ends = np.cumsum(count)
-    position = np.repeat(start - (ends - count), count)
-    position += np.arange(total, dtype=position.dtype)
+    position = buffers.runs_host(start, count)  # the products: A's element e with each of B's row a_cols[e]
     products = np.repeat(a_data, count)
     products *= np.take(b_data, position)
     cols = np.take(b_cols, position)
