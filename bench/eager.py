@@ -305,7 +305,7 @@ SMALL_SHAPES = {(), (8,), (8, 8)}
 def environment() -> str:
     return (
         f"Measured with jax {jax.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
-        f"on {jax.devices()[0].platform} ({describe()}), "
+        f"on {jax.devices()[0].platform} {jax.devices()[0].device_kind} ({describe()}), "
         f"JAX_ENABLE_X64={os.environ.get('JAX_ENABLE_X64', '0')}."
     )
 

@@ -23,25 +23,36 @@ from datetime import date
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["eager", "overhead", "sparse", "cg", "checked", "sharding"]
+BENCHMARKS = ["eager", "overhead", "sparse", "cg", "checked", "sharding", "precision"]
 HEADER = "# Benchmark results\n\nWritten by `python bench/run.py`; each section says when it was run.\n"
+
+
+def _section_name(name: str) -> str:
+    """A benchmark's section: its name, with the platform where JAX's default backend is not the
+    CPU (``overhead-tpu``), so that a run on an accelerator keeps the CPU's section beside its own."""
+    import jax
+
+    platform = jax.default_backend()
+    return name if platform == "cpu" else f"{name}-{platform}"
 
 
 def section(name: str, body: str, quick: bool) -> str:
     how = f"`python bench/run.py {name}{' --quick' if quick else ''}`"
     load = os.getloadavg()[0]
     stamp = f"_Run on {date.today().isoformat()} with {how}; load average {load:.1f} at the end._\n\n"
-    return f"<!-- bench:{name} -->\n{stamp}{body.strip()}\n<!-- /bench:{name} -->\n"
+    key = _section_name(name)
+    return f"<!-- bench:{key} -->\n{stamp}{body.strip()}\n<!-- /bench:{key} -->\n"
 
 
-_SECTION = re.compile(r"<!-- bench:(\w+) -->\n.*?<!-- /bench:\1 -->\n", flags=re.S)
+_SECTION = re.compile(r"<!-- bench:([\w-]+) -->\n.*?<!-- /bench:\1 -->\n", flags=re.S)
 
 
 def merge(existing: str, sections: dict[str, str]) -> str:
     """``existing`` with the sections of ``sections`` replaced (or added), in BENCHMARKS order."""
     kept = {m.group(1): m.group(0) for m in _SECTION.finditer(existing)}
     kept.update(sections)
-    order = [n for n in BENCHMARKS if n in kept] + [n for n in kept if n not in BENCHMARKS]
+    order = [n for b in BENCHMARKS for n in kept if n == b or n.startswith(f"{b}-")]
+    order += [n for n in kept if n not in order]
     return HEADER + "".join("\n" + kept[n] for n in order)
 
 
@@ -55,7 +66,7 @@ def main() -> None:
     sections = {}
     for name in args.names:
         module = importlib.import_module(name)
-        sections[name] = section(name, module.main(["--quick"] if args.quick else []), args.quick)
+        sections[_section_name(name)] = section(name, module.main(["--quick"] if args.quick else []), args.quick)
     existing = args.output.read_text() if args.output.exists() else ""
     args.output.write_text(merge(existing, sections))
     print(f"wrote {args.output}", file=sys.stderr)

@@ -153,7 +153,7 @@ def module_version(module: Any) -> str:
 
 
 def environment() -> dict[str, Any]:
-    """What the run depended on: versions, and JAX's 64-bit mode when JAX is loaded."""
+    """What the run depended on: versions, and JAX's 64-bit mode and devices when JAX is loaded."""
     env: dict[str, Any] = {"python": sys.version.split()[0], "numpy": np.__version__}
     try:
         import hypothesis
@@ -166,4 +166,7 @@ def environment() -> dict[str, Any]:
         env["jax"] = getattr(jax, "__version__", "?")
         with contextlib.suppress(AttributeError):
             env["jax_enable_x64"] = bool(jax.config.jax_enable_x64)
+        with contextlib.suppress(RuntimeError, AttributeError):  # no backend could start
+            devices = jax.devices()
+            env["device"] = f"{len(devices)} x {devices[0].device_kind} ({devices[0].platform})"
     return env

@@ -67,7 +67,7 @@ def header(meta: dict[str, Any]) -> str:
 
 
 def versions(meta: dict[str, Any]) -> str:
-    """``python 3.11.7, numpy 2.4.6, jax 0.10.2 (64-bit mode off), hypothesis 6.151.0``."""
+    """``python 3.11.7, numpy 2.4.6, jax 0.10.2 (64-bit mode off), hypothesis 6.151.0, on 1 x cpu (cpu)``."""
     env = meta.get("environment") or {}
     bits = [f"{k} {env[k]}" for k in ("python", "numpy", "jax", "hypothesis") if k in env]
     if "jax_enable_x64" in env:
@@ -75,6 +75,8 @@ def versions(meta: dict[str, Any]) -> str:
             b + (f" (64-bit mode {'on' if env['jax_enable_x64'] else 'off'})" if b.startswith("jax") else "")
             for b in bits
         ]
+    if "device" in env:
+        bits.append(f"on {env['device']}")
     return ", ".join(bits)
 
 

@@ -1,5 +1,5 @@
 """Test configuration: JAX's 64-bit mode, JAX's persistent compilation cache, the hypothesis
-profiles and the markers.
+profiles and the markers (``cpu_only``: tests/platform_facts.py).
 
 Environment variables (all optional):
 
@@ -15,6 +15,10 @@ Environment variables (all optional):
   ``.jax-cache/`` at the repository root); ``JAX_ENABLE_COMPILATION_CACHE=0`` turns the cache off.
   Most of the suite's time is XLA compiling small kernels, so a warm cache makes runs several
   times faster. Subprocesses started by tests inherit these settings.
+- ``JAX_PLATFORMS``: JAX's own; the suite runs on JAX's default backend. Where that is not the CPU
+  (a TPU), the tests marked ``cpu_only`` are skipped with their reason and the children of tests
+  run on the CPU (tests/platform_facts.py; CONTRIBUTING.md, "Running the tests on an
+  accelerator").
 """
 
 import os
@@ -56,6 +60,9 @@ jax.config.update(
 )
 
 X64 = jax.config.jax_enable_x64
+
+# (after the configuration: this starts JAX's backend)
+from platform_facts import BACKEND, cpu_only_skip  # noqa: E402
 
 # --- hypothesis profiles ----------------------------------------------------------------------
 # Example counts are set here only: no test sets its own (a test too expensive for the dev loop is
@@ -119,7 +126,8 @@ def pytest_report_header(config):
         f"xp tests: hypothesis profile {PROFILE} ({settings.max_examples} examples"
         f"{', derandomized' if settings.derandomize else ''}), "
         f"slow tests {'included' if run_slow(config) else 'deselected (--slow or XP_TEST_SLOW=1 runs them)'}, "
-        f"JAX 64-bit mode {'on' if X64 else 'off'}, compilation cache {cache}"
+        f"JAX 64-bit mode {'on' if X64 else 'off'}, compilation cache {cache}, "
+        f"JAX backend {BACKEND}{'' if BACKEND == 'cpu' else ' (tests marked cpu_only skipped)'}"
     ]
 
 
@@ -136,6 +144,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(x64_skip)
         if X64 and item.get_closest_marker("x64_off"):
             item.add_marker(x64_off_skip)
+        cpu_skip = cpu_only_skip(item)
+        if cpu_skip is not None:
+            item.add_marker(cpu_skip, append=False)  # first: its reason is the one reported
 
 
 # --- compiled kernels and the process's memory mappings ----------------------------------------

@@ -1,9 +1,17 @@
 """The environment of a test's subprocess: this session's (JAX's 64-bit mode, the compilation
 cache, any XLA_FLAGS), with the project importable, and optionally a number of simulated CPU
-devices added to ``XLA_FLAGS`` (which JAX reads when its backend starts)."""
+devices added to ``XLA_FLAGS`` (which JAX reads when its backend starts).
+
+Where this session's JAX backend is not the CPU (a TPU), the child runs on the CPU
+(``JAX_PLATFORMS=cpu``): a TPU chip admits one process, and the child of a test that imports JAX
+would otherwise fail on libtpu's lock file while this process holds the chip. The tests that start
+children here check what is the same on every backend (an example script, an import, an error
+message); tests whose point is the CPU itself are marked ``cpu_only`` (tests/platform_facts.py)."""
 
 import os
 from pathlib import Path
+
+from platform_facts import ON_CPU
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -11,6 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def subprocess_env(host_devices: int | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    if not ON_CPU:
+        env["JAX_PLATFORMS"] = "cpu"
     if host_devices is not None:
         # added to the flags already set, not instead of them (the last of a repeated flag wins)
         flags = f"{env.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={host_devices}"

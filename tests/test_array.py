@@ -461,6 +461,32 @@ def test_numpy_conversion_and_dlpack():
         assert x.__dlpack__(max_version=version, copy=False) is not None
 
 
+def test_an_array_on_a_device_dlpack_has_no_type_for_exports_a_host_copy(monkeypatch):
+    """DLPack has no device type for TPU memory; the standard asks every library for an export to
+    the CPU (kDLCPU), copying where needed, and a BufferError where a copy is needed but refused.
+    Simulated here by taking the CPU off the platforms DLPack describes."""
+    from xp import _array
+
+    monkeypatch.setattr(_array, "DLPACK_PLATFORMS", frozenset())
+    x = xp.asarray([1.5, -2.0, 3.0], dtype=xp.float32)
+    assert x.__dlpack_device__() == (1, 0)  # kDLCPU: where its export lives
+    for version in (None, (1, 0)):
+        exported = np.from_dlpack(x) if version is None else np.from_dlpack(x, copy=True)
+        assert exported.tolist() == [1.5, -2.0, 3.0] and exported.dtype == np.float32
+        assert x.__dlpack__(max_version=version, dl_device=(1, 0)) is not None
+    exported[0] = 9  # a copy: writable, and x is unchanged
+    assert np.asarray(x).tolist() == [1.5, -2.0, 3.0]
+    for refused in ({"copy": False}, {"dl_device": (2, 0)}, {"stream": 1}):
+        with pytest.raises(BufferError, match=r"xp\.Array\.__dlpack__: "):
+            x.__dlpack__(**refused)
+    # xp's own arrays, and JAX's, are taken without a capsule: same device, shared where asked
+    assert xp.from_dlpack(x).device == x.device
+    assert xp.from_dlpack(x, copy=False).device == x.device
+    shared = xp.from_dlpack(x.jax, copy=False)
+    assert shared.jax is x.jax
+    assert np.asarray(xp.from_dlpack(x.jax, copy=True)).tolist() == [1.5, -2.0, 3.0]
+
+
 def test_from_dlpack_of_an_xp_array_shares_it_writes_included():
     x = xp.zeros(4, dtype=xp.float32)
     for sharing in (None, False):

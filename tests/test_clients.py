@@ -17,13 +17,13 @@ The table, with the reason for every failure: ``docs/clients.md``, written by
 """
 
 import json
-import os
 import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+from subprocess_env import subprocess_env
 
 PROBE = Path(__file__).resolve().with_name("clients_probe.py")
 
@@ -93,8 +93,9 @@ def special_reason(name: str) -> str:
 
 
 def run_probe() -> dict:
-    env = dict(os.environ, JAX_ENABLE_X64="1", SCIPY_ARRAY_API="1")
-    env["PYTHONPATH"] = os.pathsep.join([str(PROBE.parent.parent), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    # the probe runs on the CPU where this process's backend is not the CPU (subprocess_env): the
+    # table of known failures is what the clients do on xp, the same on every backend
+    env = dict(subprocess_env(), JAX_ENABLE_X64="1", SCIPY_ARRAY_API="1")
     done = subprocess.run(
         [sys.executable, str(PROBE)], capture_output=True, text=True, timeout=900, env=env, check=False
     )

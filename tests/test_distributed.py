@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import jax
+import pytest
 from subprocess_env import subprocess_env
 
 import xp
@@ -59,6 +60,10 @@ def run_cluster(script: Path, *args: str) -> list[str]:
     return [out for out, _ in outputs]
 
 
+@pytest.mark.cpu_only(
+    reason="a 2-process jax.distributed cluster of 4 simulated CPU devices each, talking through gloo "
+    "(JAX's CPU collectives)"
+)
 def test_generic_code_on_a_two_process_cluster():
     outputs = run_cluster(WORKER)
     assert all(out.strip().endswith("ok") for out in outputs), outputs

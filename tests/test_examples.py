@@ -11,11 +11,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from subprocess_env import subprocess_env
 
 import xp
 import xp.sparse
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+# The scripts run on the CPU where this process's backend is not the CPU (subprocess_env): what
+# they print is the same on every backend, and a second process cannot open a TPU chip.
 
 
 def load(name):
@@ -89,7 +92,7 @@ def test_whole_fit_under_jit(data):
 def test_script_runs():
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / "logistic_regression.py")],
-        capture_output=True, text=True, timeout=600, check=True,
+        capture_output=True, text=True, timeout=600, check=True, env=subprocess_env(),
     )  # fmt: skip
     assert "largest difference from the NumPy fit" in done.stdout
 
@@ -138,14 +141,19 @@ def test_an_epoch_on_xp_arrays_matches_the_same_epoch_on_jax_numpy_arrays(classi
 
 def test_transforms_script_runs():
     done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "jax_transforms.py")], capture_output=True, text=True, timeout=600, check=True
-    )
+        [sys.executable, str(EXAMPLES / "jax_transforms.py")],
+        capture_output=True, text=True, timeout=600, check=True, env=subprocess_env(),
+    )  # fmt: skip
     assert "largest parameter difference, dense vs sparse" in done.stdout
 
 
 # --- examples/distributed.py: a generic ridge regression on a 2-process jax.distributed cluster --
 
 
+@pytest.mark.cpu_only(
+    reason="the example's cluster is 2 processes of 4 simulated CPU devices each "
+    "(XLA_FLAGS=--xla_force_host_platform_device_count), as tests/test_distributed.py's"
+)
 def test_distributed_script_runs_a_two_process_cluster():
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / "distributed.py")], capture_output=True, text=True, timeout=300

@@ -160,6 +160,10 @@ def test_take_vmap_and_grad():
     np.testing.assert_array_equal(grad, [1, 0, 2, 0])
 
 
+@pytest.mark.cpu_only(
+    reason="NumPy reads indices in CPU memory in place (xp._indexing_advanced._in_host_memory); indices on "
+    "an accelerator take a kernel"
+)
 def test_eager_bounds_checks_on_cpu_read_the_indices_in_place(monkeypatch):
     """On CPU the eager bounds check runs no kernel (NumPy reads the indices where they are), so
     the gather after it is dispatched asynchronously; a repeated call traces nothing new."""

@@ -270,10 +270,15 @@ def test_eig_grad_of_eigenvalues(eig_mode):
     def loss(m):
         return jnp.sum(jnp.real(xp.linalg.eigvals(m).jax) ** 2)
 
-    expected = jax.grad(lambda m: jnp.sum(jnp.real(jnp.linalg.eigvals(m)) ** 2))(a.jax)
+    with jax.default_device(jax.devices("cpu")[0]):  # JAX's own eig, the reference, is the CPU's only
+        expected = jax.grad(lambda m: jnp.sum(jnp.real(jnp.linalg.eigvals(m)) ** 2))(np.asarray(a))
     np.testing.assert_allclose(np.asarray(jax.grad(loss)(a)), np.asarray(expected), atol=1e-3)
 
 
+EIG_AUTO_IS_LAPACK = "'auto' lowers to JAX's kernel, LAPACK's geev, on the CPU only; elsewhere to the host callback"
+
+
+@pytest.mark.cpu_only(reason=EIG_AUTO_IS_LAPACK)
 def test_eig_host_fallback_is_used_when_forced(monkeypatch):
     """'always' compiles a host callback even on CPU; 'auto' uses JAX's LAPACK kernel on CPU."""
     a = jnp.asarray(np.eye(3, dtype=FLOAT))
@@ -286,6 +291,21 @@ def test_eig_host_fallback_is_used_when_forced(monkeypatch):
     assert "callback" not in lowered["never"]
 
 
+def test_eig_auto_is_the_host_computation_where_the_default_backend_has_no_kernel(monkeypatch):
+    """On a TPU (simulated: the default backend said to have no eig kernel) 'auto' is the host
+    callback, eagerly, under jit and with grad; it was JAX's kernel, which does not lower there."""
+    monkeypatch.setattr(linalg_module, "EIG_HOST_FALLBACK", "auto")
+    monkeypatch.setattr(linalg_module, "_default_backend_has_eig", lambda: False)
+    a = jnp.asarray(np.diag([3.0, 1.0, 2.0]).astype(FLOAT))
+    for function in (lambda m: xp.linalg.eigvals(m).jax, lambda m: xp.linalg.eig(m).eigenvectors.jax):
+        traced = str(jax.make_jaxpr(jax.jit(function))(a))  # a host callback in every platform's lowering
+        assert "pure_callback" in traced and " eig[" not in traced
+    assert sorted(np.asarray(xp.linalg.eigvals(a)).real.tolist()) == [1.0, 2.0, 3.0]
+    grad = jax.grad(lambda m: jnp.sum(jnp.real(xp.linalg.eigvals(m).jax)))(a)
+    np.testing.assert_allclose(np.asarray(grad), np.eye(3), atol=1e-5)
+
+
+@pytest.mark.cpu_only(reason=EIG_AUTO_IS_LAPACK)
 def test_eig_switch_from_the_environment(monkeypatch):
     monkeypatch.setattr(linalg_module, "EIG_HOST_FALLBACK", None)
     a = jnp.asarray(np.eye(2, dtype=FLOAT))

@@ -9,21 +9,19 @@ invocation); one checks that the opt-in changes nothing with the mode on (``x64`
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import textwrap
 import threading
 import warnings
-from pathlib import Path
 
 import jax
 import numpy as np
 import pytest
+from subprocess_env import subprocess_env
 
 import xp
 
-ROOT = Path(__file__).resolve().parent.parent
 x64_off = pytest.mark.x64_off
 ON = r" \(xp\.narrow_64bit is on\)$"
 
@@ -272,8 +270,9 @@ def test_the_environment_variable_turns_it_on_at_call_time(monkeypatch):
 
 
 def _run(code: str, **environment: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, JAX_ENABLE_X64="0", **environment)  # (the fixture removed XP_NARROW_64BIT)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # (the fixture removed XP_NARROW_64BIT; the child is on the CPU where this process's backend is
+    # not: narrowing is the same on every backend)
+    env = dict(subprocess_env(), JAX_ENABLE_X64="0", **environment)
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True, timeout=600
     )

@@ -11,6 +11,11 @@ import textwrap
 import pytest
 from subprocess_env import subprocess_env
 
+pytestmark = pytest.mark.cpu_only(
+    reason="meshes of 8 simulated devices (XLA_FLAGS=--xla_force_host_platform_device_count) exist on "
+    "JAX's CPU backend only"
+)
+
 CHECKS = textwrap.dedent(
     """
     import jax, numpy as np

@@ -145,7 +145,7 @@ def test_one_truth_value_for_every_function(x, data):
     np.testing.assert_array_equal(np.asarray(norm), np.sum(truth, axis=-1))
 
 
-@pytest.mark.skipif(jax.default_backend() != "cpu", reason="the README's example is XLA's CPU arithmetic")
+@pytest.mark.cpu_only(reason="the README's example is XLA's CPU arithmetic")
 def test_the_readmes_subnormal_example():
     x = xp.asarray(np.float32(1e-45))
     assert float(x) == float(np.float32(1e-45)) != 0.0  # stored as it is
@@ -153,6 +153,7 @@ def test_the_readmes_subnormal_example():
     assert bool(xp.any(x)) and int(xp.count_nonzero(x)) == 1 and bool(xp.astype(x, xp.bool))
 
 
+@pytest.mark.cpu_only(reason="XLA's CPU loop emitters (--xla_cpu_use_fusion_emitters=false) are the CPU's")
 def test_subnormals_are_true_whatever_xlas_code_generation():
     # all/any compare reduced integers with 0, not each element's bits: a compiler may turn the
     # per-element test into a floating comparison, which reads subnormals as 0; XLA's CPU loop

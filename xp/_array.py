@@ -176,11 +176,22 @@ class Array:
             # version instead (the consumer must check the version it gets).
             max_version = None
         self._one_device("__dlpack__")
+        platform = self._platform()
+        if platform not in DLPACK_PLATFORMS:
+            return _export_through_host(self._value, platform, stream, max_version, dl_device, copy)
         return self._value.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self, /) -> tuple[Any, int]:
         self._one_device("__dlpack_device__")
+        if self._platform() not in DLPACK_PLATFORMS:
+            return (DLPACK_CPU, 0)  # where its export lives: see _export_through_host
         return self._value.__dlpack_device__()
+
+    def _platform(self) -> str:
+        """The platform of the array's device (a tracer has none: JAX's own export then refuses it)."""
+        if isinstance(self._value, jax.core.Tracer) or not isinstance(self._value, jax.Array):
+            return "cpu"
+        return next(iter(self._value.devices())).platform
 
     def _one_device(self, method: str) -> None:
         """DLPack exchanges one buffer on one device: a sharded array has several."""
@@ -431,3 +442,39 @@ jax.export.register_pytree_node_serialization(
     serialize_auxdata=lambda _: b"",
     deserialize_auxdata=lambda _: (),  # a dataclass node's metadata: its (no) meta fields
 )
+
+
+# --- DLPack on devices it has no type for -------------------------------------------------------
+
+DLPACK_PLATFORMS = frozenset({"cpu", "gpu", "cuda", "rocm"})
+"""The platforms whose memory DLPack can describe (JAX exports these itself)."""
+
+DLPACK_CPU = 1  # DLPack's kDLCPU
+
+
+def _export_through_host(
+    value: Any, platform: str, stream: Any, max_version: tuple[int, int] | None, dl_device: Any, copy: bool | None
+) -> Any:
+    """A DLPack export of an array on a device DLPack has no type for (a TPU): a copy in host memory.
+
+    The standard asks every library to export to ``kDLCPU`` (with a copy where one is needed, and a
+    BufferError where one is needed but ``copy=False``), and has no device type for TPU memory; so
+    such an array reports ``(kDLCPU, 0)`` from ``__dlpack_device__`` (where its export lives) and
+    exports a host copy, flagged as copied, unless the consumer forbids the copy.
+    """
+    if dl_device is not None and int(dl_device[0]) != DLPACK_CPU:
+        raise BufferError(
+            f"xp.Array.__dlpack__: dl_device={tuple(dl_device)!r}, but an array on {platform.upper()} exports "
+            f"to the CPU only (dl_device=({DLPACK_CPU}, 0), kDLCPU): DLPack has no device type for its memory"
+        )
+    if copy is False:
+        raise BufferError(
+            f"xp.Array.__dlpack__: copy=False, but the array is on {platform.upper()}, whose memory DLPack "
+            "cannot describe: it exports as a copy in host memory (copy=None or copy=True)"
+        )
+    if stream is not None:
+        raise BufferError(f"xp.Array.__dlpack__: stream={stream!r}: an export to the CPU takes no stream (None)")
+    host = np.asarray(value)  # the device-to-host transfer
+    # copy=True: NumPy sets DLPack's "is copied" flag, and exports a writable buffer (JAX's host
+    # view is read-only, which a DLPack 0.x capsule cannot signal)
+    return host.__dlpack__(max_version=max_version, copy=True)

@@ -119,9 +119,8 @@ def host_numpy(x: np.ndarray | np.generic, dtype: np.dtype | None, param: str) -
     elif source.kind == "c" and dtype.kind != "c":
         fail(TypeError, f"cannot convert complex {param} to {dtype} (take xp.real or xp.imag first)")
     elif (
-        source in dt.X64_ONLY
+        source in dt.unavailable()
         and dtype.itemsize < source.itemsize
-        and not dt.x64_enabled()
         and ((source.kind in "iu" and dtype.kind in "iu") or _narrowing.source() is not None)
     ):
         return _narrowing.checked_cast(x, dtype, param)
@@ -280,7 +279,7 @@ def dtype(value: Any, param: str = "dtype") -> np.dtype:
             result = _DTYPE_LIKE[value]
         except (KeyError, TypeError):
             result = _dtype_slow(value, param)
-    if result in dt.X64_ONLY and not dt.x64_enabled():
+    if result in dt.unavailable():
         narrow = _narrowing.narrowed(result, f"{param} is {result}")
         if narrow is None:
             fail(TypeError, f"{param}={result}: {dt.unavailable_message(result)}")

@@ -174,10 +174,10 @@ def _check_range(host: np.ndarray, dtype: np.dtype) -> None:
 
 
 def _holds_64_bits(x: Any) -> bool:
-    """Whether ``x`` (with ``__dlpack__``) says it holds a 64-bit dtype that JAX's 64-bit mode (off)
-    does not have: JAX would import it truncated to 32 bits without a word."""
+    """Whether ``x`` (with ``__dlpack__``) says it holds a 64-bit dtype that xp does not offer now
+    (JAX's 64-bit mode off, or float64 on a TPU): JAX would import it truncated or emulated."""
     source = getattr(x, "dtype", None)
-    return isinstance(source, np.dtype) and source in dt.X64_ONLY and not dt.x64_enabled()
+    return isinstance(source, np.dtype) and source in dt.unavailable()
 
 
 def _from_64_bit_dlpack(x: Any, dtype: np.dtype | None, param: str, copy: bool | None) -> np.ndarray:
@@ -188,11 +188,11 @@ def _from_64_bit_dlpack(x: Any, dtype: np.dtype | None, param: str, copy: bool |
         fail(TypeError, f"{param} has dtype {source}: {dt.unavailable_message(source)}")
     if copy is False:
         fail(ValueError, f"copy=False, but {param} has dtype {source}, which must be converted (a copy) "
-               f"because JAX's 64-bit mode is off")  # fmt: skip
+               f"because {source} is not available here")  # fmt: skip
     try:
         host = np.from_dlpack(x)
     except (TypeError, BufferError, RuntimeError, ValueError) as e:
-        fail(TypeError, f"{param} has dtype {source}, which JAX (its 64-bit mode off) cannot import, and NumPy "
+        fail(TypeError, f"{param} has dtype {source}, which is not available here, and NumPy "
                f"could not read it to convert it: {e}")  # fmt: skip
     return boundary.host_numpy(host, dtype, param)
 
@@ -228,6 +228,9 @@ def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = 
         return _from_host(_from_64_bit_dlpack(x, None, "x", copy), target)
     if isinstance(target, _devices.TracedDevice):
         target = None
+    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
+        # JAX's own arrays need no capsule, which DLPack cannot make for TPU memory
+        return _from_array(wrap(boundary.from_jax(x, "x")), None, target, copy)
     return wrap(_import_dlpack(x, target, copy))
 
 

@@ -86,7 +86,7 @@ def _narrowed(dtype: np.dtype, param: str) -> np.dtype:
     """A dtype argument of ``result_type``, ``finfo`` or ``iinfo``: a 64-bit one with JAX's 64-bit
     mode off is its 32-bit counterpart under ``xp.narrow_64bit()`` (with a warning), so that the
     answer describes the arrays a request for it gives; else itself."""
-    if dtype in dt.X64_ONLY and not dt.x64_enabled():
+    if dtype in dt.unavailable():
         narrow = _narrowing.narrowed(dtype, f"{param} is {dtype}")
         if narrow is not None:
             return narrow

@@ -30,11 +30,17 @@ parameter, and integers that do not fit raise OverflowError (``xp._narrowing``).
 not narrowed: once the arguments are 32-bit, the only promotion that needs 64 bits is a signed
 integer with uint32, and int32 would not hold every uint32 value. The dtypes reported as
 available (``__array_namespace_info__().dtypes()``, ``default_dtypes()``) stay the 32-bit ones.
+
+With the 64-bit mode on, a TPU (JAX's default backend) still has no float64: XLA emulates it there
+with float32's exponent range, so float64 and complex128 are unavailable in the same way (the
+same errors, the same opt-in to narrowing), the default floating dtypes are float32 and complex64,
+and int64 / uint64 (exact there) stay.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 from collections.abc import Iterable
 
@@ -294,15 +300,38 @@ def x64_enabled() -> builtins.bool:
     return jax.config.jax_enable_x64  # type: ignore[attr-defined]  # read per call: the fastest way
 
 
+EMULATED = frozenset({float64, complex128})
+"""What XLA:TPU computes only as an emulation: float64 with float32's exponent range (1e300 becomes
+inf, 1e-300 zero) and, in its transcendental functions, float32's accuracy; LU-based linear algebra
+and FFTs of it do not compile. xp does not offer these dtypes on a TPU (docs/accelerators.md)."""
+
+
+@functools.cache
+def float64_emulated() -> builtins.bool:
+    """Whether JAX's default backend emulates float64 (a TPU). Read on first use, not at import
+    (asking starts JAX's backends); the default backend cannot change once it has started."""
+    return jax.default_backend() == "tpu"
+
+
+def unavailable() -> frozenset[np.dtype]:
+    """The dtypes that cannot be used now: the four 64-bit ones with JAX's 64-bit mode off;
+    with it on, float64 and complex128 where the default backend only emulates them."""
+    if not x64_enabled():
+        return X64_ONLY
+    return EMULATED if float64_emulated() else _NONE
+
+
+_NONE: frozenset[np.dtype] = frozenset()
+
+
 def available() -> tuple[np.dtype, ...]:
-    """The dtypes usable now (all 13 with JAX's 64-bit mode on, else the 32-bit ones)."""
-    if x64_enabled():
-        return ALL
-    return tuple(dt for dt in ALL if dt not in X64_ONLY)
+    """The dtypes usable now (see ``unavailable``)."""
+    missing = unavailable()
+    return tuple(dt for dt in ALL if dt not in missing)
 
 
 def is_available(dtype: np.dtype) -> builtins.bool:
-    return dtype not in X64_ONLY or x64_enabled()
+    return dtype not in X64_ONLY or dtype not in unavailable()
 
 
 NARROWED: dict[np.dtype, np.dtype] = {float64: float32, complex128: complex64, int64: int32, uint64: uint32}
@@ -312,12 +341,20 @@ NARROWING_OPT_IN = "with xp.narrow_64bit(): ..., or XP_NARROW_64BIT=1"
 
 
 def unavailable_message(dtype: np.dtype, *, narrowable: builtins.bool = True) -> str:
-    """Why ``dtype`` cannot be used now, and the ways out: the 64-bit mode, and (where the
-    request could be narrowed) the opt-in to narrowing."""
-    enable = (
-        f"{dtype} needs JAX's 64-bit mode, which is off; enable it with JAX_ENABLE_X64=1 or "
-        f"jax.config.update('jax_enable_x64', True) before creating arrays"
-    )
+    """Why ``dtype`` cannot be used now, and the ways out: the 64-bit mode (or, where the backend
+    only emulates it, another backend), and (where the request could be narrowed) the opt-in to
+    narrowing."""
+    if x64_enabled():
+        enable = (
+            f"{dtype} is not available on {jax.default_backend().upper()}: XLA emulates it there with float32's "
+            f"exponent range and accuracy (1e300 becomes inf), so xp does not offer it there "
+            f"(docs/accelerators.md); run on the CPU for {dtype} (JAX_PLATFORMS=cpu)"
+        )
+    else:
+        enable = (
+            f"{dtype} needs JAX's 64-bit mode, which is off; enable it with JAX_ENABLE_X64=1 or "
+            f"jax.config.update('jax_enable_x64', True) before creating arrays"
+        )
     if not narrowable:
         return enable
     return (
@@ -336,11 +373,11 @@ def default_uint() -> np.dtype:
 
 
 def default_float() -> np.dtype:
-    return float64 if x64_enabled() else float32
+    return float64 if x64_enabled() and not float64_emulated() else float32
 
 
 def default_complex() -> np.dtype:
-    return complex128 if x64_enabled() else complex64
+    return complex128 if x64_enabled() and not float64_emulated() else complex64
 
 
 def default_dtype_of_scalar(scalar_type: type) -> np.dtype:

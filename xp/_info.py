@@ -50,7 +50,9 @@ class Info:
         }
 
     def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, dt.DType]:
-        """The dtypes usable now, by name: all 13 with JAX's 64-bit mode on, else the 32-bit ones."""
+        """The dtypes usable now, by name: all 13 with JAX's 64-bit mode on, else the 32-bit ones;
+        where JAX's default backend is a TPU, which only emulates float64, never float64 or
+        complex128 (the same for every ``device``: xp's policy follows the default backend)."""
         _check_device(device, "dtypes")
         kinds = kind if isinstance(kind, tuple) else (kind,)  # anything else is one kind, checked below
         selected: set[Any] = set()

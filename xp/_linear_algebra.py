@@ -4,8 +4,10 @@
 functions. Operands must be numeric (``bool`` is rejected, as in the standard's categories);
 the result has the promoted dtype, and integer products wrap around like integer arithmetic.
 
-Products use JAX's default matmul precision (``jax.default_matmul_precision`` changes it),
-which on some accelerators computes float32 products with reduced-precision inputs.
+Products are computed at full precision (float32 products as float32, not through the
+reduced-precision passes some accelerators use by default), unless the user has set JAX's
+``jax_default_matmul_precision`` (``jax.default_matmul_precision("bfloat16")``, ...): then they
+follow it (xp/_precision.py, docs/jax.md).
 
 ``matrix_transpose`` of an xp array is a view, like ``permute_dims``: writing into the result
 writes into ``x``.
@@ -26,7 +28,7 @@ from xp import _resharding as resharding
 from xp import _views as views
 from xp._array import Array, wrap
 from xp._errors import AxisError, describe, fail
-from xp._jit import kernel
+from xp._precision import full_precision_kernel
 from xp._routing import api
 from xp._typing import ArrayLike
 
@@ -59,7 +61,7 @@ def matmul(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return wrap(_matmul(boundary.array(x1, "x1"), boundary.array(x2, "x2")))
 
 
-@kernel
+@full_precision_kernel
 def _matmul(x1: Any, x2: Any) -> Any:
     dtype = numeric_pair(x1, x2)
     if x1.ndim == 0 or x2.ndim == 0:
@@ -132,7 +134,7 @@ def _axes_argument(axes: Any) -> int | tuple[tuple[int, ...], tuple[int, ...]]:
     return boundary.non_negative(axes, "axes")
 
 
-@functools.partial(kernel, static_argnames="axes")
+@functools.partial(full_precision_kernel, static_argnames="axes")
 def _tensordot(x1: Any, x2: Any, axes: int | tuple[tuple[int, ...], tuple[int, ...]]) -> Any:
     dtype = numeric_pair(x1, x2)
     if isinstance(axes, int):
@@ -197,7 +199,7 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     return wrap(_vecdot(boundary.array(x1, "x1"), boundary.array(x2, "x2"), boundary.integer(axis, "axis")))
 
 
-@functools.partial(kernel, static_argnames="axis")
+@functools.partial(full_precision_kernel, static_argnames="axis")
 def _vecdot(x1: Any, x2: Any, axis: int) -> Any:
     dtype = numeric_pair(x1, x2)
     axis = vector_axis(axis, x1, x2)

@@ -94,7 +94,14 @@ def _arg_reduce(x: Any, axis: int | None, keepdims: bool, largest: bool) -> Any:
         where = "x is empty" if axis is None else f"axis {axis} of x has size 0 (shape {x.shape})"
         fail(ValueError, f"{where}: an empty sequence has no {'maximum' if largest else 'minimum'}")
     reduce = jnp.argmax if largest else jnp.argmin
-    return reduce(x, axis=axis, keepdims=keepdims).astype(dt.default_int())
+    found = reduce(x, axis=axis, keepdims=keepdims)
+    if x.dtype.kind == "f":
+        # XLA's reduction picks any of several NaNs (the first on CPU, where it runs in order; not
+        # on a TPU): the first NaN is the first True of isnan, whose ties go to the lower index
+        nan = jnp.isnan(x)
+        first_nan = jnp.argmax(nan, axis=axis, keepdims=keepdims)
+        found = jnp.where(jnp.any(nan, axis=axis, keepdims=keepdims), first_nan, found)
+    return found.astype(dt.default_int())
 
 
 # The kernels of the default calls (the flattened array): the array alone, no static arguments

@@ -124,7 +124,17 @@ def exp(z: Any) -> Any:
     )
 
 
-@_real_or(jnp.expm1)
+def _keeping_zeros(fn: Any) -> Any:
+    """``fn`` with ``fn(-0.0) = -0.0`` and ``fn(+0.0) = +0.0``, as the standard has it for the odd
+    functions that are 0 at 0: XLA:TPU's ``expm1`` and ``sinh`` give ``+0.0`` for ``-0.0``."""
+
+    def keeping_zeros(x: Any) -> Any:
+        return jnp.where(x == 0, x, fn(x))
+
+    return keeping_zeros
+
+
+@_real_or(_keeping_zeros(jnp.expm1))
 def expm1(z: Any) -> Any:
     a, b = _parts(z)
     special = ~_finite(a) | ~_finite(b)
@@ -223,7 +233,7 @@ def cosh(z: Any) -> Any:
     )
 
 
-@_real_or(jnp.sinh)
+@_real_or(_keeping_zeros(jnp.sinh))
 def sinh(z: Any) -> Any:
     a, b = _parts(z)
     re = jnp.sinh(a) * jnp.cos(b)
@@ -442,6 +452,18 @@ def remainder(x1: Any, x2: Any) -> Any:
     result = jnp.remainder(x1, x2)
     if x1.dtype.kind != "f":
         return result
+    return remainder_by_infinity_and_zero(x1, x2, result)
+
+
+def remainder_by_infinity_and_zero(x1: Any, x2: Any, result: Any) -> Any:
+    """``result``, XLA's floating remainder, with the standard's cases for an infinite ``x2`` and
+    for a zero result made exact."""
+    # "x1_i is a positive finite number and x2_i is +infinity: x1_i; ... negative ... : x2_i" and
+    # the mirror cases for -infinity: x1 where the signs agree, else x2; a zero x1 stays zero
+    # (its sign is x2's, below). XLA:TPU gives NaN for all of these.
+    finite_by_infinite = _finite(x1) & _isinf(x2)
+    kept = (x1 == 0) | ((x1 > 0) == (x2 > 0))
+    result = jnp.where(finite_by_infinite, jnp.where(kept, x1, x2), result)
     return jnp.where(result == 0, jnp.copysign(jnp.zeros((), x1.dtype), x2), result)
 
 

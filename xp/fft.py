@@ -1,6 +1,9 @@
 """The Fourier transform extension, ``xp.fft`` (the standard's 2025.12 extension, 14 functions).
 
 Each transform is one jitted ``jax.numpy.fft`` computation; lengths, axes and ``norm`` are static.
+The transforms are traced at full matmul precision like xp's products (xp/_precision.py), which
+changes nothing today: JAX's FFT is one primitive with no precision of its own, and its
+precision is the backend's (docs/jax.md).
 
 dtypes (the result's precision is always the input's):
 
@@ -34,6 +37,7 @@ from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import describe, fail
 from xp._jit import kernel
+from xp._precision import full_precision_kernel
 from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
 
@@ -126,7 +130,7 @@ def _check_known_size(x: Any, axis: int) -> None:
 # --- one-dimensional transforms -------------------------------------------------------------
 
 
-@functools.partial(kernel, static_argnames=("kind", "n", "axis", "norm"))
+@functools.partial(full_precision_kernel, static_argnames=("kind", "n", "axis", "norm"))
 def _transform(x: Any, kind: str, n: int | None, axis: int, norm: str) -> Any:
     axis = boundary.axis(axis, x.ndim)
     _check_known_size(x, axis)
@@ -192,7 +196,7 @@ ihfft = _one_dimensional(
 # --- n-dimensional transforms ---------------------------------------------------------------
 
 
-@functools.partial(kernel, static_argnames=("kind", "s", "axes", "norm"))
+@functools.partial(full_precision_kernel, static_argnames=("kind", "s", "axes", "norm"))
 def _transform_n(x: Any, kind: str, s: tuple[int, ...] | None, axes: tuple[int, ...] | None, norm: str) -> Any:
     if s is not None and axes is None:
         fail(ValueError, "s needs axes: pass the axes that s gives the lengths of")

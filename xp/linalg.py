@@ -21,8 +21,9 @@ Singular or non-positive-definite input is not checked: as in JAX, ``inv``, ``so
 ``eig`` and ``eigvals`` use JAX's kernel (LAPACK) on CPU. Where a platform has none (GPU, TPU),
 they run NumPy's ``eig`` on the host through ``jax.pure_callback``: the result shapes are known
 statically, so this works eagerly, under ``jit`` and under ``vmap`` (batched in one host call);
-``eigvals`` stays differentiable (its JVP is computed on the device from the eigenvectors). The
-choice is made when the computation is compiled for a platform. :data:`EIG_HOST_FALLBACK`
+``eigvals`` stays differentiable (its JVP is computed on the device from the eigenvectors). Where
+JAX's default backend is the CPU, the choice is made when the computation is compiled for a
+platform; where it is another (a TPU), the host computation is used. :data:`EIG_HOST_FALLBACK`
 (or the environment variable ``XP_EIG_HOST_FALLBACK``, read at call time when the attribute is
 ``None``) selects it: ``"auto"`` (the default, as above), ``"always"`` (the host computation on
 every platform) or ``"never"`` (JAX's kernel only; lowering fails where there is none).
@@ -35,6 +36,7 @@ import math
 import os
 from typing import Any, Literal, NamedTuple, cast
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -50,6 +52,7 @@ from xp._linear_algebra import matrix_transpose as matrix_transpose
 from xp._linear_algebra import numeric_pair, shapes_of, vector_axis
 from xp._linear_algebra import tensordot as tensordot
 from xp._linear_algebra import vecdot as vecdot
+from xp._precision import full_precision_kernel
 from xp._routing import api
 from xp._statistical import accumulation_dtype, power_norm
 from xp._typing import ArrayLike, DTypeLike
@@ -152,7 +155,7 @@ def cholesky(x: ArrayLike, /, *, upper: bool = False) -> Array:
     return wrap(_cholesky(boundary.array(x, "x"), boundary.boolean(upper, "upper")))
 
 
-@functools.partial(kernel, static_argnames="upper")
+@functools.partial(full_precision_kernel, static_argnames="upper")
 def _cholesky(x: Any, upper: bool) -> Any:
     return jnp.linalg.cholesky(_floating_matrices(x, square=True), upper=upper)
 
@@ -165,7 +168,7 @@ def eigh(x: ArrayLike, /) -> EighResult:
     return EighResult(wrap(w), wrap(v))
 
 
-@kernel
+@full_precision_kernel
 def _eigh(x: Any) -> Any:
     w, v = jnp.linalg.eigh(_floating_matrices(x, square=True))
     return w, v
@@ -177,7 +180,7 @@ def eigvalsh(x: ArrayLike, /) -> Array:
     return wrap(_eigvalsh(boundary.array(x, "x")))
 
 
-@kernel
+@full_precision_kernel
 def _eigvalsh(x: Any) -> Any:
     return jnp.linalg.eigvalsh(_floating_matrices(x, square=True))
 
@@ -205,10 +208,18 @@ def _eig_mode() -> str:
     if mode not in _EIG_MODES:
         fail(ValueError, f"xp.linalg.EIG_HOST_FALLBACK (or XP_EIG_HOST_FALLBACK) must be one of "
                f"'auto', 'always', 'never', got {mode!r}")  # fmt: skip
+    if mode == "auto" and not _default_backend_has_eig():
+        # JAX's kernel exists for the CPU only: elsewhere the choice is not left to the lowering
+        # (lax.platform_dependent), which failed on a TPU
+        return "always"
     return mode
 
 
-@functools.partial(kernel, static_argnames=("vectors", "mode"))
+def _default_backend_has_eig() -> bool:
+    return jax.default_backend() == "cpu"
+
+
+@functools.partial(full_precision_kernel, static_argnames=("vectors", "mode"))
 def _eig(x: Any, vectors: bool, mode: str) -> tuple[Any, ...]:
     x = _floating_matrices(x, square=True)
     if x.size == 0:
@@ -233,7 +244,7 @@ def qr(x: ArrayLike, /, *, mode: Literal["reduced", "complete"] = "reduced") -> 
     return QRResult(wrap(q), wrap(r))
 
 
-@functools.partial(kernel, static_argnames="mode")
+@functools.partial(full_precision_kernel, static_argnames="mode")
 def _qr(x: Any, mode: str) -> Any:
     q, r = jnp.linalg.qr(_floating_matrices(x, square=False), mode=mode)
     return q, r
@@ -247,7 +258,7 @@ def svd(x: ArrayLike, /, *, full_matrices: bool = True) -> SVDResult:
     return SVDResult(wrap(u), wrap(s), wrap(vh))
 
 
-@functools.partial(kernel, static_argnames="full_matrices")
+@functools.partial(full_precision_kernel, static_argnames="full_matrices")
 def _svd(x: Any, full_matrices: bool) -> Any:
     u, s, vh = jnp.linalg.svd(_floating_matrices(x, square=False), full_matrices=full_matrices)
     return u, s, vh
@@ -259,7 +270,7 @@ def svdvals(x: ArrayLike, /) -> Array:
     return wrap(_svdvals(boundary.array(x, "x")))
 
 
-@kernel
+@full_precision_kernel
 def _svdvals(x: Any) -> Any:
     return jnp.linalg.svd(_floating_matrices(x, square=False), compute_uv=False)
 
@@ -273,7 +284,7 @@ def det(x: ArrayLike, /) -> Array:
     return wrap(_det(boundary.array(x, "x")))
 
 
-@kernel
+@full_precision_kernel
 def _det(x: Any) -> Any:
     return jnp.linalg.det(_floating_matrices(x, square=True))
 
@@ -286,7 +297,7 @@ def slogdet(x: ArrayLike, /) -> SlogdetResult:
     return SlogdetResult(wrap(sign), wrap(logabsdet))
 
 
-@kernel
+@full_precision_kernel
 def _slogdet(x: Any) -> Any:
     sign, logabsdet = jnp.linalg.slogdet(_floating_matrices(x, square=True))
     return sign, logabsdet
@@ -298,7 +309,7 @@ def inv(x: ArrayLike, /) -> Array:
     return wrap(_inv(boundary.array(x, "x")))
 
 
-@kernel
+@full_precision_kernel
 def _inv(x: Any) -> Any:
     return jnp.linalg.inv(_floating_matrices(x, square=True))
 
@@ -314,7 +325,7 @@ def solve(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return wrap(_solve(boundary.array(x1, "x1"), boundary.array(x2, "x2")))
 
 
-@kernel
+@full_precision_kernel
 def _solve(x1: Any, x2: Any) -> Any:
     dtype = _floating_dtype_pair(x1, x2)
     _square(x1, "x1")
@@ -348,7 +359,7 @@ def matrix_power(x: ArrayLike, n: int, /) -> Array:
     return wrap(_matrix_power(boundary.array(x, "x"), boundary.integer(n, "n")))
 
 
-@functools.partial(kernel, static_argnames="n")
+@functools.partial(full_precision_kernel, static_argnames="n")
 def _matrix_power(x: Any, n: int) -> Any:
     return jnp.linalg.matrix_power(_floating_matrices(x, square=True), n)
 
@@ -364,7 +375,7 @@ def pinv(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Array:
     return wrap(_pinv(boundary.array(x, "x"), _rtol(rtol)))
 
 
-@kernel
+@full_precision_kernel
 def _pinv(x: Any, rtol: Any) -> Any:
     x = _floating_matrices(x, square=False)
     return jnp.linalg.pinv(x, rtol=_tolerance(x, rtol))
@@ -377,7 +388,7 @@ def matrix_rank(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Ar
     return wrap(_matrix_rank(boundary.array(x, "x"), _rtol(rtol)))
 
 
-@kernel
+@full_precision_kernel
 def _matrix_rank(x: Any, rtol: Any) -> Any:
     x = _floating_matrices(x, square=False)
     s = jnp.linalg.svd(x, compute_uv=False)
@@ -442,7 +453,7 @@ def matrix_norm(
     return wrap(_matrix_norm(boundary.array(x, "x"), key, boundary.boolean(keepdims, "keepdims")))
 
 
-@functools.partial(kernel, static_argnames=("ord", "keepdims"))
+@functools.partial(full_precision_kernel, static_argnames=("ord", "keepdims"))
 def _matrix_norm(x: Any, ord: Any, keepdims: bool) -> Any:
     x = _floating_matrices(x, square=False)
     real = _real_of(x.dtype)
@@ -477,7 +488,7 @@ def vector_norm(
     return wrap(_vector_norm(value, axes, boundary.boolean(keepdims, "keepdims"), order))
 
 
-@functools.partial(kernel, static_argnames=("axes", "keepdims", "ord"))
+@functools.partial(full_precision_kernel, static_argnames=("axes", "keepdims", "ord"))
 def _vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, ord: float) -> Any:
     dtype = _floating(x)
     x = x.astype(dtype)
@@ -509,7 +520,7 @@ def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     return wrap(_cross(boundary.array(x1, "x1"), boundary.array(x2, "x2"), boundary.integer(axis, "axis")))
 
 
-@functools.partial(kernel, static_argnames="axis")
+@functools.partial(full_precision_kernel, static_argnames="axis")
 def _cross(x1: Any, x2: Any, axis: int) -> Any:
     dtype = numeric_pair(x1, x2)
     axis = vector_axis(axis, x1, x2)
@@ -529,7 +540,7 @@ def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return wrap(_outer(boundary.array(x1, "x1"), boundary.array(x2, "x2")))
 
 
-@kernel
+@full_precision_kernel
 def _outer(x1: Any, x2: Any) -> Any:
     dtype = numeric_pair(x1, x2)
     if x1.ndim != 1 or x2.ndim != 1:
@@ -573,7 +584,7 @@ def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -
     return wrap(_trace(value, _offset(offset, value), boundary.optional_dtype(dtype)))
 
 
-@functools.partial(kernel, static_argnames=("offset", "dtype"))
+@functools.partial(full_precision_kernel, static_argnames=("offset", "dtype"))
 def _trace(x: Any, offset: int, dtype: np.dtype | None) -> Any:
     _matrices(x)
     dtype = accumulation_dtype(x.dtype, dtype)  # sum's rule, which checks the dtypes

@@ -365,6 +365,10 @@ def _row_batches(rng, n_rows, count):
     return [rng.integers(-n_rows, n_rows, size=8).astype(np.int32) for _ in range(count)]
 
 
+@pytest.mark.cpu_only(
+    reason="rows of arrays in CPU memory are gathered eagerly in NumPy (xp.sparse._buffers.on_host); "
+    "on an accelerator a kernel gathers them, compiled for each padded count"
+)
 @pytest.mark.parametrize("format", ["bcoo", "bcsr"])
 def test_taking_new_rows_eagerly_stores_them_exactly_and_compiles_nothing(format):
     """Eagerly on CPU, rows of a matrix stored row by row are gathered in NumPy (the policy of
@@ -394,6 +398,10 @@ def test_padded_counts_are_eight_sizes_per_power_of_two_with_less_than_an_eighth
     assert all(len({size for size in sizes if 2**k <= size < 2 ** (k + 1)}) == 8 for k in range(5, 12))
 
 
+@pytest.mark.cpu_only(
+    reason="compares the NumPy path of arrays in CPU memory (exact counts) with the kernels; on an "
+    "accelerator both calls take the kernels"
+)
 def test_rows_taken_eagerly_on_an_accelerator_store_a_padded_count():
     """On an accelerator (the kernels, run here on CPU with the NumPy path switched off), the number
     of elements rows store is read back, then rounded up to one of eight sizes per power of two: the

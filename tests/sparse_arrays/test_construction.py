@@ -5,7 +5,6 @@ dense array it stands for, eagerly and under jit; invalid input against the exac
 import contextlib
 import functools
 import itertools
-import os
 import subprocess
 import sys
 import textwrap
@@ -19,6 +18,7 @@ from fixed_shapes import shapes, sides
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from subprocess_env import subprocess_env
 
 import xp
 import xp.sparse as xs
@@ -591,7 +591,7 @@ PYDATA_SCRIPT = textwrap.dedent(
 
 def test_from_pydata(tmp_path):
     pytest.importorskip("numba")  # pydata sparse's backend
-    env = {**os.environ, "JAX_ENABLE_X64": "1"}
+    env = {**subprocess_env(), "JAX_ENABLE_X64": "1"}  # (on the CPU, whatever this process's backend)
     result = subprocess.run(
         [sys.executable, "-c", PYDATA_SCRIPT], capture_output=True, text=True, env=env, cwd=tmp_path
     )
@@ -782,6 +782,13 @@ def test_bcsr_checks_match_a_reference_on_the_host_and_in_the_kernel(buffers_):
     )
 
 
+RUNNING_SUM_IS_CPUS = (
+    "the parallel prefix sum is the CPU's form of xp.sparse._coordinates.running_sum "
+    "(lax.platform_dependent); other backends keep cumsum, a reduce-window"
+)
+
+
+@pytest.mark.cpu_only(reason=RUNNING_SUM_IS_CPUS)
 def test_row_indices_from_row_pointers_compile_without_a_reduce_window_on_cpu():
     """XLA's kernels find each entry's row with a running sum: on CPU a parallel prefix sum, not
     ``cumsum``'s reduce-window, which took 1.6 times as long and, with the row pointers a constant
@@ -807,6 +814,7 @@ _RUNNING_SUMS = {  # operations that number runs of entries or count along an ax
 }
 
 
+@pytest.mark.cpu_only(reason=RUNNING_SUM_IS_CPUS)
 @pytest.mark.parametrize("operation", _RUNNING_SUMS)
 def test_running_sums_over_entries_are_parallel_prefix_sums_on_cpu(operation):
     """Every running sum over entries in xp.sparse's XLA kernels is the parallel prefix sum on CPU

@@ -62,7 +62,7 @@ def test_fromdense_todense(fromdense, todense, kind):
     assert fromdense(M).nse == A.nse  # NumPy input
 
 
-@pytest.mark.skipif(jax.default_backend() != "cpu", reason="XLA's flushing of subnormals, as on CPU")
+@pytest.mark.cpu_only(reason="XLA's flushing of subnormals, as on CPU")
 def test_jax_fromdense_stores_what_jax_stores_and_xp_fromdense_every_bit():
     tiny = float(np.finfo(np.float32).smallest_subnormal)
     x = xp.asarray(np.array([[tiny, 0.0], [-0.0, 1.0]], np.float32))

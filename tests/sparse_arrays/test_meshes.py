@@ -12,7 +12,13 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from subprocess_env import subprocess_env
+
+pytestmark = pytest.mark.cpu_only(
+    reason="meshes of 8 simulated devices (XLA_FLAGS=--xla_force_host_platform_device_count) and a "
+    "2-process cluster of CPU devices exist on JAX's CPU backend only"
+)
 
 COMMON = textwrap.dedent(
     """

@@ -2,7 +2,9 @@
 entries, empty operands, the transformations (jit, grad, jvp, vmap), export, and XLA's fallback.
 
 The tests of results run whether or not the kernel could be built (the products then use XLA's
-kernels, which must agree); only the tests that check the kernel itself is used skip without it.
+kernels, which must agree), and on every backend (XLA's kernels, where the default backend is not
+the CPU); only the tests that check the kernel itself is used skip without it (``needs_native``:
+marked ``cpu_only`` too, so that an accelerator's run gives that reason).
 """
 
 import os
@@ -18,6 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from jax.experimental import sparse as jsparse
+from subprocess_env import subprocess_env
 
 from xp.sparse import _kernels, _native
 
@@ -25,9 +28,19 @@ X64 = jax.config.jax_enable_x64
 VALUE_DTYPES = ["float32", "complex64", "int32"] + (["float64", "complex128", "int64"] if X64 else [])
 INDEX_DTYPES = ["int32"] + (["int64"] if X64 else [])
 
-needs_native = pytest.mark.skipif(
+NATIVE_IS_CPU = (
+    "xp.sparse's native kernel (xp/sparse/_native.py) is a CPU library, built and used only where "
+    "JAX's default backend is the CPU"
+)
+_native_built = pytest.mark.skipif(
     not _native.available(), reason="the native kernel is not built here (no compiler, or XP_NATIVE=0)"
 )
+
+
+def needs_native(test):
+    """For a test that checks the native kernel itself: skipped without it (on CPU: no compiler,
+    or XP_NATIVE=0) and on other backends (``cpu_only``)."""
+    return pytest.mark.cpu_only(reason=NATIVE_IS_CPU)(_native_built(test))
 
 
 def _values(rng, dtype, size):
@@ -383,7 +396,7 @@ def test_export_uses_xla_kernels(product):
 
 
 def _child(code, **env):
-    environment = {**os.environ, **env}
+    environment = {**subprocess_env(), **env}  # (on the CPU, whatever this process's backend)
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
                           env=environment, timeout=600)  # fmt: skip
 
@@ -414,9 +427,9 @@ def test_xp_native_0_forces_xla_kernels():
 def test_without_a_compiler_one_warning_and_xla_kernels(tmp_path):
     done = _child(CHILD, CXX=str(tmp_path / "no-compiler"), XP_NATIVE_CACHE=str(tmp_path), XP_NATIVE="1")
     assert done.returncode == 0, done.stderr
-    # (where JAX's default backend is a GPU no build is tried, so nothing warns: seen on an H200)
-    warned = "1" if jax.default_backend() == "cpu" else "0"
-    assert done.stdout.split() == ["False", "False", warned]
+    # (the child runs on the CPU, where a build is tried; where JAX's default backend is an
+    # accelerator none is, so nothing warns: seen on an H200)
+    assert done.stdout.split() == ["False", "False", "1"]
 
 
 def test_the_library_is_built_for_this_cpu_and_keyed_by_it(tmp_path, monkeypatch):
@@ -668,7 +681,7 @@ def test_a_large_output_is_advised_to_be_backed_by_huge_pages(product):
     check(y, a @ x, np.float32)
 
 
-@pytest.mark.skipif(not _native.available(), reason="the native kernel could not be built here (no compiler)")
+@needs_native
 @pytest.mark.parametrize("fmt", ["bcoo", "bcsr"])
 def test_products_xla_must_partition_keep_xlas_kernels(fmt):
     # on an Auto mesh xp lowers the products XLA partitions with partitionable=True

@@ -1,0 +1,45 @@
+"""Facts about the platform the tests run on, and the ``cpu_only`` marker.
+
+The suite runs on JAX's default backend: the CPU in CI, an accelerator (a TPU) where one is the
+default. Some tests need the CPU itself (xp.sparse's native C++ kernel, simulated devices,
+multi-process clusters of CPU devices, XLA's CPU code): they are marked
+``@pytest.mark.cpu_only(reason="...")`` (or a module's ``pytestmark``), and skipped, with their
+reason, where the default backend is not the CPU (tests/conftest.py applies :func:`cpu_only_skip`).
+
+A child process that imports JAX would open the accelerator too, and a TPU chip admits one
+process (a second fails on libtpu's lock file): tests/subprocess_env.py runs children on the CPU
+(``JAX_PLATFORMS=cpu``) where this process's backend is not the CPU.
+"""
+
+import jax
+import pytest
+
+BACKEND = jax.default_backend()  # "cpu", "tpu", "gpu"
+ON_CPU = BACKEND == "cpu"
+
+
+def cpu_only_skip(item, backend: str = BACKEND):
+    """The skip mark for ``item`` when it is marked ``cpu_only`` and ``backend`` is not the CPU,
+    else None. The marker must give its reason (why the test needs the CPU)."""
+    mark = item.get_closest_marker("cpu_only")
+    if mark is None:
+        return None
+    reason = mark.kwargs.get("reason") or (mark.args[0] if mark.args else None)
+    if not reason:  # (checked on every backend, so that CI finds a marker without one)
+        raise pytest.UsageError(f"{item.nodeid}: cpu_only needs reason=... (why the test needs the CPU)")
+    if backend == "cpu":
+        return None
+    # skipif(True), not skip: skipif marks are evaluated first, and this reason must be the one shown
+    return pytest.mark.skipif(True, reason=f"needs JAX's CPU backend (this run's is {backend}): {reason}")
+
+
+# Hardware differences the tests expect, by name (not tolerances loosened everywhere):
+
+TRANSCENDENTAL_RTOL = 1e-6 if ON_CPU else 4e-6
+"""How far a float32 ``exp``, ``log``, ``sin``... may be from NumPy's, relatively: XLA's CPU code is
+within an ulp or two; XLA:TPU's approximations are within about 20 ulp (``exp(2.0)`` is 17 ulp
+off), as they are for ``jax.numpy`` there."""
+
+COMPLEX_TRANSCENDENTAL_RTOL = 1e-5 if ON_CPU else 5e-5
+"""The same for complex64 ``asinh``, ``acosh``... (jax.numpy's formulas through complex ``log`` and
+``sqrt``): XLA:TPU's ``asinh(2 + 2j)`` is 3.4e-5 off in its real part."""
