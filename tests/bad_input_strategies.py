@@ -410,6 +410,8 @@ DTYPES = _values(
     ("bool", lambda: bool),
     ("complex", lambda: complex),
     ("an array", lambda: matrix()),
+    ("a NumPy array", lambda: np.ones(3, np.float32)),
+    ("a JAX array", lambda: jnp.ones(3, jnp.int32)),
 )
 DEVICES = _values(
     ("'cpu'", lambda: "cpu"),

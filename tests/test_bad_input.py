@@ -40,10 +40,12 @@ from bad_input_strategies import (
     parameters,
     public_functions,
     replaced,
+    role,
     spec_functions,
 )
 from hypothesis import given
 from hypothesis import strategies as st
+from subprocess_env import subprocess_env
 
 import xp
 import xp.fft
@@ -95,6 +97,23 @@ def test_bcoo_dot_general_sampled_of_mismatched_shapes_is_a_named_error(A, B, in
 def test_arange_of_a_value_out_of_range_is_a_named_error(name, args, param):
     with pytest.raises((ValueError, OverflowError), match=rf"^xp\.{name}: {param}"):
         FUNCTIONS[name](*args)
+
+
+@pytest.mark.parametrize("name", ["arange", "sparse.arange"])
+def test_an_empty_arange_ignores_a_start_beyond_every_dtype(name):
+    # NumPy gives []: an empty range uses neither start nor step (it was Python's unnamed OverflowError)
+    assert FUNCTIONS[name](2**100, 5, 1).shape == (0,)
+
+
+def test_slices_of_python_ints_beyond_the_index_dtype_are_what_jax_would_slice():
+    """lax.dynamic_slice clamps its start; a stride longer than the slice takes its first element.
+    Python ints beyond int32 were JAX's overflow errors on an argument path, unnamed."""
+    dense = np.arange(12, dtype=np.float32).reshape(3, 4)
+    S = xp.sparse.fromdense(xp.asarray(dense))
+    clamped = xp.sparse.bcoo_dynamic_slice(S, (2**31, 2**31), (1, 2))
+    assert np.asarray(clamped.todense()).tolist() == dense[2:3, 2:4].tolist()
+    strided = xp.sparse.bcoo_slice(S, start_indices=(0, 0), limit_indices=(3, 4), strides=(2**31, 2))
+    assert np.asarray(strided.todense()).tolist() == dense[0 : 3 : 2**31, 0:4:2].tolist()
 
 
 def test_arange_of_one_value_ignores_a_step_beyond_every_dtype():
@@ -212,6 +231,8 @@ def check_bad_call(name, param, bad, value):
             return
         except Exception as e:  # anything else is the crash the sweep looks for
             raise AssertionError(f"{call} crashed: {type(e).__name__}: {e}") from e
+        if role(name, param) == "dtype" and hasattr(value, "shape"):
+            raise AssertionError(f"{call} returned a result: an array was taken as a dtype (its .dtype)")
         CALLS["returned"] += 1
         if _routing.is_sparse(value) and bad.label in ("sparse BCOO 3x3", "sparse BCSR 3x3"):
             # the result must be the dense call's where the sparse array replaced the equal dense one
@@ -276,7 +297,9 @@ def probe_in_subprocess(calls):
     """Run the calls in subprocesses: (call, exception type or 'returned' or 'aborted', message).
     A call that aborts the process is reported, and the rest go on in a new process."""
     outcomes = []
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(Path(__file__).parent.parent)])}
+    # (on the CPU where this process's backend is not: the checks of arguments are the same everywhere)
+    env = subprocess_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), env["PYTHONPATH"]])
     todo = list(calls)
     while todo:
         run = subprocess.run(

@@ -305,11 +305,11 @@ def _dtype_slow(value: Any, param: str) -> np.dtype:
     default = _PY_TYPE_DEFAULTS.get(value) if isinstance(value, type) else None  # (value may be unhashable)
     if default is not None:
         return default() if callable(default) else default  # type: ignore[return-value]
-    inner = getattr(value, "dtype", None)
-    if isinstance(inner, np.dtype) and inner in dt.ANY:
-        return inner
+    # An array is not a dtype, though it has one (NumPy's np.dtype(x) reads x.dtype): taking it
+    # would accept xp.zeros(3, dtype=x) where x.dtype was meant, or a slip such as astype(x, x).
+    hint = "; pass its .dtype" if hasattr(value, "dtype") and hasattr(value, "shape") else ""
     fail(TypeError, f"{param} must be one of the array API dtypes "
-         f"({', '.join(d.name for d in dt.ALL)}), got {describe(value)}")  # fmt: skip
+         f"({', '.join(d.name for d in dt.ALL)}), got {describe(value)}{hint}")  # fmt: skip
 
 
 def device(value: Any, param: str = "device") -> Any:

@@ -424,7 +424,8 @@ def arange(
             boundary.check_int_range(int(start), want, "start")
             boundary.check_int_range(int(start + (length - 1) * step), want, "stop")
         compute = np.dtype(np.int64 if want.itemsize == 8 else np.int32)
-        first, stride = np.asarray(int(start)).astype(compute), np.asarray(int(step)).astype(compute)
+        # (an empty range uses neither start nor step, which may be beyond every dtype)
+        first, stride = (np.asarray(v).astype(compute) for v in (int(start) if length else 0, int(step)))
         return wrap(_devices.build(_int_range, place, (first, stride), (length, want)))
     if length:  # a finite bound must not become infinite in a narrower floating dtype
         boundary.check_scalar_fits(float(start), want, "start")

@@ -15,9 +15,8 @@
 Each is checked at runtime by ``xp._boundary``, at the cost of a type check. Where the two
 differ: a type checker cannot tell the 13 NumPy dtypes from the others
 (``numpy.dtype("float16")`` is rejected at runtime only), nor ``numpy.float16``
-from ``numpy.float32`` (NumPy's stubs make narrower scalar types subtypes of wider ones); and at
-runtime ``xp._boundary.dtype`` also takes an object whose ``dtype`` attribute is one of the 13
-(an array, for instance), which the type does not name.
+from ``numpy.float32`` (NumPy's stubs make narrower scalar types subtypes of wider ones). An array
+is not a ``DTypeLike`` (pass its ``.dtype``): at runtime it is a TypeError naming the parameter.
 Note that ``isinstance(tracer, jax.typing.ArrayLike)`` is False: the runtime checks test the
 union's members, tracers included, instead of the union.
 """

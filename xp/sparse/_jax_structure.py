@@ -128,6 +128,10 @@ def bcoo_dynamic_slice(mat: Any, start_indices: Sequence[Any], slice_sizes: Sequ
     for axis, (size, dim) in enumerate(zip(sizes, value.shape, strict=True)):
         if not 0 <= size <= dim:
             fail(ValueError, f"slice_sizes[{axis}]={size} must be in [0, {dim}]")
+        if isinstance(starts[axis], int):
+            # clamped here as lax.dynamic_slice clamps: a Python int beyond the index dtype would
+            # otherwise be JAX's overflow error on an argument path, not a slice
+            starts[axis] = min(max(starts[axis], 0), dim - size)
     return jax_boundary.result(jax_boundary.call_jax(jsparse.bcoo_dynamic_slice, value, starts, sizes))
 
 
@@ -148,6 +152,10 @@ def bcoo_slice(
                    f"of bounds for its size {dim}")  # fmt: skip
     if step is not None and any(s < 1 for s in step):
         fail(ValueError, f"strides must be positive, got {step}")
+    if step is not None:
+        # a stride at least the slice's length takes its first element only; JAX's slice would
+        # overflow on one beyond the index dtype
+        step = tuple(min(s, max(hi - lo, 1)) for s, lo, hi in zip(step, start, limit, strict=True))
     return jax_boundary.result(
         jax_boundary.call_jax(jsparse.bcoo_slice, value, start_indices=start, limit_indices=limit, strides=step)
     )
