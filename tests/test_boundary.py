@@ -2,7 +2,7 @@
 
 import inspect
 import re
-import time
+import sys
 import types
 
 import jax
@@ -185,15 +185,22 @@ def test_a_sparse_implementation_gets_the_arguments_as_the_caller_wrote_them(mon
                          ((x,), {"correction": 1})]  # fmt: skip
 
 
-def test_argument_check_cost_is_a_fraction_of_a_microsecond():
-    """The boundary's fast path is a type check and an attribute read."""
+def test_the_argument_check_of_an_xp_array_calls_nothing():
+    """The boundary's fast path is a type check and an attribute read: no further Python or C
+    function runs (what that costs is bench/RESULTS.md's; a test counts calls, not time)."""
     x = xp.asarray([1.0])
-    n = 20000
-    start = time.process_time()
-    for _ in range(n):
-        _boundary.array(x, "x")
-    per_call = (time.process_time() - start) / n
-    assert per_call < 1e-6, per_call  # measured about 0.1 us; generous for a loaded CI machine
+    calls = []
+
+    def profile(frame, event, arg):
+        calls.append((event, getattr(arg, "__qualname__", None) or frame.f_code.co_qualname))
+
+    sys.setprofile(profile)
+    try:
+        value = _boundary.array(x, "x")
+    finally:
+        sys.setprofile(None)
+    assert value is x.jax
+    assert calls[:2] == [("call", "array"), ("return", "array")], calls
 
 
 def test_sparse_routing_without_an_implementation_computes_densely_and_says_so(monkeypatch):
