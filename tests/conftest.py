@@ -67,22 +67,14 @@ from platform_facts import BACKEND, cpu_only_skip  # noqa: E402
 # --- hypothesis profiles ----------------------------------------------------------------------
 # Example counts are set here only: no test sets its own (a test too expensive for the dev loop is
 # marked slow instead). dev and ci draw the same examples on every run; thorough explores.
-# dev's 10 keeps the default run at about 1.5 minutes with a warm cache and 4 to 5 minutes cold on
-# two cores (most of a cold run is compiling kernels: few examples of fixed shapes compile few);
-# ci's 15 keeps CI's whole run (two passes of the suite from a cold cache) well under 30 minutes
-# on two cores: 33 minutes with 40, 19 with 25 (local runs, 2026-12-01 and -02); as the suite
-# grew, 25 came to 25.5 minutes on CI (2026-12-02), hence 20, and 20 to 28.7 (2026-12-03), hence
-# 15. Examples cost less than their count: most of a test's time is compiling a kernel for each
-# new shape (sparse reductions and the bad-input sweep: 211 s with 10, 284 with 20). modes' 5 is
-# CI's second pass (64-bit mode and the native kernel off), where what differs is the dtypes and
-# the kernels, which every example shows: on the slower AMD EPYC development machine of
-# 2026-12-04 (XLA compiles 3-5 times slower there: 46 ms a kernel in test_manipulation) a cold
-# CI run's first pass had run 41% of its tests after 31 minutes, so the whole run, with dev's 10
-# in that pass, would have passed CI's limit of 90 (.ci/run also keeps the compilation cache
-# between CI runs). CI's run on that machine took 50 minutes (2026-12-04), so ci came down to
-# dev's 10 (cold, test_manipulation and test_statistical: 204 -> 170 s of CPU time, 1731 -> 1536
-# compiled kernels; most kernels belong to a test, not to an example) and CI's second pass leaves
-# out the modules the modes do not reach (.ci/run). ci still differs from dev by the slow tests.
+# Why so few: most of a run's time is XLA compiling a kernel for each new shape and dtype, not
+# running examples, and few examples of fixed shapes (tests/fixed_shapes.py) compile few kernels;
+# most kernels belong to a test, not to an example. dev's 10 keeps the default run to a few
+# minutes on two cores. ci's 10 keeps CI's whole run (two passes of the suite, from a cold cache
+# at worst) well under 30 minutes on two cores, also on machines where XLA compiles 3-5 times
+# slower (CONTRIBUTING.md, "What CI runs"). modes' 5 is CI's second pass (64-bit mode and the native kernel off), where what
+# differs is the dtypes and the kernels, which every example shows; that pass also leaves out the
+# modules the modes do not reach (.ci/run). ci differs from dev by the slow tests.
 
 PROFILES = {
     "dev": {"max_examples": 10, "derandomize": True},

@@ -108,7 +108,7 @@ _PROBE_CALLS = [
 @pytest.mark.parametrize("first", range(len(_PROBE_CALLS)))
 def test_a_public_function_takes_its_implementations_parameters(published, first):
     # The public function starts packing *args and **kwargs, and from its first call on has the
-    # implementation's own parameters (xp/_routing.py: up to 1 us a call less on the 2-core VM)
+    # implementation's own parameters (xp/_routing.py: up to 1 us a call less)
     public = published(_probe)
     assert public.__code__.co_varnames[:2] == ("args", "kwargs")
     order = [first, *(i for i in range(len(_PROBE_CALLS)) if i != first)]

@@ -387,7 +387,7 @@ EVERY_FUNCTION_KEEPS_PLACEMENT = textwrap.dedent(
 @pytest.mark.slow
 # (run once, with 64-bit mode on: where a kernel's results go is decided by where its arguments
 # are, whatever their dtypes or the ops inside, native sparse kernels or XLA's; CI runs the suite
-# a second time with the mode and the native kernels off, and this sweep took 63 s of it)
+# a second time with the mode and the native kernels off, where this slow sweep would repeat itself)
 @pytest.mark.x64
 def test_every_function_puts_its_results_where_its_array_arguments_are():
     # every public function called on arrays committed to device 1 (dense of several dtypes and

@@ -88,7 +88,7 @@ class Array:
     def __init__(self, *args: Any, _value: Any = _NO_VALUE) -> None:
         # Only JAX's pytree machinery calls this, as Array(_value=leaf), to rebuild an array (see
         # the registration below; xp makes its arrays with wrap). An __init__ over object.__new__,
-        # not a __new__ of xp's own: 1.2 µs less per result of a jitted call on the 2-core VM.
+        # not a __new__ of xp's own, which cost about 1 µs more per result of a jitted call.
         if args or _value is _NO_VALUE:
             raise TypeError("xp.Array cannot be constructed directly; use xp.asarray (or another creation function)")
         if type(_value) is not JaxArrayImpl and isinstance(_value, ARRAY_TYPES):
@@ -113,7 +113,7 @@ class Array:
         JAX's machinery reads ``x.dtype`` and takes NumPy dtypes only (see ``xp/_dtypes.py``)."""
         # The dtype and shape are read from the value's abstract value, an attribute of jax arrays
         # and tracers alike: a jax array's own ``shape`` and ``dtype`` are Python properties over
-        # it (0.2 µs a read against 0.07 on the 2-core VM), a tracer's go through its __getattr__.
+        # it (about three times slower a read), a tracer's go through its __getattr__.
         # A ``jax.ShapeDtypeStruct`` (the leaves jax.eval_shape returns, an export's argument spec)
         # has none and holds them itself.
         try:
@@ -429,11 +429,10 @@ def add_array_types(*types: type) -> None:
 
 # A pytree node of one child, its value: a dataclass node, whose child JAX's C++ reads without
 # calling Python, and which it rebuilds by calling Array(_value=...). JAX's other kind, a node with
-# Python functions to flatten and rebuild it, costs less per result of a jitted call and more per
-# argument: on the 2-core VM, over the same call with jax arrays, one array in and out +4.8-6.4 µs
-# against this kind's +6.4-6.6, 20 and one in and one out (a prediction) +20.7-22.1 against
-# +9.8-10.9, 20 in and out (a training step) +33.3-34.7 against +33.1-33.4 (bench/overhead.py
-# measures both kinds in every run).
+# Python functions to flatten and rebuild it, costs less per result of a jitted call but more per
+# argument, so more wherever a call takes more arrays than it returns, as a prediction does
+# (bench/RESULTS.md, "Jitted calls: generic functions, per call", the table of pytree nodes:
+# bench/overhead.py measures both kinds in every run).
 jax.tree_util.register_dataclass(Array, data_fields=["_value"], meta_fields=[])
 # So that a function exported with jax.export, whose inputs or outputs are xp arrays, serializes.
 jax.export.register_pytree_node_serialization(

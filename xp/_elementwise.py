@@ -52,7 +52,8 @@ REAL = "real"  # result has the real dtype of the computation dtype (abs of comp
 
 class Op:
     """An element-wise function: its name, its computation, the dtypes it accepts and its
-    result's. (A plain class: a dataclass took 1.5 ms to create at import.)"""
+    result's. (A plain class: a dataclass costs about 1.5 ms to create at import; bench/RESULTS.md,
+    "Import time".)"""
 
     __slots__ = ("accepts", "compute", "doc", "lift", "name", "result")
 

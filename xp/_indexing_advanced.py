@@ -268,8 +268,8 @@ def index_range(index: Any) -> tuple[int, int]:
 
     The last array read is remembered (weakly; jax arrays are immutable): the same indices used
     again (a permutation applied to many arrays) are not read again. Reading them would also wait
-    for the kernels still using them, the previous call's among them: taking 4 elements, 12.4 µs
-    a call with the read, 9 without, 6.2 for jax.numpy's unchecked ``take``."""
+    for the kernels still using them, the previous call's among them: about a third of an eager
+    ``take`` of 4 elements (bench/RESULTS.md, "Eager calls at small shapes", the ``take`` row)."""
     last = _last_range
     if last[0]() is index:
         return last[1], last[2]
@@ -293,16 +293,16 @@ def in_bounds(index: Any, n: Any, ndim: int | None = None) -> bool:
     ``x[i]``, ``take`` and ``take_along_axis`` in one function, ahead of their general paths, which
     report every error.
 
-    Measured on the 2-core VM, ``take`` of 4 elements: 34 µs a call through the general path,
-    whose checks take 2 µs timed alone but 6-10 µs between two calls of the kernel (each Python
-    call there costs several times what it costs alone), 28 µs with this check instead; the
-    kernel alone, 17 µs."""
+    Why one function: between two calls of the kernel each Python call costs several times what it
+    costs timed alone, so the general path's checks (2 µs alone) cost 6-10 µs there; this one
+    brings an eager ``take`` of 4 elements to about 1 µs over its kernel's dispatch
+    (bench/RESULTS.md, "Eager calls at small shapes", the ``take`` row)."""
     last = _last_range
     if last[0]() is index and type(n) is int:
         # the indices of the last call again (a permutation applied to many arrays, a benchmark's
         # loop): every array remembered is a concrete, non-empty integer array, so its range is
-        # all there is to check. Measured on the 2-core VM beside a take kernel: this function
-        # +3.8 µs a call through the reads below, +1.9-2.8 this way (index_range alone +0.7)
+        # all there is to check, and skipping the reads below halves this function's cost beside
+        # a take kernel
         return (ndim is None or last[3] == ndim) and -n <= last[1] and last[2] < n
     if type(index) is not JaxArrayImpl or type(n) is not int:
         return False

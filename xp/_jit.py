@@ -2,7 +2,8 @@
 
 xp defines about 230 kernels (``jax.jit(f, inline=True)``: one cached XLA computation per
 signature, inlined when called under an enclosing trace). Creating a ``jax.jit`` object costs
-40-60 µs (it inspects the function's signature), about 10 ms in all at import; most programs
+40-60 µs (it inspects the function's signature), about 10 ms in all at import (bench/RESULTS.md,
+"Import time"); most programs
 call a few dozen of them. So a kernel is created when first called, and then takes the place of
 its stub in the module that defined it: later calls through the module's global name go
 straight to the jitted function, without the stub's extra Python frame (which the hottest eager
@@ -13,8 +14,8 @@ drop them, and with them their placement, so that ``imag`` of a real array, ``is
 one or ``linalg.matrix_power(x, 0)`` would come back on the default device instead of ``x``'s.
 
 Every kernel is called with its static arguments positionally: jax.jit's C++ dispatch costs
-more per call when they come as keywords (measured on a 4-5 µs eager call: 0.08-0.12 µs for one
-or two static arguments, 0.14-0.20 for three to five).
+more per call when they come as keywords (up to 0.2 µs of an eager call of 4-5 µs, more with
+more static arguments).
 A kernel may declare them by name (``static_argnames``; jax.jit finds their positions in the
 signature) or by position (``static_argnums``, with a comment naming them); its callers pass
 them positionally either way.

@@ -176,14 +176,12 @@ def _failed(
 # --- forwarding with the function's own parameters --------------------------------------------
 #
 # A public function written ``def public(*args, **kwargs): return fn(*args, **kwargs)`` packs its
-# arguments into a tuple and a dict and unpacks them again. Measured on the 2-core VM, the public
-# function against ``fn`` called directly, each call beside one of a cached kernel (async dispatch
-# off, medians of 60 batches of 300, two runs; /tmp scripts, not kept): packing, +0.9 to +1.75 µs
-# a call (``xp.take(x, i, axis=0)`` +1.7, ``xp.sum(x, axis=0)`` +1.7); with ``fn``'s own
-# parameters passed on by name, +0.5 to +1.3 (take +0.8 to +0.9, sum +0.7 to +1.0). So that
-# function's code is generated, from source text with ``fn``'s parameter names, compiled once for
-# each list of them. Compiling costs 0.35 ms on that VM, 15 ms at import for the 43 lists of xp's
-# namespace (its import costs about 25): so the public function starts as the packing kind, and
+# arguments into a tuple and a dict and unpacks them again: up to 1 µs a call more than passing
+# ``fn``'s own parameters on by name, as much as the rest of what xp adds to a cached kernel's
+# dispatch (bench/RESULTS.md, "Eager calls at small shapes"). So that function's code is
+# generated, from source text with ``fn``'s parameter names, compiled once for each list of them.
+# Compiling the 43 lists of xp's namespace at import would cost more than the rest of xp's own
+# import (bench/RESULTS.md, "Import time"): so the public function starts as the packing kind, and
 # its first call compiles (or finds) its own code and puts it in place (``__code__`` is writable
 # where the closure's variables are the same: ``_xp_fn_``, ``_xp_failed_``, ``public`` and ``where`` in both).
 

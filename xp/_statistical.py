@@ -5,8 +5,8 @@ arguments are the normalized axes, the flags and the requested dtype; the dtype 
 run at trace time, so an eager call is one cached dispatch. The default call of a reduction
 (every axis, no ``keepdims``, no ``dtype``, no ``correction``: ``xp.sum(x)``) of an xp array
 runs a kernel of the array alone instead, which skips the boundary work and the matching of
-static arguments: 0.7 µs of the 1.6 µs an eager ``xp.sum`` spent over its bare kernel's dispatch
-(measured on the 2-core CPU machine), where jax.numpy's own ``sum`` spends 1.3-2.7 µs.
+static arguments, which were about half of what an eager ``xp.sum`` adds to its bare kernel's
+dispatch (bench/RESULTS.md, "Eager calls at small shapes", the ``sum`` row).
 
 Dtype rules (the standard's, plus xp's documented choices):
 
@@ -54,8 +54,8 @@ from xp._routing import api
 from xp._typing import ArrayLike, DTypeLike
 
 # The kernels' static arguments, passed by position: jax.jit's C++ dispatch matches positional
-# static arguments about 0.5 µs faster than keyword ones (measured: 4.05 against 4.3-4.9 µs per
-# call of a one-array kernel), a tenth of an eager reduction's time.
+# static arguments faster than keyword ones, by up to a tenth of an eager reduction's time
+# (xp/_jit.py).
 REDUCTION = (1, 2)  # axes, keepdims
 
 _NO_CORRECTION = 0.0  # var's and std's default (the fast path knows it by identity: one test)
@@ -255,9 +255,9 @@ def power_norm(
         return jnp.where(redo, rescaled(operand), root(jnp.where(redo, 1, total)))
 
     def on_cpu(operand: Any, total: Any, redo: Any) -> Any:
-        # a conditional: the common case costs the one fused sum and a comparison; computing both
-        # and selecting took 19.9 µs for a jitted norm of 1000 float32 elements here, the
-        # conditional 16.3, no rescaling at all 12.5
+        # a conditional: the common case costs the one fused sum and a comparison, where computing
+        # both and selecting would add a second pass over the elements to every call (about a
+        # fifth more for a jitted norm of 1000 float32 elements)
         return lax.cond(jnp.any(redo), lambda: either(operand, total, redo), lambda: root(total))
 
     # (GPU and TPU conditionals read their predicate back to the host: there a second pass over

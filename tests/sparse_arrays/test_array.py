@@ -278,8 +278,8 @@ _ROW_TAKES = {  # taking rows by integer arrays, and NumPy's twin
 @given(data=st.data())
 def test_rows_of_a_matrix_stored_row_by_row_are_gathered_without_sorting(layout, data):
     """Taking rows of a BCSR, or of a BCOO with sorted indices, gathers each row's elements
-    through row pointers: the jitted program sorts nothing (the general join sorts the matrix:
-    2000 rows of 20000 x 20000 with 400k entries took 0.3-0.5 s a call, now a few ms). Eagerly,
+    through row pointers: the jitted program sorts nothing (the general join sorts the matrix,
+    about a hundred times the work for 2000 rows of 20000 x 20000 with 400k entries). Eagerly,
     jitted with the matrix an argument, and with the matrix a constant and the queries traced,
     the result is the dense one; traced queries out of range select nothing."""
     how = data.draw(st.sampled_from(sorted(_ROW_TAKES)))
@@ -373,9 +373,9 @@ def _row_batches(rng, n_rows, count):
 def test_taking_new_rows_eagerly_stores_them_exactly_and_compiles_nothing(format):
     """Eagerly on CPU, rows of a matrix stored row by row are gathered in NumPy (the policy of
     xp.sparse._buffers): each new set of rows, a minibatch, stores exactly its elements and compiles
-    nothing. The kernel compiled for every new number of stored elements: 0.6-2.4 s a batch of 2000
-    rows of a 20000 x 20000 matrix with 400k entries (jnp.asarray of the results compiled too, for
-    every new shape: xp.sparse._buffers.to_device_of)."""
+    nothing, where a kernel compiles for every new number of stored elements, about a second a
+    batch of 2000 rows of a 20000 x 20000 matrix with 400k entries (jnp.asarray of the results
+    would compile too, for every new shape: xp.sparse._buffers.to_device_of)."""
     rng = np.random.default_rng(5)
     dense = np.where(rng.random((60, 50)) < 0.2, rng.standard_normal((60, 50)), 0).astype(np.float32)
     A = xs.fromdense(xp.asarray(dense), format=format)

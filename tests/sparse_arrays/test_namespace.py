@@ -36,7 +36,7 @@ XP_EXTRAS = {
     "transforms",
     "__version__",
 }
-XP_EXTRAS |= {"narrow_64bit", "NarrowingWarning"}  # the opt-in to narrowing 64-bit requests (README)
+XP_EXTRAS |= {"narrow_64bit", "NarrowingWarning"}  # the opt-in to narrowing 64-bit requests (docs/arrays.md)
 XP_EXTRAS |= {"checked", "CheckError"}  # checked mode (docs/checked.md)
 STANDARD = [
     *sorted(n for n in vars(xp) if not n.startswith("_") and n not in XP_EXTRAS),

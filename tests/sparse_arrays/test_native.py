@@ -428,7 +428,7 @@ def test_without_a_compiler_one_warning_and_xla_kernels(tmp_path):
     done = _child(CHILD, CXX=str(tmp_path / "no-compiler"), XP_NATIVE_CACHE=str(tmp_path), XP_NATIVE="1")
     assert done.returncode == 0, done.stderr
     # (the child runs on the CPU, where a build is tried; where JAX's default backend is an
-    # accelerator none is, so nothing warns: seen on an H200)
+    # accelerator none is, so nothing warns: seen on a GPU)
     assert done.stdout.split() == ["False", "False", "1"]
 
 

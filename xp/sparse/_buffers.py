@@ -54,8 +54,8 @@ def to_device_of(host: np.ndarray, like: Any) -> Any:
     """A NumPy array put where the jax array ``like`` lives (committed there if ``like`` is).
 
     ``jax.device_put``, not ``jnp.asarray``: the sizes of these arrays depend on the values, and
-    ``jnp.asarray`` compiles a kernel for every new shape (25 ms on the 2-core VM, for a transfer
-    of 20-160 µs); for a small array of a shape seen before it is 15 µs faster."""
+    ``jnp.asarray`` compiles a kernel for every new shape (milliseconds, for a transfer of
+    microseconds); for a small array of a shape seen before it is faster too."""
     if not like.committed:
         return jax.device_put(host)
     return jax.device_put(host, next(iter(like.devices())))

@@ -259,8 +259,8 @@ def _take_rows(
     if plan is None and not skip_padding:
         # Under a trace (no plan), nse is the number of queries times a bound on a row's length
         # (see join): slot j of query i is its row's j-th element, or padding past the row's end.
-        # No running sum finds each slot's query, as below (2000 rows of a 20000 x 20000 matrix
-        # with 400k entries, a new set each call, jitted: 0.64-1.22 -> 0.38-0.41 ms, bench/RESULTS.md).
+        # No running sum finds each slot's query, as below: that took about twice as long
+        # (bench/RESULTS.md, "Sparse arrays", the jitted ``A[rows]`` row).
         per, extra = divmod(nse, q)
         assert not extra, (nse, q)
         j = lax.broadcasted_iota(count_type, (q, per), 1)

@@ -36,41 +36,35 @@ on a GPU                      the CSR products above and BCSR ``A @ x`` take :fu
                               :func:`rows_from_indptr`).
 ============================  ===========================================================================
 
-xp's native kernel against SciPy ``csr_array`` (jitted, 20000 x 20000, density 1e-3, same run;
-on the quiet 2-core machine, load average 1-2, two threads; bench/RESULTS.md has the full tables):
-``A @ x`` BCSR 0.65-0.88x, BCOO 0.66-0.93x (with AVX-512 gathers, on the Xeon of 2026-12-04: BCSR
-0.78-0.84x, BCOO 0.98-1.05x, where the scalar loops had given 1.01-1.04x and 1.23-1.24x that day); ``A.T @ x`` 0.77-0.98x / 0.85-1.01x; ``A @ X`` (64
-columns) 0.26-0.57x / 0.31-0.57x (float32 and float64, the runs of three days; the float64 ``A @ X``
-spread is mostly the operating system's: docs/sparse.md, "The native CPU kernel"). On the loaded machine of earlier
-measurements (load 9 to 10, a second thread rarely getting a core, before the kernel was built for
-the host CPU) it was 1.2-2.0x for ``A @ x``, and the XLA fallback 1.8-4x. Before the native
-kernel (quieter machine, load 3 to 8):
+xp's native kernel takes about 0.7 of SciPy ``csr_array``'s time for ``A @ x`` and 0.2 for
+``A @ X`` with 64 columns (jitted, 20000 x 20000 at density 1e-3; bench/RESULTS.md, "Sparse
+arrays", has every product, the XLA fallback's too; docs/sparse.md, "The native CPU kernel", says
+what shaped the kernel).
 
 JAX's native kernel "pays" from 8 columns on, or when ``nse * k * itemsize`` exceeds 6.4 MB (the
 size from which it runs as parallel tasks; its single-task path is slow for few columns).
 
-Measurements behind the choices (CPU, jitted, 20000 x 20000 at density 1e-3, 400k stored
-entries; ratios of median times to SciPy ``csr_array`` in the same run; the machine is a shared
-2-core VM with a load average of 3 to 8 during these runs, so ratios move by +-30 %; the full
-tables are in bench/RESULTS.md):
+Why the fallback is built as it is (CPU, jitted, the same matrix; each alternative with the ratio
+to SciPy's time that decided it, in runs on a shared machine where ratios move by about a third):
 
-- ``A @ x``: JAX's BCOO ``dot_general`` 2.8-3.9x; gather + sorted ``segment_sum`` 1.3-2.5x (the gather
-  alone, fused with the product, costs about 1x SciPy's whole product; the scatter the rest; a
-  scatter of 400k entries costs 0.8-1.6 ms in XLA on CPU whatever its mode or index type). An ELL
-  layout (a BCOO with ``n_batch=1``: gather and a dense row sum) is no faster (2.1x); neither is a
-  blocked segmented scan (3-9x), a cumulative-sum difference (6-9x, and inexact), a row-blocked
-  gather on row pointers (2.2-4x) or JAX's native CSR kernel with one column (10-15x: Eigen's
-  single-task path costs about 25 ns per stored entry).
-- ``A @ X``: JAX's BCOO 6.5-7.8x; gather + ``segment_sum`` 7.5x (64 gathered columns per entry); the
-  native kernel on BCSR 0.6-0.75x, on BCOO with computed row pointers 0.65-0.8x. Columns where the
-  native kernel wins, per dtype (ms, native / gather + scatter): float32 k=2 11.5 / 2.5, k=4
-  11.1 / 4.5, k=8 3.3 / 7.9; float64 k=2 5.1 / 2.6, k=4 2.6 / 6.8, k=8 3.6 / 22.
-- BCSR ``A @ x``: JAX's BCSR 13-15x (the native kernel's one-column path); row indices from the
-  pointers need a ``cumsum`` of 400k entries, 3-6 ms in XLA on CPU (5.5-8x in all); the row-blocked
-  kernel 2.2-3x, with 16 entries per row and step (8: 2.2-3.6x, 32: 1.9-3.9x; the row lengths here
-  are about 20). A row far longer than the average makes it fall back to the row indices.
-- ``A.T @ x``: JAX's BCOO transpose + ``dot_general`` 11x; ``segment_sum`` over the column indices
-  (unsorted) 0.8-1.5x.
+- ``A @ x``: gather + sorted ``segment_sum`` (about 2x: the gather alone, fused with the product,
+  costs about SciPy's whole product, the scatter the rest). Slower: JAX's BCOO ``dot_general``
+  (about 3x), an ELL layout (a BCOO with ``n_batch=1``: gather and a dense row sum), a blocked
+  segmented scan, a cumulative-sum difference (also inexact), a row-blocked gather on row
+  pointers, and JAX's native CSR kernel with one column (over 10x: Eigen's single-task path costs
+  about 25 ns per stored entry).
+- ``A @ X``: JAX's native kernel, on the row pointers of a BCSR or those computed from a sorted
+  BCOO (below 1x), against about 7x for JAX's BCOO and for gather + ``segment_sum`` (64 gathered
+  columns per entry). With few columns gather + ``segment_sum`` wins, unless the product is large
+  enough for the native kernel's parallel path: hence ``CSR_MIN_COLUMNS`` and
+  ``NATIVE_PARALLEL_BYTES`` (xp/sparse/_xla_kernels.py).
+- BCSR ``A @ x``: the row-blocked kernel (about 2.5x), with ``CSR_VECTOR_BLOCK`` entries per row
+  and step (the rows here hold about 20): row indices from the pointers need a ``cumsum`` of every
+  entry, which alone costs several times SciPy's product, and JAX's BCSR takes the native kernel's
+  one-column path (over 10x). A row far longer than the average makes it fall back to the row
+  indices.
+- ``A.T @ x``: ``segment_sum`` over the column indices, unsorted (about 1x), against 11x for
+  JAX's BCOO transpose + ``dot_general``.
 - Sorting 400k entries costs about 300 ms in XLA on CPU, so no kernel sorts; the transpose of a
   BCSR is a BCOO (as SciPy's csr -> csc), not a sorted BCSR.
 """

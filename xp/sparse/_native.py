@@ -40,14 +40,13 @@ with ``linear_call`` tangents was tried first: ``linear_call`` has no batching r
 ``vmap(grad(...))`` failed.)
 
 Threads: below ``kMinParallelWork`` (32k multiply-adds) a product stays on the calling thread,
-waking pool threads costing microseconds. Measured on the quiet 2-core machine (jitted ``A @ x``,
-float32): at 40k entries one thread and two take the same time (BCOO 29 µs, BCSR 34 µs); at 160k
-two take 0.72-0.89 of one's time, at 400k 0.52-0.54. ``XP_NATIVE_MIN_PARALLEL_WORK`` overrides it, for
-measuring. A pool thread that helped stays for 50 µs after its work (``XP_NATIVE_LINGER_US``; 0
-turns it off), polling for the next product and yielding its core at each poll: woken from sleep
-instead, it joined each call of a loop 54-65 µs late, a quarter of the work of a 400k-entry
-product done by then (docs/sparse.md).
-Kernel times and ratios to SciPy: :mod:`xp.sparse._kernels` and bench/RESULTS.md.
+waking pool threads costing microseconds: at about 40k entries (jitted ``A @ x``) one thread and
+two take the same time, and the second thread pays more as products grow (about half the time
+at 400k). ``XP_NATIVE_MIN_PARALLEL_WORK`` overrides it, for measuring. A pool thread that helped
+stays for 50 µs after its work (``XP_NATIVE_LINGER_US``; 0 turns it off), polling for the next
+product and yielding its core at each poll: woken from sleep instead, it joined each call of a
+loop a quarter of the way through a 400k-entry product (docs/sparse.md, "The native CPU kernel").
+Kernel times and ratios to SciPy: bench/RESULTS.md, "Sparse arrays".
 """
 
 from __future__ import annotations
@@ -69,9 +68,9 @@ from xp.sparse import _xla_kernels
 # The products' FFI kernels, and the host product of two sparse matrices (called through ctypes)
 SOURCES = (Path(__file__).with_name("_native_spmm.cc"), Path(__file__).with_name("_native_spgemm.cc"))
 FLAGS = ("-std=c++20", "-O3", "-fPIC", "-shared", "-Wno-return-type")
-# Built for the CPU it runs on: `A @ X` with 64 columns (a row of X per stored entry) ran 2.2-3.2x
-# faster with AVX2/FMA than with the x86-64 baseline's SSE2 (jitted, 20000 x 20000, 400k entries, on
-# the AMD EPYC development machine; XLA's own kernels use the host's instructions too). The cache key holds
+# Built for the CPU it runs on: `A @ X` with 64 columns (a row of X per stored entry) ran 2-3x
+# faster with AVX2/FMA than with the x86-64 baseline's SSE2 (docs/sparse.md, "The native CPU
+# kernel"; XLA's own kernels use the host's instructions too). The cache key holds
 # the CPU's identity, so a home directory shared by different machines gets one library per kind.
 HOST_FLAGS = {
     "x86_64": ("-march=native",),
@@ -336,12 +335,12 @@ _PRODUCT = _primitive("xp_sparse_product", _abstract, _native_call, _xla_call)
 
 # --- the data cotangent of a CSR product: native on CPU, XLA elsewhere --------------------------
 # ``out[j] = ct[out_j] . x[in_j]`` over the columns, for each stored entry j (``_entry_indices``).
-# In XLA the CSR's row of each entry is a scatter and a running sum over the entries: with
-# ``cumsum`` 1.4-1.7 ms in all for 400k entries on the 2-core machine, of which the gathers are
-# 0.2-0.3, and when the matrix is a constant of the jitted function XLA constant-folded that
-# ``cumsum`` at compile time (2.3 s); with the parallel prefix sum XLA's kernels now use on CPU
-# (``_xla_kernels.rows_from_indptr``) 0.7-0.8 ms. The native kernel walks the rows as the product
-# does: 0.2-0.3 ms. A COO has its rows stored: its gathers stay in XLA.
+# In XLA the CSR's row of each entry is a scatter and a running sum over the entries, which cost
+# several times the gathers themselves, even with the parallel prefix sum XLA's kernels use on CPU
+# (``_xla_kernels.rows_from_indptr``); and where the matrix is a constant of the jitted function
+# XLA folds that sum at compile time. The native kernel walks the rows as the product does: about
+# a third of the XLA kernels' time (bench/RESULTS.md, "Sparse arrays", the gradient row). A COO
+# has its rows stored: its gathers stay in XLA.
 
 
 def _native_sampled(a: Any, b: Any, ct: Any, x: Any, *, spec: Spec) -> Any:

@@ -71,14 +71,13 @@ namespace ffi = xla::ffi;
 
 namespace {
 
-// Below this many multiply-adds one thread beats waking the pool (measured: one thread and two
-// break even at about 40k, see xp/sparse/_native.py; XP_NATIVE_MIN_PARALLEL_WORK overrides it).
+// Below this many multiply-adds one thread beats waking the pool (one thread and two break even
+// at about 40k entries, see xp/sparse/_native.py; XP_NATIVE_MIN_PARALLEL_WORK overrides it).
 constexpr int64_t kMinParallelWork = 1 << 15;
 // Chunks per participating thread: many, because a pool thread starts some microseconds after
 // the caller (and later still when another process holds its core) and the chunks it finds left
-// are its share. Measured, jitted A @ x of 400k entries on 2 threads of the quiet 2-core machine:
-// BCOO / BCSR at 1.01-1.02 / 0.79-0.83 of SciPy's time with 4 chunks per thread, 0.87 / 0.70-0.72
-// with 32; one thread alone, 1.59 / 1.44.
+// are its share: with 4 chunks a thread, the second thread took too small a share of a
+// 400k-entry A @ x (about a seventh more time than with 32).
 constexpr int64_t kChunksPerThread = 32;
 // Scatters' per-thread buffers are added up on the calling thread alone below this many elements.
 constexpr int64_t kMinParallelReduce = 1 << 18;
@@ -120,10 +119,9 @@ inline void axpy(T* __restrict out, T a, const T* __restrict x, int64_t k) {
 // Asks for the row x[c * k : (c + 1) * k] to be brought into cache (no effect on results; an
 // index out of range is not followed). The products with k columns read one row of x per stored
 // entry, at random: from L3 for the bench's 5-10 MB operand, a latency the multiply-adds of one
-// entry do not hide. Fetching the row of the entry kPrefetchDistance ahead, measured (jitted A @ X,
-// 64 columns, 400k entries, 2 threads, interleaved medians against SciPy in one run): BCOO 0.38 ->
-// 0.32 (float32) and 0.40 -> 0.36 (float64) of SciPy's time; BCSR within noise (0.30 / 0.34).
-// Distances 4 and 16 measured the same as 8.
+// entry do not hide. Fetching the row of the entry kPrefetchDistance ahead saves a BCOO's A @ X
+// (64 columns) about a tenth of its time, a BCSR's within noise; distances 4 and 16 do the same as
+// 8 (docs/sparse.md, "The native CPU kernel").
 constexpr int64_t kPrefetchDistance = 8;
 
 template <typename T, typename U>
@@ -156,10 +154,8 @@ inline void RowTimesMatrix(const T* data, const I* cols, int64_t stride, const T
 // bytes (64 float32 or 32 float64 columns) at a time, and written once. The scalar loop above
 // read, added into and stored the output row at every entry (the compiler cannot keep a row of
 // runtime length in registers), and on CPUs that prefer 128-bit vectors (GCC's tuning for AMD's
-// Zen 1) did so 4 floats an instruction. Measured on a 2-core AMD EPYC (Zen 1) VM, jitted A @ X
-// (20000 x 20000, 400k entries, 64 columns, 2 threads), medians of 60-100 calls interleaved with
-// SciPy in one process: float32 BCOO / BCSR 5.5-6.7 / 5.0-6.1 ms before, 3.8-4.2 / 3.4-3.8 after
-// (SciPy 12.3-14.7); float64 18.4-19.8 / 18.3-19.0 before, 9.0-9.5 / 8.4-9.0 after (SciPy 41-45).
+// Zen 1) did so 4 floats an instruction: the panels take A @ X with 64 columns to between half and
+// two thirds of the scalar loop's time (docs/sparse.md, "The native CPU kernel").
 template <typename T>
 struct Vectors {
   typedef T V __attribute__((vector_size(32)));
@@ -247,8 +243,8 @@ inline T RunDot(const T* data, const I* pairs, const T* x, int64_t& j, int64_t e
   using U = std::make_unsigned_t<I>;
   T acc{};
   // Rows claimed sorted (JAX's indices_sorted): a block of 8 entries whose last is in this row is
-  // all in it, so 7 of 8 comparisons are skipped (measured on the loop alone: 0.29 against
-  // 0.31-0.37 ms for 400k entries). Unclaimed orders are checked entry by entry.
+  // all in it, so 7 of 8 comparisons are skipped (the loop alone about a tenth faster). Unclaimed
+  // orders are checked entry by entry.
   if (claimed) {
     for (; j + 8 <= end && pairs[2 * (j + 7)] == row; j += 8) {
       T part{};
@@ -270,10 +266,10 @@ inline T RunDot(const T* data, const I* pairs, const T* x, int64_t& j, int64_t e
 // or 8 of x's elements at once; the range check is the gather's mask (a lane masked off reads
 // nothing, so a padding index is never followed, and adds nothing, whatever its value). The
 // scalar loop costs about 2 cycles an entry (a load of the index, the value and x's element, a
-// multiply-add, the check), more than SciPy's loop without the check. Measured on the loops alone,
-// one thread, the bench's 400k entries (rows of about 20) on a Xeon with AVX-512: scalar 407 us,
-// SciPy's loop 293 us, the gathers 178 us. The sum is taken in lanes and the lanes added up at the
-// end, so its rounding differs from a sequential sum's (as XLA's reductions' does).
+// multiply-add, the check), more than SciPy's loop without the check; the gathers take less than
+// half the scalar loop's time (the loops alone, the bench's 400k entries; docs/sparse.md, "The
+// native CPU kernel"). The sum is taken in lanes and the lanes added up at the end, so its
+// rounding differs from a sequential sum's (as XLA's reductions' does).
 #ifdef XP_AVX512
 
 // The mask of the first `count` lanes (none for count <= 0).
@@ -327,10 +323,10 @@ inline double RowDot<double, int32_t>(const double* data, const int32_t* indices
 // pair is a 64-bit lane (the row its low half), the columns its high halves, and the entries whose
 // row differs from the one before (a run of one row starts there) a mask from comparing the block
 // with itself shifted by one pair (x86 is little-endian). The block's products go to the running
-// sum up to each run's start, where that sum is emitted. Measured on the loops alone as above:
-// 241 us, against 341 for the scalar loop, 290 for a first pass marking the runs and a second
-// summing them as CSR rows, and 340 for one pass that found a run's end from the rows of the block
-// it was summing (every block's address waited on the comparison of the block before it).
+// sum up to each run's start, where that sum is emitted. On the loops alone the alternatives took
+// longer: the scalar loop and one pass that found a run's end from the rows of the block it was
+// summing (every block's address waited on the comparison of the block before it) about 40%, a
+// first pass marking the runs and a second summing them as CSR rows about 20%.
 template <typename T>
 struct Lanes8;  // 8 lanes of T: the vector type and the operations the one-pass loop needs
 
@@ -437,10 +433,10 @@ bool SortedRowSums(const T* data, const I* pairs, const T* x, int64_t begin, int
 // --- a parallel loop on XLA's pool -----------------------------------------------------------
 
 // How long the caller spins, once its own chunks are done, for the helpers' last chunks before it
-// blocks. A chunk takes microseconds; a blocked caller's wake-up cost 18 us on average on the
-// 2-core VM (futex; jitted BCOO A.T @ x of 400k entries: 368 -> 338 us a call with the spin). It
-// spins with the CPU's pause, not yielding it: yielding to JAX's dispatching thread made calls
-// queued by asynchronous dispatch on 8 host devices 157-160 -> 169-205 us each.
+// blocks. A chunk takes microseconds, and a blocked caller's wake-up (a futex) tens of them on a
+// virtual CPU: the spin saves a 400k-entry A.T @ x about a twelfth of its time. It spins with the
+// CPU's pause, not yielding it: yielding to JAX's dispatching thread slowed calls queued by
+// asynchronous dispatch on 8 host devices (docs/sparse.md, "The native CPU kernel").
 constexpr auto kSpinBeforeBlocking = std::chrono::microseconds(50);
 
 // A spin-wait's pause (x86: tells the core the loop is a wait; elsewhere nothing).
@@ -481,17 +477,16 @@ struct LoopState {
   }
 };
 
-// Lingering helpers. A pool thread that found no work sleeps, and waking it took 50-65 us on the
-// 2-core VM: in a loop of calls, each call's helper joined when the caller had done a quarter of
-// the work alone (jitted A.T @ x of 400k entries, 0.25 ms of work on two threads). So a helper,
+// Lingering helpers. A pool thread that found no work sleeps, and waking it takes tens of us on a
+// virtual CPU: in a loop of calls, each call's helper joined when the caller had done a quarter of
+// the work alone (a 400k-entry A.T @ x; docs/sparse.md, "The native CPU kernel"). So a helper,
 // its chunks done, stays on its pool thread for XP_NATIVE_LINGER_US (default kLinger), polling
 // a mailbox where every parallel loop is posted, and joins the next loop at once; at most
 // pool threads - 1 linger, so XLA's own work always finds a thread that is not ours. The cost
 // is that wait in CPU time: OpenMP runtimes wait the same way (GOMP_SPINCOUNT), for longer. It
 // yields the core at every poll, so that a thread with work (JAX's dispatching thread, XLA's
-// executing thread) runs first: spinning on the CPU's pause instead, calls queued by
-// asynchronous dispatch on 8 host devices took 383-406 us each (244-283 not lingering, 160-170
-// yielding); on one device, where the computation runs on the calling thread, 130 / 206 / 137.
+// executing thread) runs first: spinning on the CPU's pause instead more than doubled the time of
+// calls queued by asynchronous dispatch on 8 host devices, slower than not lingering at all.
 constexpr auto kLinger = std::chrono::microseconds(50);
 
 // A setting from the environment (for measuring), at least `minimum`, or `fallback` where unset.
@@ -593,14 +588,14 @@ void ParallelFor(ffi::ThreadPool& pool, int64_t n_chunks, int64_t helpers, const
 
 // Large outputs get the hint that huge pages back them. XLA allocates a fresh output each call,
 // and malloc hands large blocks back to the kernel on free (or not: it depends on what the
-// process freed before), so the first write into an output can fault once every 4 KB page: up to
-// 1242 faults a call for a 10 MB BCSR `A @ X` (20000 x 64, float64) in bench/sparse.py's loop.
-// Under MADV_HUGEPAGE a first touch maps a whole 2 MB page instead: 248 -> 23 faults a call and
-// 6.10 -> 5.22 ms (interleaved in one process; another pair of runs 1242 -> 90 faults); where the
-// memory is still mapped the hint changes nothing (measured the same). Only the 2 MB-aligned
-// interior of the buffer is advised; a hint, so failure (an old kernel, transparent huge pages
-// off) is ignored. MADV_POPULATE_WRITE (map the pages in one system call) was slower: walking
-// pages that are already mapped cost up to 1.2 ms a call.
+// process freed before), so the first write into an output can fault once every 4 KB page: over a
+// thousand faults a call for a 10 MB BCSR `A @ X` (20000 x 64, float64) in bench/sparse.py's loop.
+// Under MADV_HUGEPAGE a first touch maps a whole 2 MB page instead: about a tenth of the faults,
+// and the call about 15% faster; where the memory is still mapped the hint changes nothing
+// (docs/sparse.md, "The native CPU kernel"). Only the 2 MB-aligned interior of the buffer is
+// advised; a hint, so failure (an old kernel, transparent huge pages off) is ignored.
+// MADV_POPULATE_WRITE (map the pages in one system call) was slower: it walks the pages that are
+// already mapped too.
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kHugePageHintBytes = 2 * kHugePage;
 
@@ -635,20 +630,17 @@ inline int64_t Pointer(const I* indptr, int64_t row, int64_t nse) {
 
 #ifdef XP_AVX512
 // Chunks whose rows average fewer entries than this go through CsrRowDotsVector, the others
-// through RowDot. Measured as below (jitted A @ x, 2 threads, interleaved with SciPy): rows of 5
-// and 10 entries (the Poisson and the random SPD matrices of bench/cg.py, 1M rows) float32 7.2 ->
-// 2.8-3.4 and 9.2 -> 7.6-7.8 ms, float64 5.6 -> 3.3-3.8 and 20.4 -> 9.2-9.9 ms; on rows of 20 (the
-// bench's 20000 x 20000 matrix) RowDot stays ahead, 0.68-0.69 against 0.70-0.71 of SciPy's time in
-// float32 and 0.63 against 0.70 in float64.
+// through RowDot: on rows of 5 entries (the Poisson matrix of bench/cg.py) the stream takes less
+// than half RowDot's time, while on rows of 20 (bench/sparse.py's matrix) RowDot stays slightly
+// ahead (docs/sparse.md, "The native CPU kernel").
 constexpr int64_t kShortRows = 16;
 
 // The rows [row_begin, row_end) of a CSR matrix times a vector in one pass over their entries,
 // by blocks of 8 at a fixed stride whatever the rows' lengths, as SortedRowSumsVector does for a
 // COO: a row whose last entry falls in the block takes the block's products up to it, and its
 // sum is written. RowDot, a loop of its own for each row, pays a gather (16 lanes of float32, 8 of
-// float64), a mask and a reduction of all lanes a row however few its entries: on a Zen 4 (AVX-512)
-// VM, jitted float32 A @ x of the 2-D Poisson matrix (1M rows of 5 entries, 2 threads, interleaved
-// medians) took 7.2 ms that way against SciPy's 3.8 (float64 5.6 / 5.4). False (y partly written)
+// float64), a mask and a reduction of all lanes a row however few its entries: on the 2-D Poisson
+// matrix (rows of 5 entries) that made a BCSR's float32 A @ x nearly twice SciPy's time. False (y partly written)
 // where the row pointers decrease: the caller then runs RowDot, which reads each row on its own
 // and takes such a row as empty.
 template <typename T>
@@ -748,9 +740,8 @@ void CsrRowsTransposed(const T* data, const I* indices, const I* indptr, const T
     if (k == 1) {
       // A loop of its own, x[r] read once into a register. The loop shared with k > 1 tested k
       // and read x[r] through the pointer for every entry (after each store into y, which may
-      // alias x for all the compiler knows). Jitted A.T @ x of 400k entries, interleaved with
-      // SciPy in one process: float32 0.42 -> 0.23-0.24 ms, float64 0.43 -> 0.27 ms (SciPy
-      // 0.36-0.38 ms).
+      // alias x for all the compiler knows): this loop takes about 0.6 of that one's time,
+      // which puts a CSR's A.T @ x ahead of SciPy's (bench/RESULTS.md, "Sparse arrays").
       const T xr = x[r];
       for (int64_t j = begin; j < end; ++j) {
         U c = static_cast<U>(indices[j]);
@@ -1012,9 +1003,8 @@ bool CooSorted(ffi::ThreadPool& pool, const T* d, const I* pairs, const T* xv, T
 // body, a lambda capturing by reference, the compiler reloaded the data and index pointers at
 // every entry). No loop over runs of one row, though A.T @ x of a matrix with sorted rows could
 // read x's element once a run: a run's end is a branch the CPU mispredicts once a row, more than
-// the flat loop's load of x[row] (a cache hit) costs. Measured on the loops alone, float32 A.T @ x
-// of the bench's matrix (400k entries, rows of about 20), one thread of an AMD EPYC (Zen 1),
-// medians of 400 calls interleaved: by runs 666-674 us, flat 571-573, CSR rows 541-543.
+// the flat loop's load of x[row] (a cache hit) costs: by runs, the loop took about a sixth longer
+// (docs/sparse.md, "The native CPU kernel").
 template <typename T, typename I>
 void CooScatterVector(const T* d, const I* pairs, int64_t column, const T* xv, T* y, int64_t j, int64_t end,
                       int64_t n_in, int64_t n_out) {

@@ -13,10 +13,8 @@ Formulations (all differentiable with respect to ``data``):
 - sums (``sum``, ``mean``) where the native CPU kernel takes the dtype and the entries are on one
   device: the product of the matrix and a vector of ones, ``A @ 1`` (rows) or ``A.T @ 1``
   (columns), which skips JAX's padding itself; elsewhere (GPU, entries split over a mesh, XLA's
-  fallback) the formulations below. Measured as below (one run at load 2, float32 / float64),
-  against the formulations below: BCSR columns 1.83 / 1.78 -> 0.93 / 0.80 of SciPy's time, rows
-  3.70 / 3.73 -> 0.47 / 0.57; BCOO columns 2.26 / 2.37 -> 0.77 / 0.89, rows 2.25 / 2.33 -> 0.55 /
-  0.70;
+  fallback) the formulations below, which take two to eight times as long (bench/RESULTS.md,
+  "Sparse arrays", the ``sum(A, axis=0)`` row);
 - along the rows of a BCSR (``axis=1``, row sums): no row indices (a ``cumsum`` of all entries,
   3-6 ms for 400k in XLA on CPU); each step of a loop adds up to ``ROW_BLOCK`` more entries of
   every row (a dense gather on the row pointers), unless the longest row makes that costly
@@ -28,15 +26,15 @@ Formulations (all differentiable with respect to ``data``):
   row pointers' differences, or a ``segment_sum`` of ones), so they need the array to be known
   free of duplicates (``unique_indices``); else the general path sums duplicates first.
 
-Measured (20000 x 20000, density 1e-3, 400k stored, float32, jitted, one interleaved run on the
-shared 2-core machine at load 8, medians; SciPy's ``csr_array.sum`` in the same run): BCSR
-``sum(axis=0)`` before 9.6-10.1 ms (16-21x SciPy in bench/RESULTS.md: the general path made row
-indices by a ``searchsorted`` it does not need); dropping the row coordinate without a scatter
-0.20 ms (but its result stores 400k entries for 20000 elements); ``segment_sum`` over the column
-indices 0.47 ms, as a BCOO 0.69 ms (SciPy 2.3 ms). Row sums of a BCSR: the row indices and a
-sorted ``segment_sum`` 5.1 ms, a ``cumsum`` difference 4.5 ms (and inexact), the loop with 16
-entries per row and step 1.8 ms, with 32 1.4 ms (SciPy 1.9 ms); ``searchsorted`` with
-``method="sort"`` 280 ms.
+Why these formulations (jitted, 20000 x 20000 with 400k stored, float32, against SciPy's
+``csr_array.sum`` in the same run): column sums by ``segment_sum`` over the column indices take
+about a fifth of SciPy's time, where the general path, which makes row indices by a
+``searchsorted`` it does not need, took 16-21 times it; dropping the row coordinate without a
+scatter is faster still, but its result stores 400k entries for 20000 elements. Row sums of a
+BCSR: the loop with ``ROW_BLOCK`` entries per row and step is the one formulation faster than
+SciPy; the row indices and a sorted ``segment_sum``, or a ``cumsum`` difference (also inexact),
+take nearly three times SciPy's time, and ``searchsorted`` with ``method="sort"`` over a hundred
+times.
 """
 
 from __future__ import annotations

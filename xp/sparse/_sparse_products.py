@@ -63,8 +63,9 @@ def _native_product(
     library: Any, m: int, n: int, k: int, *operands: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The product in the native library: SciPy's algorithm, one pass to count each row's
-    columns and one to sum and write them (20000 x 20000 with 400k entries by its transpose, 8M
-    products: 0.31-0.36 s in all, 0.26 s of it here, against 0.45 s in NumPy and SciPy's 0.08 s)."""
+    columns and one to sum and write them, in a little over half NumPy's time (8M products of a
+    20000 x 20000 matrix with 400k entries by its transpose; bench/RESULTS.md, "Sparse arrays",
+    the ``A @ A.T`` row, compares the whole call with SciPy's and pydata sparse's)."""
     a_rows, a_cols, a_data, b_rows, b_cols, b_data = operands
     a_ptr, b_ptr = _pointers(a_rows, m), _pointers(b_rows, k)
     a_cols, b_cols = (np.ascontiguousarray(c, dtype=np.int64) for c in (a_cols, b_cols))

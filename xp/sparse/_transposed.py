@@ -29,19 +29,17 @@ untransposed data: the untransposed base is reachable only as ``_base``. ``A.T.i
 ``A.T.jax`` are of the materialized transpose (JAX's sparse API, ``xp.sparse.bcoo_*``, sees it);
 ``A.T.data`` is the base's data, which is also the materialized one's.
 
-Measured (20000 x 20000, density 1e-3, 400k stored, interleaved medians on the shared 2-core
-machine at load 4-11; SciPy's O(1) csr ``.T`` took 0.035-0.044 ms in the same runs):
+Why views (bench/RESULTS.md, "Sparse arrays", the ``A.T`` row, against SciPy's O(1) csr ``.T``):
 
-- eager ``xp.matrix_transpose``: before, 0.46 ms (BCOO) and 4.5 ms (BCSR); a view 0.009-0.020 ms
-  (``A.T`` 0.003-0.004 ms: it skips the routing);
-- jitted (a top-level ``jax.jit(xp.matrix_transpose)``): before 0.83 / 4.8 ms; a view 0.18-0.53 ms,
-  which is JAX returning its arguments (XLA copies output buffers that are parameters unless
-  donated: ``jax.jit(lambda a: a)`` costs the same, 0.3-0.5 ms) against pydata GCXS ``.T``
-  1.0-1.1 ms; inside a larger jitted function a view costs nothing;
+- forming the transpose eagerly costs what a view does not (for 400k stored entries about 0.5 ms
+  for a BCOO and 4.5 ms for a BCSR, whose row indices come from its pointers); a view costs
+  microseconds (``A.T`` less than ``xp.matrix_transpose``: it skips the routing);
+- jitted, a top-level ``jax.jit(xp.matrix_transpose)`` costs what JAX returning its arguments
+  costs (XLA copies output buffers that are parameters unless donated: ``jax.jit(lambda a: a)``
+  costs the same); inside a larger jitted function a view costs nothing;
 - products on a view, jitted: ``A.T @ x`` computes what forming the transpose and multiplying did
-  (``bcoo_rmatmul``/``bcsr_rmatmul``), the same time within noise (BCOO 1.19 / 1.41 ms, BCSR
-  4.57 / 4.60 ms, before / after); ``x @ A.T`` is now ``A @ x`` (the CSR kernel for a BCSR):
-  BCOO 1.60 -> 0.94 ms, BCSR 3.33 -> 1.34 ms.
+  (``bcoo_rmatmul``/``bcsr_rmatmul``), in the same time; ``x @ A.T`` is ``A @ x`` (the CSR kernel
+  for a BCSR, about 2.5 times faster than the transposed product).
 """
 
 from __future__ import annotations

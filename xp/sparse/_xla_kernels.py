@@ -130,8 +130,8 @@ def csr_matmul(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: int, bra
     ``segment_sum`` instead, which leave it out. Entries outside every row are never read.
 
     ``branchless``: instead, such entries read a row of zeros appended to ``x`` (a copy of ``x``;
-    no conditional, which on a GPU waits for its predicate on the host: jitted ``A @ x`` of 400k
-    float32 entries on an H200 took 126 µs with it, 2x JAX's own unguarded BCSR product).
+    no conditional, which on a GPU waits for its predicate on the host: with it, a jitted BCSR
+    ``A @ x`` took over twice JAX's own unguarded product; docs/sparse.md, "On a GPU").
     """
     index_dtype = np.dtype(np.int64) if np.int64 in (indices.dtype, indptr.dtype) else np.dtype(np.int32)
     if index_dtype == np.int64 and not jax.config.read("jax_enable_x64"):
@@ -259,9 +259,8 @@ def xla_coo_product(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: 
 
 def xla_csr_product(data: Any, indices: Any, indptr: Any, x: Any, native: bool = True, gpu: bool = False) -> Any:
     """``A @ x`` for CSR buffers; ``native``: whether JAX's CSR kernel may be chosen; ``gpu``: the
-    computation is lowered for a GPU, where JAX's CSR kernel pays for vectors too (jitted ``A @ x``
-    of 400k float32 entries on an H200, jax 0.11.2, which lowers it without a cuSPARSE call: 165.6
-    µs by ``csr_matvec``, 54.6 by JAX's BCSR)."""
+    computation is lowered for a GPU, where JAX's CSR kernel pays for vectors too (a third of
+    ``csr_matvec``'s time for a jitted ``A @ x``; docs/sparse.md, "On a GPU")."""
     if native and _jax_kernel_pays(data.shape[0], indptr.shape[0] - 1, x, gpu):
         return csr_matmul(data, indices, indptr, x, n_cols=x.shape[0], branchless=gpu)
     if x.ndim == 1:
