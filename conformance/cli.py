@@ -2,16 +2,23 @@
 
     python -m conformance [NAMESPACE ...] [--version 2025.12] [--max-examples N]
                           [--upstream [PATH]] [--json FILE] [--markdown FILE]
+                          [--html FILE | --no-html] [--compare OLD.json]
 
 Exit status: 0 when no check failed (skips and documented deviations allowed), 1 when any failed
 (a stale entry of a deviations file included), 2 on a usage error.
+
+Every run writes the HTML page (:mod:`conformance.html`) unless told not to: ``--html FILE``,
+else beside the JSON report (``--json r.json``: ``r.html``), else ``conformance-report.html``
+in the current folder; the last line of the output says where.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import datetime
 import importlib.util
+import json
 import multiprocessing
 import os
 import shlex
@@ -24,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from conformance import report, spec
+from conformance import compare, report, reproduce, spec
+from conformance import html as page
 from conformance import upstream as up
 from conformance.deviations import Deviations, DeviationsError, for_namespace
 from conformance.model import FAILED, NamespaceReport, Result, first_line
@@ -33,6 +41,7 @@ from conformance.progress import MultiProgress, Progress
 
 DEFAULT_MAX_EXAMPLES = 10  # bundled property checks; the upstream suite's own default is 100
 UPSTREAM_MAX_EXAMPLES = 100
+DEFAULT_HTML = "conformance-report.html"
 
 
 def default_namespaces() -> list[str]:
@@ -101,6 +110,20 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", dest="json_file", default=None, metavar="FILE", help="write a JSON report")
     p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown report")
     p.add_argument(
+        "--html",
+        default=None,
+        metavar="FILE",
+        help=f"write the HTML page here (default: beside the --json report, else {DEFAULT_HTML})",
+    )
+    p.add_argument("--no-html", action="store_true", help="write no HTML page")
+    p.add_argument(
+        "--compare",
+        default=None,
+        metavar="OLD.json",
+        help="an earlier JSON report: what changed since (new failures, fixes), at the top of the page and "
+        "after the text",
+    )
+    p.add_argument(
         "--checks",
         default=None,
         metavar="GROUPS",
@@ -153,6 +176,9 @@ def run_bundled(
     ns = Namespace(module, name, version=version, max_examples=max_examples)
     ns.strict, ns.shrink = strict, shrink
     result = NamespaceReport(name, environment={"version": module_version(module)})
+    device = _device_of(ns)
+    if device:
+        result.environment["device"] = device
     if ns.info_error:
         result.notes.append(f"__array_namespace_info__() failed ({ns.info_error}); dtypes found by attribute")
     tasks = checks.plan(ns, tuple(groups or checks.GROUPS), functions)
@@ -167,6 +193,7 @@ def run_bundled(
             raise
         except Exception as e:  # a bug in a check: report it, keep going
             results = [Result("(tool)", task.label, "check", FAILED, f"check crashed: {first_line(e)}")]
+        results = [reproduce.with_script(str(ns.name), r) for r in results]
         if deviations is not None:  # now, so that the progress bar counts only undocumented failures
             results = deviations.mark(results)
         result.results.extend(results)
@@ -179,7 +206,42 @@ def run_bundled(
         if r.function == "(all)" and r.chapter == "Special cases" and r.status == "skipped":
             result.notes.append(r.detail)
     result.duration_s = time.monotonic() - start
+    result.process_environment = environment()
     return result
+
+
+def _device_of(ns: Namespace) -> str:
+    """Where the namespace's arrays live: the ``device`` of a new array, with JAX's platform and kind."""
+    try:
+        device = ns.module.asarray(0).device
+    except Exception:  # reported by the checks of asarray and of the array object
+        return ""
+    text = str(device)
+    platform, kind = getattr(device, "platform", None), getattr(device, "device_kind", None)
+    if isinstance(platform, str):
+        text += f" ({platform}" + (f", {kind}" if isinstance(kind, str) and kind != platform else "") + ")"
+    return text
+
+
+def _html_path(args: argparse.Namespace) -> Path | None:
+    if args.no_html:
+        return None
+    if args.html:
+        return Path(args.html)
+    if args.json_file:
+        return Path(args.json_file).with_suffix(".html")
+    return Path(DEFAULT_HTML)
+
+
+def _usage_problem(args: argparse.Namespace) -> str:
+    """What is wrong with the output options, found before minutes of checks (a folder to write
+    into that does not exist); ``--compare``'s file is read up front too, in :func:`main`."""
+    if args.html and args.no_html:
+        return "--html and --no-html contradict each other"
+    for option, value in (("--json", args.json_file), ("--markdown", args.markdown), ("--html", args.html)):
+        if value and not Path(value).resolve().parent.is_dir():
+            return f"{option} {value}: the folder {Path(value).resolve().parent} does not exist"
+    return ""
 
 
 class _QueuedProgress:
@@ -256,7 +318,17 @@ def _upstream_version(reports: list[NamespaceReport]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    started = time.monotonic()
     args = parser().parse_args(argv)
+    problem = _usage_problem(args)
+    if problem:
+        print(f"conformance: {problem}", file=sys.stderr)
+        return 2
+    try:
+        earlier = (args.compare, compare.load(args.compare, "--compare")) if args.compare else None
+    except compare.ReportError as e:
+        print(f"conformance: {e}", file=sys.stderr)
+        return 2
     names = args.namespaces or default_namespaces()
     upstream = args.upstream is not None
     max_examples = args.max_examples or (UPSTREAM_MAX_EXAMPLES if upstream else DEFAULT_MAX_EXAMPLES)
@@ -315,17 +387,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             reports.append(_import_failure(name, e, "bundled"))
             continue
         reports.append(run_bundled(name, module, deviations=deviations[name], **options))
+    env = environment()
+    for r in reports:
+        for key, value in r.process_environment.items():
+            env.setdefault(key, value)
+    status = 0 if all(r.ok for r in reports) else 1
     meta = {
         "spec_version": args.version or (spec.DEFAULT_VERSION if not upstream else _upstream_version(reports)),
         "source": "upstream" if upstream else "bundled",
         "max_examples": max_examples,
-        "environment": environment(),
+        "environment": env,
         "command": "python -m conformance "
         + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])),
+        "exit_status": status,
+        "duration_s": round(time.monotonic() - started, 1),
+        "finished": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
     sys.stdout.write(report.text(reports, meta, max_per_function=0 if args.quiet else 4))
+    as_json = report.to_json(reports, meta)
     if args.json_file:
-        Path(args.json_file).write_text(report.to_json(reports, meta), "utf-8")
+        Path(args.json_file).write_text(as_json, "utf-8")
     if args.markdown:
         Path(args.markdown).write_text(report.markdown(reports, meta), "utf-8")
-    return 0 if all(r.ok for r in reports) else 1
+    doc = json.loads(as_json)  # the page is drawn from the JSON report, as from a saved one
+    if earlier is not None:
+        lines = list(compare.summary(compare.changes(earlier[1], doc)))
+        sys.stdout.write(f"\nsince {earlier[0]}: " + ("; ".join(lines) if lines else "no change") + "\n")
+    html_path = _html_path(args)
+    if html_path is not None:
+        size = page.write(html_path, [doc], compare=earlier)
+        sys.stdout.write(f"\nHTML report: {html_path} ({size / 1024:.0f} KiB; open it in a browser)\n")
+    return status

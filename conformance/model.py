@@ -26,6 +26,7 @@ class Result:
     detail: str = ""  # the first line of the error, or why it was skipped; notes on a pass
     example: str = ""  # the falsifying example, when hypothesis found one
     reason: str = ""  # a deviation's reason, from the deviations file
+    reproducer: str = ""  # a Python script that shows the failure (conformance.reproduce)
 
     def to_json(self) -> dict[str, str]:
         return {k: v for k, v in dataclasses.asdict(self).items() if v != "" or k in ("status", "check")}
@@ -64,6 +65,9 @@ class NamespaceReport:
     upstream: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)  # seconds of CPU time per task
     deviations_file: str = ""  # the deviations file applied, as the report names it
+    # the versions, JAX's mode and devices of the process that ran the checks (a worker's, in a
+    # parallel run): the run's environment takes what its own process lacks (it imports no JAX)
+    process_environment: dict[str, Any] = field(default_factory=dict)
 
     def totals(self) -> dict[str, int]:
         return tally(self.results)

@@ -122,9 +122,11 @@ def test_reports_and_exit_code(tmp_path, monkeypatch, capsys):
     assert "| chapter |" in md and "`tile`" in md and "result_type(int8, uint8)" in md
 
 
-def test_exit_code_zero_when_everything_passes(capsys):
+def test_exit_code_zero_when_everything_passes(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where the default page goes (conformance-report.html)
     assert cli.main(["array_api_strict", "--checks", "names,inspection", "--no-progress"]) == 0
     assert "all " in capsys.readouterr().out
+    assert (tmp_path / "conformance-report.html").stat().st_size > 0
 
 
 def test_side_by_side_tables():

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 from hypothesis.extra import numpy as hnp
 
+from conformance import reproduce
 from conformance.model import FAILED, PASSED, SKIPPED, Result, first_line
 from conformance.namespaces import Namespace
 
@@ -69,6 +70,11 @@ def elements(
     return st.floats(flo, fhi, width=width, allow_subnormal=False, allow_nan=False, allow_infinity=False)
 
 
+# The arrays drawn by the example running now, for the reproducer of a failure (one property runs
+# at a time in a process).
+RECORDER = reproduce.Recorder()
+
+
 class Arrays:
     """Draws arrays of a namespace with their NumPy copies."""
 
@@ -109,9 +115,12 @@ class Arrays:
         el = kw.pop("elements", None) or elements(dtype, **kw)
         if self.xps is not None:
             x = data.draw(self.xps.arrays(self.ns.dtypes[dtype], shape, elements=el), label=label)
-            return x, self.ns.to_numpy(x)
-        xn = data.draw(hnp.arrays(np.dtype(dtype), shape, elements=el), label=label)
-        return self.ns.asarray(xn, dtype), xn
+            xn = self.ns.to_numpy(x)
+        else:
+            xn = data.draw(hnp.arrays(np.dtype(dtype), shape, elements=el), label=label)
+            x = self.ns.asarray(xn, dtype)
+        RECORDER.add(label, self.ns.describe(x), dtype, xn)
+        return x, xn
 
 
 def _first(strategy: st.SearchStrategy[Any]) -> Any:
@@ -265,6 +274,14 @@ def _show(v: Any) -> str:
 
 
 # --- running a property ---------------------------------------------------------------------------
+def _recording(body: Callable[[st.DataObject], None]) -> Callable[[st.DataObject], None]:
+    def recorded(data: st.DataObject) -> None:
+        RECORDER.reset()
+        body(data)
+
+    return recorded
+
+
 def run_property(
     ns: Namespace,
     chapter: str,
@@ -278,6 +295,9 @@ def run_property(
         return Result(chapter, function, check, FAILED, f"{function} is missing from {ns.name}")
     n = max(1, max_examples if max_examples is not None else ns.max_examples)
     lines: list[object] = []
+    # each example records its own arrays; reset here, not in ``prop``, whose source seeds the
+    # derandomized examples (a change to it would change every check's inputs)
+    body = _recording(body)
 
     @settings(
         max_examples=n,
@@ -305,6 +325,10 @@ def run_property(
     except KeyboardInterrupt:
         raise
     except Exception as e:
-        example = "\n".join(str(line) for line in lines if str(line).strip())
-        return Result(chapter, function, check, FAILED, first_line(e), example=example[:2000])
+        # hypothesis reports the falsifying example as notes on the exception (older versions
+        # through the reporter)
+        notes = [*lines, *getattr(e, "__notes__", ())]
+        example = "\n".join(str(line) for line in notes if str(line).strip())
+        script = reproduce.property_script(str(ns.name), function, chapter, first_line(e), RECORDER.drawn)
+        return Result(chapter, function, check, FAILED, first_line(e), example=example[:2000], reproducer=script)
     return Result(chapter, function, check, PASSED)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from conformance import spec
+from conformance import reproduce, spec
 from conformance.checks import hyp
 from conformance.model import FAILED, PASSED, SKIPPED, Result, Task, first_line, guarded
 from conformance.namespaces import Namespace
@@ -192,7 +192,13 @@ def check_info_objects(ns: Namespace) -> Iterator[Result]:
                     problems.append(f"{fn}({d}).dtype is {info.dtype!r}, expected {want_dtype}")
         except Exception as e:
             problems.append(first_line(e))
-        yield Result(DTYPE_FUNCTIONS, fn, d, FAILED if problems else PASSED, "; ".join(dict.fromkeys(problems)))
+        if not problems:
+            yield Result(DTYPE_FUNCTIONS, fn, d, PASSED)
+            continue
+        detail = "; ".join(dict.fromkeys(problems))
+        calls = [f"xp.{fn}(xp.{d})", f"xp.{fn}(xp.asarray([0], dtype=xp.{d}))"]
+        script = reproduce.calls_script(str(ns.name), fn, DTYPE_FUNCTIONS, detail, calls)
+        yield Result(DTYPE_FUNCTIONS, fn, d, FAILED, detail, reproducer=script)
 
 
 def _astype(ns: Namespace, arrays: hyp.Arrays) -> Result:

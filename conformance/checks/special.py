@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Iterator
 from typing import Any
 
-from conformance import spec
+from conformance import reproduce, spec
 from conformance.model import FAILED, PASSED, SKIPPED, Result, Task, first_line
 from conformance.namespaces import Namespace
 
@@ -30,12 +30,13 @@ def _engine() -> tuple[Any, str]:
         return None, f"special-case checks unavailable ({first_line(e)})"
 
 
-def _convert(r: Any) -> Result:
+def _convert(r: Any, namespace: str) -> Result:
     status = _STATUS.get(getattr(r, "status", ""), FAILED)
     detail = getattr(r, "detail", "") or ""
     if r.status == "error" and not detail.startswith("error"):
         detail = f"error: {detail}" if detail else "error"
-    return Result(CHAPTER, r.function, r.case, status, first_line(detail) if detail else "")
+    script = reproduce.special_case_script(namespace, r.function, r.case, getattr(r, "script", ()))
+    return Result(CHAPTER, r.function, r.case, status, first_line(detail) if detail else "", reproducer=script)
 
 
 def tasks(ns: Namespace) -> Iterator[Task]:
@@ -48,7 +49,7 @@ def tasks(ns: Namespace) -> Iterator[Task]:
 
     def run(functions: list[str]) -> list[Result]:
         try:
-            return [_convert(r) for r in engine.run(ns.module, functions=functions)]
+            return [_convert(r, str(ns.name)) for r in engine.run(ns.module, functions=functions)]
         except KeyboardInterrupt:
             raise
         except Exception as e:

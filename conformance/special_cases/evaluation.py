@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from conformance.reproduce import ALIAS, call_lines, value
 from conformance.special_cases.grammar import holds
 from conformance.special_cases.table import Case, cases
 
@@ -23,6 +24,8 @@ class CaseResult:
     case: str  # the spec sentence
     status: str  # "passed" | "failed" | "skipped" | "error"
     detail: str = ""  # first line of the failure, or why it was skipped
+    # a failure's reproducer, without the import of the namespace (conformance.reproduce)
+    script: tuple[str, ...] = ()
 
 
 def run(namespace: Any, functions: Iterable[str] | None = None) -> list[CaseResult]:
@@ -113,7 +116,7 @@ def _run_case(ns: Any, case: Case) -> CaseResult:
         widest = _widest(ns, "complex floating")
         if widest is None:
             return CaseResult(case.function, sentence, "skipped", "no complex dtype")
-        dtype = widest[0]
+        dtype, dtype_name = widest
     elif is_complex:
         pool = _representable(_COMPLEX_POOL, component)
         envs = [{"a": a, "b": b} for a in pool for b in pool]
@@ -141,14 +144,32 @@ def _run_case(ns: Any, case: Case) -> CaseResult:
         else:
             out = _to_numpy(fn(ns.asarray([e["x"] for e in selected], dtype=dtype)))
     except Exception as e:
+        script = call_lines(case.function, dtype_name, _arguments(case.kind, selected), "raises")
         return CaseResult(
-            case.function, sentence, "error", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            case.function,
+            sentence,
+            "error",
+            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+            tuple(script),
         )
     for env, got in zip(selected, out.tolist(), strict=True):
         if not case.expect.check(got, env, tolerance):
             inputs = ", ".join(f"{k}={v!r}" for k, v in env.items())
-            return CaseResult(case.function, sentence, "failed", f"{inputs}: got {got!r}")
+            script = call_lines(case.function, dtype_name, _arguments(case.kind, [env]), f"got [{got!r}]")
+            return CaseResult(case.function, sentence, "failed", f"{inputs}: got {got!r}", tuple(script))
     return CaseResult(case.function, sentence, "passed")
+
+
+def _arguments(kind: str, envs: list[dict[str, float]]) -> dict[str, list[Any]]:
+    """The arrays of a call on ``envs``, as :func:`_run_case` makes them."""
+    if kind == "complex-binary":
+        return {
+            "x1": [complex(e["a"], e["b"]) for e in envs],
+            "x2": [complex(e["c"], e["d"]) for e in envs],
+        }
+    if kind == "complex":
+        return {"x": [complex(e["a"], e["b"]) for e in envs]}
+    return {name: [e[name] for e in envs] for name in envs[0]}
 
 
 def _run_conversion(ns: Any, case: Case) -> CaseResult:
@@ -158,33 +179,34 @@ def _run_conversion(ns: Any, case: Case) -> CaseResult:
     assert convert is not None and case.condition is not None and case.expect is not None
     if "boolean operands" in case.context:
         inputs: list[Any] = [v for v in (True, False) if holds(case.condition, {"x": v})]
-        dtype = getattr(ns, "bool", None)
+        dtype, dtype_name = getattr(ns, "bool", None), "bool"
     else:
         widest = _widest(ns, "real floating")
         if widest is None:
             return CaseResult(case.function, case.sentence, "skipped", "no floating dtype")
-        dtype = widest[0]
+        dtype, dtype_name = widest
         pool = _representable(_POOL, "float64" if widest[1] == "float64" else "float32")
         inputs = [v for v in pool if holds(case.condition, {"x": v})]
     if not inputs:
         return CaseResult(case.function, case.sentence, "skipped", "no input in the value pool satisfies the condition")
-    for value in inputs:
-        x = ns.asarray(value, dtype=dtype)
+    for v in inputs:
+        x = ns.asarray(v, dtype=dtype)
+        script = (
+            f"x = {ALIAS}.asarray({value(v, dtype_name)}, dtype={ALIAS}.{dtype_name})",
+            f"print({convert.__name__}(x))",
+        )
         try:
             got = convert(x)
         except Exception as e:
             if case.expect.raises and type(e).__name__ == case.expect.raises:
                 continue
-            return CaseResult(case.function, case.sentence, "failed", f"self={value!r}: raised {type(e).__name__}")
+            detail = f"self={v!r}: raised {type(e).__name__}"
+            return CaseResult(case.function, case.sentence, "failed", detail, script)
         if case.expect.raises:
-            return CaseResult(
-                case.function,
-                case.sentence,
-                "failed",
-                f"self={value!r}: returned {got!r}, expected {case.expect.raises}",
-            )
-        if not case.expect.check(got, {"x": float(value)}, 0.0):
-            return CaseResult(case.function, case.sentence, "failed", f"self={value!r}: got {got!r}")
+            detail = f"self={v!r}: returned {got!r}, expected {case.expect.raises}"
+            return CaseResult(case.function, case.sentence, "failed", detail, script)
+        if not case.expect.check(got, {"x": float(v)}, 0.0):
+            return CaseResult(case.function, case.sentence, "failed", f"self={v!r}: got {got!r}", script)
     return CaseResult(case.function, case.sentence, "passed")
 
 
@@ -202,6 +224,10 @@ def _run_reduction(ns: Any, fn: Callable[..., Any], case: Case) -> CaseResult:
         "nan-b": [complex(1, 1), complex(2, math.nan), complex(2, 3)],
         "correction": [1.0, 2.0],
     }
+    script = (
+        f"x = {ALIAS}.asarray([{', '.join(value(v, widest[1]) for v in inputs[mode])}], dtype={ALIAS}.{widest[1]})",
+        f"print({ALIAS}.{case.function}(x{', correction=2' if mode == 'correction' else ''}))",
+    )
     try:
         x = ns.asarray(inputs[mode], dtype=widest[0])
         out = fn(x, correction=2) if mode == "correction" else fn(x)
@@ -210,7 +236,11 @@ def _run_reduction(ns: Any, fn: Callable[..., Any], case: Case) -> CaseResult:
         if mode == "empty" and case.function in ("max", "min"):
             return CaseResult(case.function, case.sentence, "passed")
         return CaseResult(
-            case.function, case.sentence, "error", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            case.function,
+            case.sentence,
+            "error",
+            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+            script,
         )
     if not expected.check(got, {}, 1e-12):
         return CaseResult(
@@ -218,6 +248,7 @@ def _run_reduction(ns: Any, fn: Callable[..., Any], case: Case) -> CaseResult:
             case.sentence,
             "failed",
             f"{'empty input' if mode == 'empty' else '[1, NaN, 2]'}: got {got!r}",
+            script,
         )
     return CaseResult(case.function, case.sentence, "passed")
 
@@ -233,6 +264,8 @@ def _run_linalg(ns: Any, case: Case) -> CaseResult:
     if widest is None:
         return CaseResult(case.function, case.sentence, "skipped", f"no {kind} dtype")
     got: object
+    name, shape = ("trace", (0, 0)) if mode == "trace-empty" else ("slogdet", (2, 2))
+    script = (f"print({ALIAS}.linalg.{name}({ALIAS}.zeros({shape}, dtype={ALIAS}.{widest[1]})))",)
     try:
         if mode == "trace-empty":
             trace = complex(linalg.trace(ns.zeros((0, 0), dtype=widest[0])))
@@ -244,10 +277,14 @@ def _run_linalg(ns: Any, case: Case) -> CaseResult:
             ok = sign == 0 and logabsdet.real == -math.inf and logabsdet.imag == 0
     except Exception as e:
         return CaseResult(
-            case.function, case.sentence, "error", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            case.function,
+            case.sentence,
+            "error",
+            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+            script,
         )
     if not ok:
-        return CaseResult(case.function, case.sentence, "failed", f"got {got!r}")
+        return CaseResult(case.function, case.sentence, "failed", f"got {got!r}", script)
     return CaseResult(case.function, case.sentence, "passed")
 
 
