@@ -153,9 +153,9 @@ inline void RowTimesMatrix(const T* data, const I* cols, int64_t stride, const T
 // float32 and float64: the row's sums are kept in registers, a panel of up to 8 vectors of 32
 // bytes (64 float32 or 32 float64 columns) at a time, and written once. The scalar loop above
 // read, added into and stored the output row at every entry (the compiler cannot keep a row of
-// runtime length in registers), and on CPUs that prefer 128-bit vectors (GCC's tuning for AMD's
-// Zen 1) did so 4 floats an instruction: the panels take A @ X with 64 columns to between half and
-// two thirds of the scalar loop's time (docs/sparse.md, "The native CPU kernel").
+// runtime length in registers), and on CPUs whose compiler tuning prefers 128-bit vectors did so
+// 4 floats an instruction: the panels make A @ X with many columns faster than the scalar loop
+// (bench/RESULTS.md, "Sparse arrays"; docs/sparse.md, "The native CPU kernel").
 template <typename T>
 struct Vectors {
   typedef T V __attribute__((vector_size(32)));
