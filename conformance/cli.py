@@ -22,6 +22,7 @@ import json
 import multiprocessing
 import os
 import shlex
+import subprocess
 import sys
 import time
 import warnings
@@ -142,7 +143,8 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="bundled: check up to N namespaces at once, each in its own process (default: one per CPU)",
+        help="bundled: check up to N namespaces at once, each in its own process (default: one per CPU; "
+        "one in all where JAX's default backend is an accelerator)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", "-q", action="store_true", help="list each failing function once, with its first failure")
@@ -306,6 +308,21 @@ def _run_parallel(
         return reports
 
 
+def _jax_on_an_accelerator() -> bool:
+    """Whether JAX's default backend is not the CPU, asked of a child process that exits at once:
+    a TPU admits one process at a time, so worker processes of their own would fail to claim it
+    (and on a GPU each would reserve most of its memory). False where JAX is not installed."""
+    if os.environ.get("JAX_PLATFORMS", "").strip().lower() == "cpu" or importlib.util.find_spec("jax") is None:
+        return False
+    probe = "import jax; print(jax.default_backend())"
+    try:
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    words = done.stdout.split()
+    return done.returncode == 0 and bool(words) and words[-1] != "cpu"
+
+
 def _import_failure(name: str, error: BaseException, source: str) -> NamespaceReport:
     r = NamespaceReport(name, source=source)
     r.results.append(Result("API names", "(import)", f"import {name}", FAILED, first_line(error)))
@@ -359,6 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "show_progress": show_progress,
     }
     jobs = min(len(names), args.jobs or os.cpu_count() or 1)
+    if not upstream and jobs > 1 and not args.jobs and _jax_on_an_accelerator():
+        jobs = 1  # one process holds the device: the namespaces are checked one after the other
     if not upstream and jobs > 1:
         reports = _run_parallel(names, jobs, options, show_progress, deviations)
         names = []

@@ -295,3 +295,38 @@ def test_special_cases_chapter_is_skipped_without_its_engine(monkeypatch):
 def test_upstream_without_a_checkout_is_a_usage_error(tmp_path, capsys):
     assert cli.main(["array_api_strict", "--upstream", str(tmp_path), "--no-progress"]) == 2
     assert "not an array-api-tests checkout" in capsys.readouterr().err
+
+
+def test_namespaces_share_one_process_where_jax_runs_on_an_accelerator(tmp_path, monkeypatch, capsys):
+    """A TPU admits one process: without --jobs, the main job does not start a worker per
+    namespace there (it would fail to claim the device), and it still does on a CPU."""
+    started = []
+
+    def parallel(names, jobs, *rest):
+        started.append(jobs)
+        return [NamespaceReport(name) for name in names]
+
+    monkeypatch.setattr(cli, "_run_parallel", parallel)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    argv = ["array_api_strict", "numpy", "--checks", "names", "--functions", "abs", "--no-progress", "--no-html"]
+    for on_accelerator in (True, False):
+        monkeypatch.setattr(cli, "_jax_on_an_accelerator", lambda answer=on_accelerator: answer)
+        cli.main(argv)
+    assert started == [2]  # the accelerator's run checked both in this process
+    assert "array_api_strict" in capsys.readouterr().out
+
+
+def test_the_accelerator_probe_asks_no_child_where_jax_is_told_the_cpu(monkeypatch):
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("a child process was started"))
+    assert cli._jax_on_an_accelerator() is False
+
+
+@pytest.mark.cpu_only(reason="the probe's child would find the device held by this test process")
+def test_the_accelerator_probe_answers_for_the_cpu(monkeypatch):
+    monkeypatch.delenv("JAX_PLATFORMS", raising=False)
+    asked = []
+    real_run = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: asked.append(a) or real_run(*a, **k))
+    assert cli._jax_on_an_accelerator() is False
+    assert len(asked) == 1

@@ -352,6 +352,31 @@ def test_qr(a, mode):
     np.testing.assert_allclose(conj_t(qv) @ qv, np.broadcast_to(np.eye(k), (*qv.shape[:-2], k, k)), atol=tol)
 
 
+@pytest.mark.parametrize("magnitude", [1e-30, 1e30])
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+@pytest.mark.parametrize("shape", [(2, 2), (3, 2), (2, 3), (2, 3, 2)])
+def test_qr_of_large_and_small_entries(shape, dtype, magnitude):
+    """Entries whose squares leave float32's range: LAPACK scales its norms, and xp scales the
+    columns where XLA's QR does not (a TPU: NaN for 1e30, R = 0 for 1e-30 before)."""
+    rng = np.random.default_rng(0)
+    a = (rng.uniform(1, 2, shape) * magnitude).astype(dtype)
+    q, r = xp.linalg.qr(xp.asarray(a))
+    rebuilt = np.asarray(q).astype(np.complex128) @ np.asarray(r).astype(np.complex128)
+    np.testing.assert_allclose(rebuilt, a, rtol=1e-5, atol=0)
+    assert not np.isnan(np.asarray(q)).any()
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_column_scaling_matches_the_plain_decomposition(mode):
+    """The accelerators' path (columns scaled by powers of two) checked where it is not the
+    default: the same Q, and R up to rounding, as the decomposition of the matrix as it is."""
+    a = jnp.asarray(np.random.default_rng(1).standard_normal((3, 4, 3)).astype(np.float32) * [1e-3, 1.0, 1e3])
+    q, r = linalg_module._qr_column_scaled(a, mode)
+    q0, r0 = jnp.linalg.qr(a, mode=mode)
+    np.testing.assert_allclose(np.asarray(q), np.asarray(q0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(r), np.asarray(r0), rtol=1e-5, atol=1e-6 * 1e3)
+
+
 def test_qr_is_a_named_tuple():
     result = xp.linalg.qr(xp.eye(2))
     assert result._fields == ("Q", "R") and result.Q is result[0]

@@ -246,8 +246,29 @@ def qr(x: ArrayLike, /, *, mode: Literal["reduced", "complete"] = "reduced") -> 
 
 @functools.partial(full_precision_kernel, static_argnames="mode")
 def _qr(x: Any, mode: str) -> Any:
-    q, r = jnp.linalg.qr(_floating_matrices(x, square=False), mode=mode)
+    x = _floating_matrices(x, square=False)
+    plain = functools.partial(_qr_as_computed, mode=mode)
+    if x.size == 0:
+        return plain(x)
+    # LAPACK (the CPU) scales its column norms; XLA's QR elsewhere squares the entries as they are,
+    # so a matrix of large entries (|x| > 2**63 in float32) gives NaN and one of small entries (1e-30)
+    # gives R = 0. Scaling each column by a power of two first is exact and leaves Q as it is:
+    # A = B D with D diagonal gives A = Q (R_B D), still upper triangular.
+    return lax.platform_dependent(x, cpu=plain, default=functools.partial(_qr_column_scaled, mode=mode))
+
+
+def _qr_as_computed(x: Any, mode: str) -> tuple[Any, Any]:
+    q, r = jnp.linalg.qr(x, mode=mode)
     return q, r
+
+
+def _qr_column_scaled(x: Any, mode: str) -> tuple[Any, Any]:
+    magnitude = jnp.maximum(jnp.abs(x.real), jnp.abs(x.imag)) if jnp.iscomplexobj(x) else jnp.abs(x)
+    _, exponent = jnp.frexp(jnp.max(magnitude, axis=-2, keepdims=True))
+    # within the normal range both ways (a zero, inf or NaN column gets exponent 0: scale 1)
+    scale = jnp.ldexp(jnp.ones((), magnitude.dtype), jnp.clip(exponent, -120, 120))
+    q, r = _qr_as_computed(x / scale, mode)
+    return q, r * scale
 
 
 @api
