@@ -16,7 +16,7 @@ module                     checks
 from __future__ import annotations
 
 from conformance.checks import creation as creation  # registers its properties
-from conformance.checks import elementwise, hyp, inspection, names, promotion, props, special
+from conformance.checks import elementwise, inspection, names, promotion, properties, registry, special
 from conformance.checks import manipulation as manipulation
 from conformance.checks import searching as searching
 from conformance.checks import statistical as statistical
@@ -47,7 +47,7 @@ def plan(ns: Namespace, groups: tuple[str, ...] | list[str] = GROUPS, functions:
         )
     if "inspection" in groups:
         tasks.append(Task("inspection", lambda: inspection.tasks_results(ns)))
-    arrays: hyp.Arrays | None = None
+    arrays: properties.Arrays | None = None
     if "promotion" in groups or "properties" in groups:
         arrays = _LazyArrays(ns)  # type: ignore[assignment]
     if "promotion" in groups:
@@ -56,7 +56,7 @@ def plan(ns: Namespace, groups: tuple[str, ...] | list[str] = GROUPS, functions:
     if "properties" in groups:
         assert arrays is not None
         tasks.extend(elementwise.tasks(ns, arrays))
-        tasks.extend(props.tasks(ns, arrays))
+        tasks.extend(registry.tasks(ns, arrays))
     if "special" in groups:
         tasks.extend(special.tasks(ns))
     if functions:  # checks of the whole namespace (names, promotion tables, ...) always run
@@ -69,9 +69,9 @@ class _LazyArrays:
 
     def __init__(self, ns: Namespace) -> None:
         self._ns = ns
-        self._arrays: hyp.Arrays | None = None
+        self._arrays: properties.Arrays | None = None
 
     def __getattr__(self, name: str) -> object:
         if self._arrays is None:
-            self._arrays = hyp.Arrays(self._ns)
+            self._arrays = properties.Arrays(self._ns)
         return getattr(self._arrays, name)

@@ -11,8 +11,8 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from conformance import spec
-from conformance.checks import hyp
-from conformance.checks.props import pick, prop
+from conformance.checks import properties
+from conformance.checks.registry import pick, prop
 from conformance.namespaces import Namespace
 
 CHAPTER = "Creation functions"
@@ -25,7 +25,7 @@ def _default_of(ns: Namespace, value: Any) -> str:
 
 
 def _shape(data: Any, min_dims: int = 0) -> tuple[int, ...]:
-    return tuple(data.draw(hyp.shapes(min_dims=min_dims), label="shape"))
+    return tuple(data.draw(properties.shapes(min_dims=min_dims), label="shape"))
 
 
 def _dtype_kw(ns: Namespace, data: Any, dtypes: list[str]) -> tuple[dict[str, Any], str | None]:
@@ -35,7 +35,7 @@ def _dtype_kw(ns: Namespace, data: Any, dtypes: list[str]) -> tuple[dict[str, An
 
 
 @prop(CHAPTER, "arange")
-def arange(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def arange(ns: Namespace, arrays: properties.Arrays) -> Any:
     ints = ns.available(spec.CATEGORIES["integer"])
 
     def body(data: Any) -> None:
@@ -58,13 +58,13 @@ def arange(ns: Namespace, arrays: hyp.Arrays) -> Any:
             expected = np.array([start + i * step for i in range(max(0, math.ceil((stop - start) / step)))])
             kw = {}
         out = ns.module.arange(*args, **kw)
-        hyp.assert_result(ns, f"arange{args}", out, dtype, expected.shape, expected)
+        properties.assert_result(ns, f"arange{args}", out, dtype, expected.shape, expected)
 
     return body
 
 
 @prop(CHAPTER, "asarray")
-def asarray(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def asarray(ns: Namespace, arrays: properties.Arrays) -> Any:
     scalars = {
         "bool": st.booleans(),
         "int": st.integers(-100, 100),
@@ -76,20 +76,20 @@ def asarray(ns: Namespace, arrays: hyp.Arrays) -> Any:
 
     def body(data: Any) -> None:
         kind = pick(data, list(scalars), "kind")
-        shape = tuple(data.draw(hyp.shapes(max_dims=2, max_side=3, min_side=1), label="shape"))
+        shape = tuple(data.draw(properties.shapes(max_dims=2, max_side=3, min_side=1), label="shape"))
         flat = data.draw(st.lists(scalars[kind], min_size=math.prod(shape), max_size=math.prod(shape)), label="values")
         nested: Any = np.array(flat, dtype=object).reshape(shape).tolist() if shape else flat[0]
         out = ns.module.asarray(nested)
         dtype = _default_of(ns, flat[0])
         expected = np.array(flat, dtype=dtype).reshape(shape)
-        hyp.assert_result(
+        properties.assert_result(
             ns, f"asarray(<{kind} {'list' if shape else 'scalar'} of shape {shape}>)", out, dtype, shape, expected
         )
 
     return body
 
 
-def _fill(ns: Namespace, arrays: hyp.Arrays, name: str, value: int) -> Any:
+def _fill(ns: Namespace, arrays: properties.Arrays, name: str, value: int) -> Any:
     fn = ns.get(name)
 
     def body(data: Any) -> None:
@@ -98,7 +98,7 @@ def _fill(ns: Namespace, arrays: hyp.Arrays, name: str, value: int) -> Any:
         shape_arg: Any = shape[0] if len(shape) == 1 and data.draw(st.booleans(), label="int shape") else shape
         out = fn(shape_arg, **kw)
         dtype = dname or ns.default("real floating")
-        hyp.assert_result(
+        properties.assert_result(
             ns,
             f"{name}({shape_arg!r}, dtype={dname})",
             out,
@@ -110,7 +110,7 @@ def _fill(ns: Namespace, arrays: hyp.Arrays, name: str, value: int) -> Any:
     return body
 
 
-def _like(ns: Namespace, arrays: hyp.Arrays, name: str, value: int) -> Any:
+def _like(ns: Namespace, arrays: properties.Arrays, name: str, value: int) -> Any:
     fn = ns.get(name)
 
     def body(data: Any) -> None:
@@ -119,7 +119,7 @@ def _like(ns: Namespace, arrays: hyp.Arrays, name: str, value: int) -> Any:
         kw, dname = _dtype_kw(ns, data, list(ns.dtypes))
         out = fn(x, **kw)
         dtype = dname or d
-        hyp.assert_result(
+        properties.assert_result(
             ns,
             f"{name}({ns.describe(x)}, dtype={dname})",
             out,
@@ -149,7 +149,7 @@ def _fill_value(data: Any, dtype: str) -> Any:
 
 
 @prop(CHAPTER, "full")
-def full(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def full(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         shape = _shape(data)
         kw, dname = _dtype_kw(ns, data, list(ns.dtypes))
@@ -158,7 +158,7 @@ def full(ns: Namespace, arrays: hyp.Arrays) -> Any:
         )
         out = ns.module.full(shape, value, **kw)
         dtype = dname or _default_of(ns, value)
-        hyp.assert_result(
+        properties.assert_result(
             ns, f"full({shape}, {value!r}, dtype={dname})", out, dtype, shape, np.full(shape, value, dtype=dtype)
         )
 
@@ -166,13 +166,13 @@ def full(ns: Namespace, arrays: hyp.Arrays) -> Any:
 
 
 @prop(CHAPTER, "full_like")
-def full_like(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def full_like(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         d = pick(data, list(ns.dtypes), "x dtype")
         x, _ = arrays.draw(data, d, _shape(data))
         value = _fill_value(data, d)
         out = ns.module.full_like(x, value)
-        hyp.assert_result(
+        properties.assert_result(
             ns, f"full_like({ns.describe(x)}, {value!r})", out, d, x.shape, np.full(x.shape, value, dtype=d)
         )
 
@@ -180,7 +180,7 @@ def full_like(ns: Namespace, arrays: hyp.Arrays) -> Any:
 
 
 @prop(CHAPTER, "eye")
-def eye(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def eye(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         n = data.draw(st.integers(0, 5), label="n_rows")
         m = data.draw(st.none() | st.integers(0, 5), label="n_cols")
@@ -189,13 +189,13 @@ def eye(ns: Namespace, arrays: hyp.Arrays) -> Any:
         out = ns.module.eye(n, m, k=k, **kw)
         dtype = dname or ns.default("real floating")
         expected = np.eye(n, m, k=k, dtype=dtype)
-        hyp.assert_result(ns, f"eye({n}, {m}, k={k}, dtype={dname})", out, dtype, expected.shape, expected)
+        properties.assert_result(ns, f"eye({n}, {m}, k={k}, dtype={dname})", out, dtype, expected.shape, expected)
 
     return body
 
 
 @prop(CHAPTER, "linspace")
-def linspace(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def linspace(ns: Namespace, arrays: properties.Arrays) -> Any:
     floats = ns.available(spec.CATEGORIES["real-valued floating-point"])
 
     def body(data: Any) -> None:
@@ -207,21 +207,21 @@ def linspace(ns: Namespace, arrays: hyp.Arrays) -> Any:
         dtype = dname or ns.default("real floating")
         expected = np.linspace(start, stop, num, endpoint=endpoint)
         span = max(abs(start), abs(stop), 1.0)
-        hyp.assert_result(
+        properties.assert_result(
             ns,
             f"linspace({start}, {stop}, {num}, endpoint={endpoint})",
             out,
             dtype,
             (num,),
             expected,
-            atol=hyp.tolerance(dtype) * span,
+            atol=properties.tolerance(dtype) * span,
         )
 
     return body
 
 
 @prop(CHAPTER, "meshgrid")
-def meshgrid(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def meshgrid(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         d = pick(data, list(ns.dtypes), "dtype")
         n = data.draw(st.integers(1, 3), label="number of arrays")
@@ -232,12 +232,12 @@ def meshgrid(ns: Namespace, arrays: hyp.Arrays) -> Any:
         if len(out) != len(expected):
             raise AssertionError(f"meshgrid of {n} arrays gave {len(out)} arrays")
         for i, (o, e) in enumerate(zip(out, expected, strict=True)):
-            hyp.assert_result(ns, f"meshgrid(..., indexing={indexing!r})[{i}]", o, d, e.shape, e)
+            properties.assert_result(ns, f"meshgrid(..., indexing={indexing!r})[{i}]", o, d, e.shape, e)
 
     return body
 
 
-def _triangle(ns: Namespace, arrays: hyp.Arrays, name: str) -> Any:
+def _triangle(ns: Namespace, arrays: properties.Arrays, name: str) -> Any:
     fn, oracle = ns.get(name), getattr(np, name)
 
     def body(data: Any) -> None:
@@ -245,7 +245,7 @@ def _triangle(ns: Namespace, arrays: hyp.Arrays, name: str) -> Any:
         x, xn = arrays.draw(data, d, _shape(data, min_dims=2))
         k = data.draw(st.integers(-4, 4), label="k")
         out = fn(x, k=k)
-        hyp.assert_result(ns, f"{name}({ns.describe(x)}, k={k})", out, d, x.shape, oracle(xn, k=k))
+        properties.assert_result(ns, f"{name}({ns.describe(x)}, k={k})", out, d, x.shape, oracle(xn, k=k))
 
     return body
 
@@ -255,12 +255,12 @@ prop(CHAPTER, "triu")(lambda ns, arrays: _triangle(ns, arrays, "triu"))
 
 
 @prop(CHAPTER, "from_dlpack")
-def from_dlpack(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def from_dlpack(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         d = pick(data, list(ns.dtypes), "dtype")
         x, xn = arrays.draw(data, d, _shape(data, min_dims=1))
         assume(math.prod(x.shape) > 0)
         out = ns.module.from_dlpack(x)
-        hyp.assert_result(ns, f"from_dlpack({ns.describe(x)})", out, d, x.shape, xn)
+        properties.assert_result(ns, f"from_dlpack({ns.describe(x)})", out, d, x.shape, xn)
 
     return body

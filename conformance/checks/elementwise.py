@@ -21,7 +21,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from conformance import spec
-from conformance.checks import hyp
+from conformance.checks import properties
 from conformance.model import SKIPPED, Result, Task
 from conformance.namespaces import Namespace
 
@@ -159,11 +159,11 @@ def _oracle_input(x: np.ndarray, fn: Fn) -> np.ndarray:
 
 def _elements(fn: Fn, dtype: str, second: bool = False) -> Any:
     if second and fn.nonnegative_x2 and dtype.startswith(("int", "uint")):
-        return hyp.elements(dtype, low=0, high=np.iinfo(dtype).bits - 1)
-    return hyp.elements(dtype, edge=fn.edge, bound=fn.bound if dtype[0] in "fc" else None)
+        return properties.elements(dtype, low=0, high=np.iinfo(dtype).bits - 1)
+    return properties.elements(dtype, edge=fn.edge, bound=fn.bound if dtype[0] in "fc" else None)
 
 
-def _unary(ns: Namespace, arrays: hyp.Arrays, name: str, fn: Fn, use_operator: bool) -> Result:
+def _unary(ns: Namespace, arrays: properties.Arrays, name: str, fn: Fn, use_operator: bool) -> Result:
     dtypes = ns.available(spec.CATEGORIES[fn.category])
     function = f"array.{_OPERATOR_METHOD[fn.symbol]}" if use_operator else name
     if not dtypes:
@@ -172,16 +172,16 @@ def _unary(ns: Namespace, arrays: hyp.Arrays, name: str, fn: Fn, use_operator: b
 
     def body(data: Any) -> None:
         dtype = data.draw(st.sampled_from(dtypes), label="dtype")
-        shape = data.draw(hyp.shapes(), label="shape")
+        shape = data.draw(properties.shapes(), label="shape")
         x, xn = arrays.draw(data, dtype, shape, elements=_elements(fn, dtype))
         assert call is not None
         out = call(x)
         expected = fn.oracle(_oracle_input(xn, fn))
         label = f"{fn.symbol.replace('x', '')}({ns.describe(x)})" if use_operator else f"{name}({ns.describe(x)})"
-        tol = hyp.tolerance(dtype)
-        hyp.assert_result(ns, label, out, _result_dtype(fn.result, dtype), shape, expected, atol=fn.atol * tol)
+        tol = properties.tolerance(dtype)
+        properties.assert_result(ns, label, out, _result_dtype(fn.result, dtype), shape, expected, atol=fn.atol * tol)
 
-    return hyp.run_property(ns, CHAPTER, function if use_operator else name, body)
+    return properties.run_property(ns, CHAPTER, function if use_operator else name, body)
 
 
 def _pairs(ns: Namespace, category: str, same: bool) -> list[tuple[str, str]]:
@@ -192,7 +192,7 @@ def _pairs(ns: Namespace, category: str, same: bool) -> list[tuple[str, str]]:
     ]
 
 
-def _binary(ns: Namespace, arrays: hyp.Arrays, name: str, fn: Fn, use_operator: bool) -> Result:
+def _binary(ns: Namespace, arrays: properties.Arrays, name: str, fn: Fn, use_operator: bool) -> Result:
     pairs = _pairs(ns, fn.category, same=name == "nextafter")
     function = f"array.{_OPERATOR_METHOD[fn.symbol]}" if use_operator else name
     if not pairs:
@@ -201,7 +201,7 @@ def _binary(ns: Namespace, arrays: hyp.Arrays, name: str, fn: Fn, use_operator: 
 
     def body(data: Any) -> None:
         d1, d2 = data.draw(st.sampled_from(pairs), label="dtypes")
-        shapes = data.draw(hyp.broadcastable(2), label="shapes")
+        shapes = data.draw(properties.broadcastable(2), label="shapes")
         x1, x1n = arrays.draw(data, d1, shapes.input_shapes[0], label="x1", elements=_elements(fn, d1))
         x2, x2n = arrays.draw(data, d2, shapes.input_shapes[1], label="x2", elements=_elements(fn, d2, second=True))
         if fn.nonzero_x2 and d2.startswith(("int", "uint")):
@@ -217,18 +217,20 @@ def _binary(ns: Namespace, arrays: hyp.Arrays, name: str, fn: Fn, use_operator: 
         expected = fn.oracle(a, b)
         args = f"{ns.describe(x1)}, {ns.describe(x2)}"
         label = f"x1 {fn.symbol} x2 with {args}" if use_operator else f"{name}({args})"
-        hyp.assert_result(ns, label, out, result, shapes.result_shape, expected, atol=fn.atol * hyp.tolerance(result))
+        properties.assert_result(
+            ns, label, out, result, shapes.result_shape, expected, atol=fn.atol * properties.tolerance(result)
+        )
 
-    return hyp.run_property(ns, CHAPTER, function if use_operator else name, body)
+    return properties.run_property(ns, CHAPTER, function if use_operator else name, body)
 
 
-def _clip(ns: Namespace, arrays: hyp.Arrays) -> Result:
+def _clip(ns: Namespace, arrays: properties.Arrays) -> Result:
     dtypes = ns.available(spec.CATEGORIES["real-valued"])
     clip = ns.get("clip")
 
     def body(data: Any) -> None:
         dtype = data.draw(st.sampled_from(dtypes), label="dtype")
-        shape = data.draw(hyp.shapes(), label="shape")
+        shape = data.draw(properties.shapes(), label="shape")
         x, xn = arrays.draw(data, dtype, shape)
         kinds = data.draw(st.tuples(*[st.sampled_from(["none", "scalar", "array"])] * 2), label="min, max")
         bounds: list[Any] = []
@@ -254,16 +256,18 @@ def _clip(ns: Namespace, arrays: hyp.Arrays) -> Result:
             expected = np.maximum(expected, bounds_np[0]).astype(dtype)
         if bounds_np[1] is not None:
             expected = np.minimum(expected, bounds_np[1]).astype(dtype)
-        hyp.assert_result(ns, f"clip({ns.describe(x)}, min={kinds[0]}, max={kinds[1]})", out, dtype, shape, expected)
+        properties.assert_result(
+            ns, f"clip({ns.describe(x)}, min={kinds[0]}, max={kinds[1]})", out, dtype, shape, expected
+        )
 
-    return hyp.run_property(ns, CHAPTER, "clip", body)
+    return properties.run_property(ns, CHAPTER, "clip", body)
 
 
 def _one(runner: Callable[..., Result], *args: Any) -> list[Result]:
     return [runner(*args)]
 
 
-def tasks(ns: Namespace, arrays: hyp.Arrays) -> Iterator[Task]:
+def tasks(ns: Namespace, arrays: properties.Arrays) -> Iterator[Task]:
     """One task per function, and one per operator."""
     required = set(spec.required(ns.version)["namespace"])
     for table, runner in ((UNARY, _unary), (BINARY, _binary)):

@@ -11,18 +11,18 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from conformance import spec
-from conformance.checks import hyp
-from conformance.checks.props import pick, prop
+from conformance.checks import properties
+from conformance.checks.registry import pick, prop
 from conformance.namespaces import Namespace
 
 CHAPTER = "Manipulation functions"
 
 
 def _x(
-    ns: Namespace, arrays: hyp.Arrays, data: Any, min_dims: int = 0, max_dims: int = hyp.MAX_DIMS
+    ns: Namespace, arrays: properties.Arrays, data: Any, min_dims: int = 0, max_dims: int = properties.MAX_DIMS
 ) -> tuple[Any, np.ndarray, str]:
     d = pick(data, list(ns.dtypes), "dtype")
-    x, xn = arrays.draw(data, d, data.draw(hyp.shapes(min_dims=min_dims, max_dims=max_dims), label="shape"))
+    x, xn = arrays.draw(data, d, data.draw(properties.shapes(min_dims=min_dims, max_dims=max_dims), label="shape"))
     return x, xn, d
 
 
@@ -31,15 +31,15 @@ def _check_all(ns: Namespace, label: str, outs: Any, expected: list[np.ndarray],
     if len(outs) != len(expected):
         raise AssertionError(f"{label}: {len(outs)} arrays, expected {len(expected)}")
     for i, (o, e) in enumerate(zip(outs, expected, strict=True)):
-        hyp.assert_result(ns, f"{label}[{i}]", o, dtype, e.shape, e)
+        properties.assert_result(ns, f"{label}[{i}]", o, dtype, e.shape, e)
 
 
 @prop(CHAPTER, "broadcast_arrays")
-def broadcast_arrays(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def broadcast_arrays(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         d = pick(data, list(ns.dtypes), "dtype")
         n = data.draw(st.integers(1, 3), label="n")
-        shapes = data.draw(hyp.broadcastable(n), label="shapes")
+        shapes = data.draw(properties.broadcastable(n), label="shapes")
         xs = [arrays.draw(data, d, s, label=f"x{i}") for i, s in enumerate(shapes.input_shapes)]
         out = ns.module.broadcast_arrays(*[x for x, _ in xs])
         _check_all(
@@ -54,9 +54,9 @@ def broadcast_arrays(ns: Namespace, arrays: hyp.Arrays) -> Any:
 
 
 @prop(CHAPTER, "broadcast_shapes")
-def broadcast_shapes(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def broadcast_shapes(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
-        shapes = data.draw(hyp.broadcastable(data.draw(st.integers(1, 3), label="n")), label="shapes")
+        shapes = data.draw(properties.broadcastable(data.draw(st.integers(1, 3), label="n")), label="shapes")
         out = ns.module.broadcast_shapes(*shapes.input_shapes)
         if tuple(out) != shapes.result_shape:
             raise AssertionError(f"broadcast_shapes{shapes.input_shapes}: {out!r}, expected {shapes.result_shape}")
@@ -65,14 +65,14 @@ def broadcast_shapes(ns: Namespace, arrays: hyp.Arrays) -> Any:
 
 
 @prop(CHAPTER, "broadcast_to")
-def broadcast_to(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def broadcast_to(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         d = pick(data, list(ns.dtypes), "dtype")
-        shapes = data.draw(hyp.broadcastable(2), label="shapes")
+        shapes = data.draw(properties.broadcastable(2), label="shapes")
         x, xn = arrays.draw(data, d, shapes.input_shapes[0])
         out = ns.module.broadcast_to(x, shapes.result_shape)
         expected = np.broadcast_to(xn, shapes.result_shape)
-        hyp.assert_result(
+        properties.assert_result(
             ns, f"broadcast_to({ns.describe(x)}, {shapes.result_shape})", out, d, shapes.result_shape, expected
         )
 
@@ -80,13 +80,13 @@ def broadcast_to(ns: Namespace, arrays: hyp.Arrays) -> Any:
 
 
 @prop(CHAPTER, "concat")
-def concat(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def concat(ns: Namespace, arrays: properties.Arrays) -> Any:
     table = spec.promotion_table()
     pairs = [(a, b) for a in ns.dtypes for b in ns.dtypes if table.get((a, b)) in ns.dtypes]
 
     def body(data: Any) -> None:
         d1, d2 = pick(data, pairs, "dtypes")
-        shape = list(data.draw(hyp.shapes(min_dims=1), label="shape"))
+        shape = list(data.draw(properties.shapes(min_dims=1), label="shape"))
         axis = data.draw(st.none() | st.integers(-len(shape), len(shape) - 1), label="axis")
         xs = []
         for i, d in enumerate((d1, d2)):
@@ -98,7 +98,7 @@ def concat(ns: Namespace, arrays: hyp.Arrays) -> Any:
         out = ns.module.concat([x for x, _ in xs], **kw)
         result = table[d1, d2]
         expected = np.concatenate([xn.astype(result) for _, xn in xs], axis=axis)
-        hyp.assert_result(
+        properties.assert_result(
             ns,
             f"concat([{ns.describe(xs[0][0])}, {ns.describe(xs[1][0])}], axis={axis})",
             out,
@@ -111,7 +111,7 @@ def concat(ns: Namespace, arrays: hyp.Arrays) -> Any:
 
 
 @prop(CHAPTER, "expand_dims")
-def expand_dims(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def expand_dims(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         x, xn, d = _x(ns, arrays, data)
         if data.draw(st.booleans(), label="int axis"):
@@ -129,24 +129,24 @@ def expand_dims(ns: Namespace, arrays: hyp.Arrays) -> Any:
             )
         out = ns.module.expand_dims(x, axis=axis)
         expected = np.expand_dims(xn, axis)
-        hyp.assert_result(ns, f"expand_dims({ns.describe(x)}, axis={axis})", out, d, expected.shape, expected)
+        properties.assert_result(ns, f"expand_dims({ns.describe(x)}, axis={axis})", out, d, expected.shape, expected)
 
     return body
 
 
 @prop(CHAPTER, "flip")
-def flip(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def flip(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         x, xn, d = _x(ns, arrays, data)
-        axis = hyp.axes(data, x.ndim)
+        axis = properties.axes(data, x.ndim)
         out = ns.module.flip(x) if axis is None else ns.module.flip(x, axis=axis)
-        hyp.assert_result(ns, f"flip({ns.describe(x)}, axis={axis})", out, d, x.shape, np.flip(xn, axis))
+        properties.assert_result(ns, f"flip({ns.describe(x)}, axis={axis})", out, d, x.shape, np.flip(xn, axis))
 
     return body
 
 
 @prop(CHAPTER, "moveaxis")
-def moveaxis(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def moveaxis(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         x, xn, d = _x(ns, arrays, data, min_dims=1)
         src = data.draw(hnp.valid_tuple_axes(x.ndim, min_size=1), label="source")
@@ -155,57 +155,61 @@ def moveaxis(ns: Namespace, arrays: hyp.Arrays) -> Any:
         destination: Any = dst[0] if len(dst) == 1 else dst
         out = ns.module.moveaxis(x, source, destination)
         expected = np.moveaxis(xn, source, destination)
-        hyp.assert_result(ns, f"moveaxis({ns.describe(x)}, {source}, {destination})", out, d, expected.shape, expected)
+        properties.assert_result(
+            ns, f"moveaxis({ns.describe(x)}, {source}, {destination})", out, d, expected.shape, expected
+        )
 
     return body
 
 
 @prop(CHAPTER, "permute_dims")
-def permute_dims(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def permute_dims(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         x, xn, d = _x(ns, arrays, data)
         axes = tuple(data.draw(st.permutations(range(x.ndim)), label="axes"))
         out = ns.module.permute_dims(x, axes)
         expected = np.transpose(xn, axes)
-        hyp.assert_result(ns, f"permute_dims({ns.describe(x)}, {axes})", out, d, expected.shape, expected)
+        properties.assert_result(ns, f"permute_dims({ns.describe(x)}, {axes})", out, d, expected.shape, expected)
 
     return body
 
 
 @prop(CHAPTER, "repeat")
-def repeat(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def repeat(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         x, xn, d = _x(ns, arrays, data)
         axis = data.draw(st.none() | (st.integers(-x.ndim, x.ndim - 1) if x.ndim else st.none()), label="axis")
         repeats = data.draw(st.integers(0, 3), label="repeats")
         out = ns.module.repeat(x, repeats, axis=axis)
         expected = np.repeat(xn, repeats, axis=axis)
-        hyp.assert_result(ns, f"repeat({ns.describe(x)}, {repeats}, axis={axis})", out, d, expected.shape, expected)
+        properties.assert_result(
+            ns, f"repeat({ns.describe(x)}, {repeats}, axis={axis})", out, d, expected.shape, expected
+        )
 
     return body
 
 
 @prop(CHAPTER, "reshape")
-def reshape(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def reshape(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         x, xn, d = _x(ns, arrays, data)
         size = math.prod(x.shape)
-        shape = list(data.draw(hyp.shapes(min_side=1 if size else 0), label="new shape"))
+        shape = list(data.draw(properties.shapes(min_side=1 if size else 0), label="new shape"))
         assume(math.prod(shape) == size)
         if shape and size and data.draw(st.booleans(), label="use -1"):
             shape[data.draw(st.integers(0, len(shape) - 1), label="-1 at")] = -1
         out = ns.module.reshape(x, tuple(shape))
         expected = np.reshape(xn, shape)
-        hyp.assert_result(ns, f"reshape({ns.describe(x)}, {tuple(shape)})", out, d, expected.shape, expected)
+        properties.assert_result(ns, f"reshape({ns.describe(x)}, {tuple(shape)})", out, d, expected.shape, expected)
 
     return body
 
 
 @prop(CHAPTER, "roll")
-def roll(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def roll(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         x, xn, d = _x(ns, arrays, data)
-        axis = hyp.axes(data, x.ndim)
+        axis = properties.axes(data, x.ndim)
         if isinstance(axis, tuple):
             shift: Any = tuple(
                 data.draw(st.lists(st.integers(-5, 5), min_size=len(axis), max_size=len(axis)), label="shift")
@@ -213,7 +217,7 @@ def roll(ns: Namespace, arrays: hyp.Arrays) -> Any:
         else:
             shift = data.draw(st.integers(-5, 5), label="shift")
         out = ns.module.roll(x, shift, axis=axis)
-        hyp.assert_result(
+        properties.assert_result(
             ns, f"roll({ns.describe(x)}, {shift}, axis={axis})", out, d, x.shape, np.roll(xn, shift, axis)
         )
 
@@ -221,10 +225,10 @@ def roll(ns: Namespace, arrays: hyp.Arrays) -> Any:
 
 
 @prop(CHAPTER, "squeeze")
-def squeeze(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def squeeze(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         d = pick(data, list(ns.dtypes), "dtype")
-        shape = data.draw(hyp.shapes(min_dims=1, max_side=2), label="shape")
+        shape = data.draw(properties.shapes(min_dims=1, max_side=2), label="shape")
         ones = [i for i, s in enumerate(shape) if s == 1]
         assume(ones)
         x, xn = arrays.draw(data, d, shape)
@@ -232,40 +236,42 @@ def squeeze(ns: Namespace, arrays: hyp.Arrays) -> Any:
         axis: Any = chosen[0] if len(chosen) == 1 else tuple(chosen)
         out = ns.module.squeeze(x, axis)
         expected = np.squeeze(xn, axis)
-        hyp.assert_result(ns, f"squeeze({ns.describe(x)}, {axis})", out, d, expected.shape, expected)
+        properties.assert_result(ns, f"squeeze({ns.describe(x)}, {axis})", out, d, expected.shape, expected)
 
     return body
 
 
 @prop(CHAPTER, "stack")
-def stack(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def stack(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         d = pick(data, list(ns.dtypes), "dtype")
-        shape = data.draw(hyp.shapes(), label="shape")
+        shape = data.draw(properties.shapes(), label="shape")
         n = data.draw(st.integers(1, 3), label="n")
         xs = [arrays.draw(data, d, shape, label=f"x{i}") for i in range(n)]
         axis = data.draw(st.integers(-len(shape) - 1, len(shape)), label="axis")
         out = ns.module.stack([x for x, _ in xs], axis=axis)
         expected = np.stack([xn for _, xn in xs], axis=axis)
-        hyp.assert_result(ns, f"stack(<{n} arrays of {d} {shape}>, axis={axis})", out, d, expected.shape, expected)
+        properties.assert_result(
+            ns, f"stack(<{n} arrays of {d} {shape}>, axis={axis})", out, d, expected.shape, expected
+        )
 
     return body
 
 
 @prop(CHAPTER, "tile")
-def tile(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def tile(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         x, xn, d = _x(ns, arrays, data)
         reps = tuple(data.draw(st.lists(st.integers(0, 3), max_size=4), label="reps"))
         out = ns.module.tile(x, reps)
         expected = np.tile(xn, reps)
-        hyp.assert_result(ns, f"tile({ns.describe(x)}, {reps})", out, d, expected.shape, expected)
+        properties.assert_result(ns, f"tile({ns.describe(x)}, {reps})", out, d, expected.shape, expected)
 
     return body
 
 
 @prop(CHAPTER, "unstack")
-def unstack(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def unstack(ns: Namespace, arrays: properties.Arrays) -> Any:
     def body(data: Any) -> None:
         x, xn, d = _x(ns, arrays, data, min_dims=1)
         axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")

@@ -20,7 +20,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from conformance import reproduce, spec
-from conformance.checks import hyp
+from conformance.checks import properties
 from conformance.model import FAILED, PASSED, SKIPPED, Result, Task, first_line, guarded
 from conformance.namespaces import Namespace
 
@@ -201,7 +201,7 @@ def check_info_objects(ns: Namespace) -> Iterator[Result]:
         yield Result(DTYPE_FUNCTIONS, fn, d, FAILED, detail, reproducer=script)
 
 
-def _astype(ns: Namespace, arrays: hyp.Arrays) -> Result:
+def _astype(ns: Namespace, arrays: properties.Arrays) -> Result:
     """``astype`` between dtypes, on values both dtypes represent (and bool, and int->float)."""
     names = list(ns.dtypes)
 
@@ -213,18 +213,21 @@ def _astype(ns: Namespace, arrays: hyp.Arrays) -> Result:
         if dst[0] == "u" or src[0] == "u":
             low = 0.0
         x, xn = arrays.draw(
-            data, src, data.draw(hyp.shapes(), label="shape"), elements=hyp.elements(src, low=low, high=high, bound=100)
+            data,
+            src,
+            data.draw(properties.shapes(), label="shape"),
+            elements=properties.elements(src, low=low, high=high, bound=100),
         )
         if src[0] in "fc" and dst[0] in "iu":
             xn = np.trunc(xn)
             x = ns.asarray(xn, src)
         out = ns.module.astype(x, ns.dtypes[dst])
-        hyp.assert_result(ns, f"astype({ns.describe(x)}, {dst})", out, dst, xn.shape, xn.astype(dst))
+        properties.assert_result(ns, f"astype({ns.describe(x)}, {dst})", out, dst, xn.shape, xn.astype(dst))
 
-    return hyp.run_property(ns, DTYPE_FUNCTIONS, "astype", body)
+    return properties.run_property(ns, DTYPE_FUNCTIONS, "astype", body)
 
 
-def tasks(ns: Namespace, arrays: hyp.Arrays) -> Iterator[Task]:
+def tasks(ns: Namespace, arrays: properties.Arrays) -> Iterator[Task]:
     if not ns.dtypes:
         yield Task("promotion", lambda: [Result(CHAPTER, "dtypes", "dtypes", SKIPPED, "no dtypes found")])
         return

@@ -17,8 +17,8 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from conformance import spec
-from conformance.checks import hyp
-from conformance.checks.props import pick, prop, sum_dtype
+from conformance.checks import properties
+from conformance.checks.registry import pick, prop, sum_dtype
 from conformance.namespaces import Namespace
 
 CHAPTER = "Statistical functions"
@@ -33,7 +33,7 @@ def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool
 
 def _reduction(
     ns: Namespace,
-    arrays: hyp.Arrays,
+    arrays: properties.Arrays,
     name: str,
     category: str,
     oracle: Any,
@@ -48,10 +48,10 @@ def _reduction(
 
     def body(data: Any) -> None:
         d = pick(data, dtypes, "dtype")
-        shape = tuple(data.draw(hyp.shapes(min_side=1 if nonempty else 0), label="shape"))
+        shape = tuple(data.draw(properties.shapes(min_side=1 if nonempty else 0), label="shape"))
         x, xn = arrays.draw(data, d, shape, bound=bound)
-        axis = hyp.axes(data, x.ndim)
-        axes = hyp.normalize_axes(axis, x.ndim)
+        axis = properties.axes(data, x.ndim)
+        axes = properties.normalize_axes(axis, x.ndim)
         if nonempty:
             assume(all(shape[a] > 0 for a in axes) and math.prod(shape) > 0)
         keepdims = data.draw(st.booleans(), label="keepdims")
@@ -77,9 +77,9 @@ def _reduction(
         count = max(1, math.prod(shape[a] for a in axes))
         # rounding errors grow with what is added up; products are checked relative to their size
         scale = {"sum": bound * count, "prod": 1.0, "var": bound**2}.get(name, bound)
-        atol = hyp.tolerance(result) * scale
+        atol = properties.tolerance(result) * scale
         label = f"{name}({', '.join([ns.describe(x), *(f'{k}={v}' for k, v in kw.items())])})"
-        hyp.assert_result(ns, label, out, result, _reduced_shape(shape, axes, keepdims), expected, atol=atol)
+        properties.assert_result(ns, label, out, result, _reduced_shape(shape, axes, keepdims), expected, atol=atol)
 
     return body
 
@@ -101,13 +101,13 @@ for _name, (_cat, _oracle, _rule, _bound, _nonempty) in _REDUCTIONS.items():
     )
 
 
-def _cumulative(ns: Namespace, arrays: hyp.Arrays, name: str, oracle: Any, initial: int, bound: float) -> Any:
+def _cumulative(ns: Namespace, arrays: properties.Arrays, name: str, oracle: Any, initial: int, bound: float) -> Any:
     dtypes = ns.available(spec.CATEGORIES["numeric"])
     fn = ns.get(name)
 
     def body(data: Any) -> None:
         d = pick(data, dtypes, "dtype")
-        x, xn = arrays.draw(data, d, data.draw(hyp.shapes(min_dims=1), label="shape"), bound=bound)
+        x, xn = arrays.draw(data, d, data.draw(properties.shapes(min_dims=1), label="shape"), bound=bound)
         axis = (
             data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
             if x.ndim > 1 or data.draw(st.booleans(), label="pass axis")
@@ -127,9 +127,9 @@ def _cumulative(ns: Namespace, arrays: hyp.Arrays, name: str, oracle: Any, initi
             pad = np.full(tuple(1 if i == a else s for i, s in enumerate(xn.shape)), initial, dtype=expected.dtype)
             expected = np.concatenate([pad, expected], axis=a)
         count = max(1, xn.shape[a])
-        atol = hyp.tolerance(result) * (1.0 if name.endswith("prod") else bound * count)
+        atol = properties.tolerance(result) * (1.0 if name.endswith("prod") else bound * count)
         label = f"{name}({ns.describe(x)}, axis={axis}, include_initial={include_initial})"
-        hyp.assert_result(ns, label, out, result, expected.shape, expected, atol=atol)
+        properties.assert_result(ns, label, out, result, expected.shape, expected, atol=atol)
 
     return body
 
@@ -138,20 +138,20 @@ prop(CHAPTER, "cumulative_sum")(lambda ns, arrays: _cumulative(ns, arrays, "cumu
 prop(CHAPTER, "cumulative_prod")(lambda ns, arrays: _cumulative(ns, arrays, "cumulative_prod", np.cumprod, 1, 2.0))
 
 
-def _truth(ns: Namespace, arrays: hyp.Arrays, name: str) -> Any:
+def _truth(ns: Namespace, arrays: properties.Arrays, name: str) -> Any:
     fn, oracle = ns.get(name), getattr(np, name)
 
     def body(data: Any) -> None:
         d = pick(data, list(ns.dtypes), "dtype")
-        shape = tuple(data.draw(hyp.shapes(), label="shape"))
-        x, xn = arrays.draw(data, d, shape, elements=hyp.elements(d, low=-1, high=1, bound=1))
-        axis = hyp.axes(data, x.ndim)
+        shape = tuple(data.draw(properties.shapes(), label="shape"))
+        x, xn = arrays.draw(data, d, shape, elements=properties.elements(d, low=-1, high=1, bound=1))
+        axis = properties.axes(data, x.ndim)
         keepdims = data.draw(st.booleans(), label="keepdims")
         out = fn(x, axis=axis, keepdims=keepdims)
-        axes = hyp.normalize_axes(axis, x.ndim)
+        axes = properties.normalize_axes(axis, x.ndim)
         expected = oracle(xn, axis=axes, keepdims=keepdims)
         label = f"{name}({ns.describe(x)}, axis={axis}, keepdims={keepdims})"
-        hyp.assert_result(ns, label, out, "bool", _reduced_shape(shape, axes, keepdims), expected)
+        properties.assert_result(ns, label, out, "bool", _reduced_shape(shape, axes, keepdims), expected)
 
     return body
 
@@ -161,12 +161,12 @@ prop(UTILITY, "any")(lambda ns, arrays: _truth(ns, arrays, "any"))
 
 
 @prop(UTILITY, "diff")
-def diff(ns: Namespace, arrays: hyp.Arrays) -> Any:
+def diff(ns: Namespace, arrays: properties.Arrays) -> Any:
     dtypes = ns.available(spec.CATEGORIES["numeric"])
 
     def body(data: Any) -> None:
         d = pick(data, dtypes, "dtype")
-        x, xn = arrays.draw(data, d, data.draw(hyp.shapes(min_dims=1), label="shape"), bound=100)
+        x, xn = arrays.draw(data, d, data.draw(properties.shapes(min_dims=1), label="shape"), bound=100)
         axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
         n = data.draw(st.integers(0, 2), label="n")
         kw: dict[str, Any] = {"axis": axis, "n": n}
@@ -180,7 +180,7 @@ def diff(ns: Namespace, arrays: hyp.Arrays) -> Any:
         out = ns.module.diff(x, **kw)
         wide = xn.astype(np.float64 if d[0] == "f" else np.complex128) if d[0] in "fc" else xn
         expected = np.diff(wide, n=n, axis=axis, **{k: v.astype(wide.dtype) for k, v in np_kw.items()})
-        hyp.assert_result(
+        properties.assert_result(
             ns, f"diff({ns.describe(x)}, axis={axis}, n={n}, {', '.join(np_kw)})", out, d, expected.shape, expected
         )
 

@@ -12,12 +12,12 @@ from typing import Any
 from hypothesis import strategies as st
 
 from conformance import spec
-from conformance.checks import hyp
+from conformance.checks import properties
 from conformance.model import Task
 from conformance.namespaces import Namespace
 
 Body = Callable[[st.DataObject], None]
-Builder = Callable[[Namespace, hyp.Arrays], Body]
+Builder = Callable[[Namespace, properties.Arrays], Body]
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def prop(chapter: str, function: str) -> Callable[[Builder], Builder]:
     return register
 
 
-def tasks(ns: Namespace, arrays: hyp.Arrays, chapters: set[str] | None = None) -> Iterator[Task]:
+def tasks(ns: Namespace, arrays: properties.Arrays, chapters: set[str] | None = None) -> Iterator[Task]:
     required = set(spec.required(ns.version)["namespace"])
     for p in REGISTRY:
         if p.function not in required or (chapters is not None and p.chapter not in chapters):
@@ -48,8 +48,8 @@ def tasks(ns: Namespace, arrays: hyp.Arrays, chapters: set[str] | None = None) -
 
         def run(p: Prop = p) -> list[Any]:
             if not ns.has(p.function):
-                return [hyp.run_property(ns, p.chapter, p.function, lambda data: None)]
-            return [hyp.run_property(ns, p.chapter, p.function, p.build(ns, arrays))]
+                return [properties.run_property(ns, p.chapter, p.function, lambda data: None)]
+            return [properties.run_property(ns, p.chapter, p.function, p.build(ns, arrays))]
 
         yield Task(p.function, run, function=p.function)
 
