@@ -280,6 +280,28 @@ inline __mmask8 FirstLanes8(int64_t count) {
   return count >= 8 ? __mmask8(0xFF) : count <= 0 ? __mmask8(0) : static_cast<__mmask8>((1u << count) - 1);
 }
 
+// The sums of a vector's lanes, each adding the upper half to the lower one until one lane is
+// left: the order of _mm512_reduce_add_ps/pd. Not those: GCC 12's headers implement them, and
+// _mm512_extractf64x4_pd, _mm512_srli_epi64 and _mm512_alignr_epi64, with an uninitialized vector
+// (_mm512_undefined_*) that -Wmaybe-uninitialized reports wherever they are inlined (GCC bug
+// 105593). Their zero-masking forms with every lane kept compile to the same instructions without
+// it, and are used here and in the COO's one-pass loop below.
+inline float LaneSum(__m256 a) {
+  __m128 half = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+  half = _mm_add_ps(half, _mm_movehl_ps(half, half));
+  return _mm_cvtss_f32(_mm_add_ss(half, _mm_movehdup_ps(half)));
+}
+inline float LaneSum(__m512 a) {
+  const __m512d bits = _mm512_castps_pd(a);
+  return LaneSum(_mm256_add_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, bits, 1)),
+                               _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, bits, 0))));
+}
+inline double LaneSum(__m512d a) {
+  __m256d half = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xF, a, 1), _mm512_maskz_extractf64x4_pd(0xF, a, 0));
+  __m128d quarter = _mm_add_pd(_mm256_extractf128_pd(half, 1), _mm256_castpd256_pd128(half));
+  return _mm_cvtsd_f64(quarter) + _mm_cvtsd_f64(_mm_unpackhi_pd(quarter, quarter));
+}
+
 // acc + data[lane] * x[cols[lane]] in the lanes set in `lanes` whose column is below n; the others
 // keep acc.
 inline __m512 MaddGathered(__m512 acc, __mmask16 lanes, __m512i cols, const float* data, const float* x,
@@ -304,7 +326,7 @@ inline float RowDot<float, int32_t>(const float* data, const int32_t* indices, c
     __mmask16 lanes = FirstLanes16(end - j);
     acc = MaddGathered(acc, lanes, _mm512_maskz_loadu_epi32(lanes, indices + j), data + j, x, bound);
   }
-  return _mm512_reduce_add_ps(acc);
+  return LaneSum(acc);
 }
 
 template <>
@@ -316,7 +338,7 @@ inline double RowDot<double, int32_t>(const double* data, const int32_t* indices
     __mmask8 lanes = FirstLanes8(end - j);
     acc = MaddGathered(acc, lanes, _mm256_maskz_loadu_epi32(lanes, indices + j), data + j, x, bound);
   }
-  return _mm512_reduce_add_pd(acc);
+  return LaneSum(acc);
 }
 
 // A COO with sorted rows in one pass, by blocks of 8 entries at a fixed stride: each (row, column)
@@ -344,11 +366,7 @@ struct Lanes8<float> {
   }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
   static V add(V a, __mmask8 lanes, V b) { return _mm256_mask_add_ps(a, lanes, a, b); }
-  static float sum(V a) {
-    __m128 half = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    half = _mm_add_ps(half, _mm_movehl_ps(half, half));
-    return _mm_cvtss_f32(_mm_add_ss(half, _mm_movehdup_ps(half)));
-  }
+  static float sum(V a) { return LaneSum(a); }
 };
 
 template <>
@@ -365,7 +383,7 @@ struct Lanes8<double> {
   }
   static V add(V a, V b) { return _mm512_add_pd(a, b); }
   static V add(V a, __mmask8 lanes, V b) { return _mm512_mask_add_pd(a, lanes, a, b); }
-  static double sum(V a) { return _mm512_reduce_add_pd(a); }
+  static double sum(V a) { return LaneSum(a); }
 };
 
 template <typename T, typename Emit>
@@ -381,10 +399,10 @@ bool SortedRowSumsVector(const T* data, const int32_t* pairs, const T* x, int64_
   for (int64_t j = begin; j < end; j += 8) {
     __mmask8 lanes = FirstLanes8(end - j);
     __m512i block = _mm512_maskz_loadu_epi64(lanes, pairs + 2 * j);
-    __m512i cols = _mm512_srli_epi64(block, 32);
+    __m512i cols = _mm512_maskz_srli_epi64(0xFF, block, 32);
     __mmask8 ok = _mm512_mask_cmplt_epu64_mask(lanes, cols, bound);
     typename L::V products = L::products(ok, cols, data + j, x);
-    __m512i shifted = _mm512_alignr_epi64(block, before, 7);  // the pairs of entries j - 1 .. j + 6
+    __m512i shifted = _mm512_maskz_alignr_epi64(0xFF, block, before, 7);  // the pairs of entries j - 1 .. j + 6
     unsigned starts = _mm512_mask_test_epi64_mask(lanes, _mm512_xor_si512(block, shifted), row_half);
     before = block;
     if (starts == 0) {
@@ -500,6 +518,14 @@ std::chrono::microseconds LingerTime() {  // read once
   return value;
 }
 
+// XP_NATIVE_SPIN_US overrides kSpinBeforeBlocking (read once; for measuring: with it and
+// XP_NATIVE_LINGER_US at 0, a parallel loop is pool tasks and a condition variable alone, the
+// simplest correct synchronization that bench/native_threads.py compares with this one).
+std::chrono::microseconds SpinTime() {
+  static const std::chrono::microseconds value{Setting("XP_NATIVE_SPIN_US", kSpinBeforeBlocking.count(), 0)};
+  return value;
+}
+
 struct Mailbox {
   std::mutex mutex;
   std::shared_ptr<LoopState> posted;  // the latest loop (possibly finished: Join is then a no-op)
@@ -579,7 +605,7 @@ void ParallelFor(ffi::ThreadPool& pool, int64_t n_chunks, int64_t helpers, const
     });
   }
   state->Work(0);
-  auto spin_until = std::chrono::steady_clock::now() + kSpinBeforeBlocking;
+  auto spin_until = std::chrono::steady_clock::now() + SpinTime();
   while (state->done.load() != n_chunks && std::chrono::steady_clock::now() < spin_until) Pause();
   if (state->done.load() == n_chunks) return;
   std::unique_lock<std::mutex> lock(state->mutex);
