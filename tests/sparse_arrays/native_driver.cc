@@ -6,8 +6,8 @@
 //
 // It calls the library's FFI handlers (XpCsrMatmul, ...) as XLA does: through a call frame, with
 // an XLA_FFI_Api of its own whose thread pool is a few std::threads, so the handlers' decoding,
-// their parallel loops (pool tasks, the lingering helpers' mailbox, per-thread scatter buffers
-// and their parallel reduction) and their loops over the entries all run instrumented. Each
+// their parallel loops (pool tasks, per-thread scatter buffers and their parallel reduction) and
+// their loops over the entries all run instrumented. Each
 // product is compared with a plain loop over the same buffers (the kernel's rules: padding
 // indices add nothing, row pointers clamped to [0, nse]); the output buffers start filled with a
 // sentinel, so an element the kernel fails to write shows. Prints what it checked; exits 1 on

@@ -4,10 +4,7 @@ ThreadSanitizer.
 Each sanitizer gets its own build of the library (xp/sparse/_native.py, ``SANITIZERS``: its own
 file in the cache, warnings as errors), linked into ``native_driver.cc``, a program that calls the
 library's FFI handlers as XLA does, on a thread pool of its own, and compares every product with a
-plain loop (that file says why a program of its own and not the Python process). The driver runs
-twice: with helpers that never linger (every helper a pool task, the caller waiting on the loop's
-condition variable) and with helpers that linger long enough to join every following call (the
-mailbox, xp/sparse/_native_spmm.cc).
+plain loop (that file says why a program of its own and not the Python process).
 
 The builds compile the whole kernel again, instrumented, so the tests run only where
 ``XP_TEST_SANITIZERS=1`` (.ci/run sets it for one run of this module); they skip, with the reason,
@@ -26,8 +23,6 @@ import pytest
 from xp.sparse import _native
 
 DRIVER = Path(__file__).with_name("native_driver.cc")
-# XP_NATIVE_LINGER_US for the two runs: no lingering, and lingering far longer than a call takes
-LINGER_US = {"no lingering": "0", "lingering": "200000"}
 # The findings of every sanitizer are fatal, and the report's stack traces symbolized
 OPTIONS = {
     "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
@@ -79,17 +74,16 @@ def driver(request, tmp_path_factory):
     return sanitizer, program
 
 
-@pytest.mark.parametrize("linger", sorted(LINGER_US))
-def test_the_products_run_clean_under_the_sanitizer(driver, linger):
+def test_the_products_run_clean_under_the_sanitizer(driver):
     sanitizer, program = driver
-    environment = {**os.environ, **OPTIONS, "XP_NATIVE_LINGER_US": LINGER_US[linger]}
+    environment = {**os.environ, **OPTIONS}
     done = subprocess.run([str(program), "2"], capture_output=True, text=True, env=environment, timeout=1200)
     assert done.returncode == 0, f"under -fsanitize={sanitizer}:\n{done.stdout[-2000:]}\n{done.stderr[-8000:]}"
     summary = re.search(r"(\d+) products checked, (\d+) pool tasks scheduled, 0 failures", done.stdout)
     assert summary, done.stdout
     products, tasks = map(int, summary.groups())
     assert products >= 500 and tasks > 0  # two rounds of every case, on more than the calling thread
-    print(f"-fsanitize={sanitizer}, {linger}: {summary.group(0)}")
+    print(f"-fsanitize={sanitizer}: {summary.group(0)}")
 
 
 @pytest.mark.parametrize("build", ["host", "portable"])

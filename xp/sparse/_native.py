@@ -42,10 +42,10 @@ with ``linear_call`` tangents was tried first: ``linear_call`` has no batching r
 Threads: below ``kMinParallelWork`` (32k multiply-adds) a product stays on the calling thread,
 waking pool threads costing microseconds: at about 40k entries (jitted ``A @ x``) one thread and
 two take the same time, and the second thread pays more as products grow (about half the time
-at 400k). ``XP_NATIVE_MIN_PARALLEL_WORK`` overrides it, for measuring. A pool thread that helped
-stays for 50 µs after its work (``XP_NATIVE_LINGER_US``; 0 turns it off), polling for the next
-product and yielding its core at each poll: woken from sleep instead, it joined each call of a
-loop a quarter of the way through a 400k-entry product (docs/sparse.md, "The native CPU kernel").
+at 400k). ``XP_NATIVE_MIN_PARALLEL_WORK`` overrides it, for measuring. The helpers are tasks on
+the pool, and the calling thread waits for their last chunks on a condition variable (a spinning
+caller and helpers lingering for the next product lost time against that: bench/RESULTS.md,
+"native_threads").
 Kernel times and ratios to SciPy: bench/RESULTS.md, "Sparse arrays".
 """
 

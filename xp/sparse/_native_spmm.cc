@@ -31,10 +31,9 @@
 // Threads: the work runs on XLA's intra-op thread pool (the FFI ThreadPool context), in chunks
 // taken from an atomic counter by the pool's tasks and by the calling thread itself, so the call
 // finishes even if no pool thread ever becomes free (no deadlock when XLA's own threads are all
-// busy). Products below kMinParallelWork multiply-adds run on the calling thread alone: waking
-// pool threads costs some microseconds, more than small products take. A helper whose chunks are
-// done lingers on its pool thread for 50 us (XP_NATIVE_LINGER_US) and joins the next parallel
-// loop at once, instead of sleeping and being woken late (Mailbox, below).
+// busy), and waits for the helpers' last chunks on a condition variable (ParallelFor, below).
+// Products below kMinParallelWork multiply-adds run on the calling thread alone: waking pool
+// threads costs some microseconds, more than small products take.
 //
 // Scatters (A.T @ x, an unsorted COO) give each participating thread its own output buffer,
 // added up at the end; a COO with sorted rows is split at row boundaries so that every thread
@@ -42,7 +41,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cstdlib>
 #include <atomic>
 #include <complex>
@@ -51,7 +49,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -450,24 +447,10 @@ bool SortedRowSums(const T* data, const I* pairs, const T* x, int64_t begin, int
 
 // --- a parallel loop on XLA's pool -----------------------------------------------------------
 
-// How long the caller spins, once its own chunks are done, for the helpers' last chunks before it
-// blocks. A chunk takes microseconds, and a blocked caller's wake-up (a futex) tens of them on a
-// virtual CPU: the spin saves a 400k-entry A.T @ x about a twelfth of its time. It spins with the
-// CPU's pause, not yielding it: yielding to JAX's dispatching thread slowed calls queued by
-// asynchronous dispatch on 8 host devices (docs/sparse.md, "The native CPU kernel").
-constexpr auto kSpinBeforeBlocking = std::chrono::microseconds(50);
-
-// A spin-wait's pause (x86: tells the core the loop is a wait; elsewhere nothing).
-inline void Pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-// One parallel loop: the chunks left, the chunks done, the slots handed out, and the body
-// type-erased so that a lingering helper (below) can run any loop. `body` lives on the caller's
-// stack: it is called only for a chunk claimed below n_chunks, and the caller returns only when
-// every claimed chunk is done, so a helper that comes late only touches this shared state.
+// One parallel loop: the chunks left, the chunks done, the slots handed out, and the body,
+// type-erased. `body` lives on the caller's stack: it is called only for a chunk claimed below
+// n_chunks, and the caller returns only when every claimed chunk is done, so a pool task that
+// starts late only touches this shared state (which it holds a reference to).
 struct LoopState {
   int64_t n_chunks = 0;
   int max_slots = 1;  // slot 0 (the caller) and one for each helper: per-thread buffers
@@ -495,94 +478,20 @@ struct LoopState {
   }
 };
 
-// Lingering helpers. A pool thread that found no work sleeps, and waking it takes tens of us on a
-// virtual CPU: in a loop of calls, each call's helper joined when the caller had done a quarter of
-// the work alone (a 400k-entry A.T @ x; docs/sparse.md, "The native CPU kernel"). So a helper,
-// its chunks done, stays on its pool thread for XP_NATIVE_LINGER_US (default kLinger), polling
-// a mailbox where every parallel loop is posted, and joins the next loop at once; at most
-// pool threads - 1 linger, so XLA's own work always finds a thread that is not ours. The cost
-// is that wait in CPU time: OpenMP runtimes wait the same way (GOMP_SPINCOUNT), for longer. It
-// yields the core at every poll, so that a thread with work (JAX's dispatching thread, XLA's
-// executing thread) runs first: spinning on the CPU's pause instead more than doubled the time of
-// calls queued by asynchronous dispatch on 8 host devices, slower than not lingering at all.
-constexpr auto kLinger = std::chrono::microseconds(50);
-
 // A setting from the environment (for measuring), at least `minimum`, or `fallback` where unset.
 int64_t Setting(const char* name, int64_t fallback, int64_t minimum) {
   const char* text = std::getenv(name);
   return text ? std::max<int64_t>(minimum, std::atoll(text)) : fallback;
 }
 
-std::chrono::microseconds LingerTime() {  // read once
-  static const std::chrono::microseconds value{Setting("XP_NATIVE_LINGER_US", kLinger.count(), 0)};
-  return value;
-}
-
-// XP_NATIVE_SPIN_US overrides kSpinBeforeBlocking (read once; for measuring: with it and
-// XP_NATIVE_LINGER_US at 0, a parallel loop is pool tasks and a condition variable alone, the
-// simplest correct synchronization that bench/native_threads.py compares with this one).
-std::chrono::microseconds SpinTime() {
-  static const std::chrono::microseconds value{Setting("XP_NATIVE_SPIN_US", kSpinBeforeBlocking.count(), 0)};
-  return value;
-}
-
-struct Mailbox {
-  std::mutex mutex;
-  std::shared_ptr<LoopState> posted;  // the latest loop (possibly finished: Join is then a no-op)
-  std::atomic<uint64_t> generation{0};
-  std::atomic<int> lingering{0};
-
-  void Post(const std::shared_ptr<LoopState>& state) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      posted = state;
-    }
-    generation.fetch_add(1);
-  }
-  std::shared_ptr<LoopState> Take() {
-    std::lock_guard<std::mutex> lock(mutex);
-    return posted;
-  }
-  // A helper whose chunks are done: joins each loop posted within the linger time of the last.
-  // Every access is sequentially consistent: a caller posts then reads `lingering`, a helper
-  // leaves `lingering` then reads `generation`, so a loop posted while a helper leaves is seen
-  // by one of them (the caller then schedules a pool task).
-  void Linger(int pool_threads) {
-    auto span = LingerTime();
-    if (span.count() == 0) return;
-    if (lingering.fetch_add(1) >= pool_threads - 1) {
-      lingering.fetch_sub(1);
-      return;
-    }
-    uint64_t seen = generation.load();
-    auto until = std::chrono::steady_clock::now() + span;
-    for (int polls = 0;; ++polls) {
-      uint64_t now_generation = generation.load();
-      if (now_generation != seen) {
-        seen = now_generation;
-        if (auto state = Take()) state->Join();
-        until = std::chrono::steady_clock::now() + span;
-      } else if ((polls & 7) == 0 && std::chrono::steady_clock::now() >= until) {
-        break;
-      }
-      std::this_thread::yield();
-    }
-    lingering.fetch_sub(1);
-    if (generation.load() != seen)
-      if (auto state = Take()) state->Join();
-  }
-};
-
-Mailbox& TheMailbox() {
-  static Mailbox* mailbox = new Mailbox;  // never destroyed: pool threads may linger at exit
-  return *mailbox;
-}
-
 // Calls body(chunk, slot) for every chunk in [0, n_chunks), on the calling thread and up to
-// `helpers` other threads (lingering helpers first, then pool tasks); `slot` (below 1 + helpers)
-// names the participating thread (slot 0: the caller), so per-thread buffers can be indexed by
-// it. Returns when every chunk is done; the caller alone does them all if no helper ever comes
-// (no deadlock when XLA's threads are all busy).
+// `helpers` pool tasks; `slot` (below 1 + helpers) names the participating thread (slot 0: the
+// caller), so per-thread buffers can be indexed by it. Returns when every chunk is done; the
+// caller alone does them all if no pool task ever starts (no deadlock when XLA's threads are all
+// busy). The caller waits for the helpers' last chunks on the loop's condition variable: the
+// simplest correct synchronization. A caller spinning before it blocked, and helpers lingering on
+// their pool threads for the next loop (polling a mailbox), lost time against it on
+// bench/sparse.py's products on a shared machine (bench/RESULTS.md, "native_threads").
 template <typename Body>
 void ParallelFor(ffi::ThreadPool& pool, int64_t n_chunks, int64_t helpers, const Body& body) {
   if (n_chunks <= 1 || helpers <= 0) {
@@ -594,20 +503,8 @@ void ParallelFor(ffi::ThreadPool& pool, int64_t n_chunks, int64_t helpers, const
   state->max_slots = static_cast<int>(helpers) + 1;
   state->body = &body;
   state->run = [](const void* b, int64_t c, int slot) { (*static_cast<const Body*>(b))(c, slot); };
-  Mailbox& mailbox = TheMailbox();
-  mailbox.Post(state);
-  int64_t waiting = std::min<int64_t>(helpers, mailbox.lingering.load());
-  int pool_threads = static_cast<int>(pool.num_threads());
-  for (int64_t h = waiting; h < helpers; ++h) {
-    pool.Schedule([state, pool_threads]() {
-      state->Join();
-      TheMailbox().Linger(pool_threads);
-    });
-  }
+  for (int64_t h = 0; h < helpers; ++h) pool.Schedule([state]() { state->Join(); });
   state->Work(0);
-  auto spin_until = std::chrono::steady_clock::now() + SpinTime();
-  while (state->done.load() != n_chunks && std::chrono::steady_clock::now() < spin_until) Pause();
-  if (state->done.load() == n_chunks) return;
   std::unique_lock<std::mutex> lock(state->mutex);
   state->finished.wait(lock, [&] { return state->done.load() == n_chunks; });
 }
