@@ -485,10 +485,10 @@ def test_a_large_product_on_several_threads(product):
 
 
 def test_products_on_several_python_threads_at_once():
-    """Parallel loops of several callers at once: every loop is posted to the helpers that linger
-    after their work (_native_spmm.cc's Mailbox), a helper may join another caller's loop, and a
-    scatter's per-thread buffers are indexed by the slot each joining thread takes. Four threads,
-    each a different product and shape, each result checked against the dense product."""
+    """Parallel loops of several callers at once on one pool: each caller's helpers are pool tasks
+    that may start after another caller's, and a scatter's per-thread buffers are indexed by the
+    slot each joining thread takes. Four threads, each a different product and shape, each result
+    checked against the dense product."""
     rng = np.random.default_rng(11)
     cases = []
     columns = {"bcoo A @ x": None, "bcoo A.T @ x": 4, "bcsr A @ x": 4, "bcsr A.T @ x": None}
@@ -515,20 +515,6 @@ def test_products_on_several_python_threads_at_once():
     for thread in threads:
         thread.join()
     assert not errors, errors[0]
-
-
-@needs_native
-def test_helpers_that_do_not_linger_compute_the_same_products():
-    """XP_NATIVE_LINGER_US=0 (helpers sleep as soon as their chunks are done; every loop wakes a
-    pool thread): the large and the concurrent products again, in a process of its own."""
-    code = f"""
-        import sys, pytest
-        sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-n", "0", "-k",
-                              "several_threads or several_python_threads", {__file__!r}]))
-    """
-    done = _child(code, XP_NATIVE_LINGER_US="0")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "5 passed" in done.stdout
 
 
 ROW_LENGTHS = [0, 1, 7, 8, 9, 15, 16, 17, 2, 31, 32, 33, 0, 48, 3, 5]  # around 8 and 16 lanes

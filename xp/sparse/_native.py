@@ -42,10 +42,10 @@ with ``linear_call`` tangents was tried first: ``linear_call`` has no batching r
 Threads: below ``kMinParallelWork`` (32k multiply-adds) a product stays on the calling thread,
 waking pool threads costing microseconds: at about 40k entries (jitted ``A @ x``) one thread and
 two take the same time, and the second thread pays more as products grow (about half the time
-at 400k). ``XP_NATIVE_MIN_PARALLEL_WORK`` overrides it, for measuring. A pool thread that helped
-stays for 50 µs after its work (``XP_NATIVE_LINGER_US``; 0 turns it off), polling for the next
-product and yielding its core at each poll: woken from sleep instead, it joined each call of a
-loop a quarter of the way through a 400k-entry product (docs/sparse.md, "The native CPU kernel").
+at 400k). ``XP_NATIVE_MIN_PARALLEL_WORK`` overrides it, for measuring. The helpers are tasks on
+the pool, and the calling thread waits for their last chunks on a condition variable (a spinning
+caller and helpers lingering for the next product lost time against that: bench/RESULTS.md,
+"native_threads").
 Kernel times and ratios to SciPy: bench/RESULTS.md, "Sparse arrays".
 """
 
@@ -67,7 +67,20 @@ from xp.sparse import _xla_kernels
 
 # The products' FFI kernels, and the host product of two sparse matrices (called through ctypes)
 SOURCES = (Path(__file__).with_name("_native_spmm.cc"), Path(__file__).with_name("_native_spgemm.cc"))
-FLAGS = ("-std=c++20", "-O3", "-fPIC", "-shared", "-Wno-return-type")
+# Every warning of -Wall and -Wextra is on, none switched off; jaxlib's FFI headers are included as
+# system headers (-isystem), whose warnings are jaxlib's to fix, not this kernel's. They are errors
+# where XP_NATIVE_WERROR=1 (CI sets it) and in the sanitizer builds, not by default: the library is
+# built on users' machines by whatever compiler they have, and a warning that a newer compiler adds
+# must not take the kernel away from them (a failed build falls back to XLA's slower kernels).
+FLAGS = ("-std=c++20", "-O3", "-fPIC", "-shared", "-Wall", "-Wextra")
+# The instrumented builds of tests/sparse_arrays/test_native_sanitizers.py (each its own library in
+# the cache): AddressSanitizer with UndefinedBehaviorSanitizer, every finding fatal, and
+# ThreadSanitizer; at -O1 with debug information, as the sanitizers' manuals advise.
+SANITIZERS = {
+    "address": ("-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"),
+    "thread": ("-fsanitize=thread",),
+}
+SANITIZED = ("-O1", "-g", "-Werror")
 # Built for the CPU it runs on: `A @ X` with 64 columns (a row of X per stored entry) ran 2-3x
 # faster with AVX2/FMA than with the x86-64 baseline's SSE2 (docs/sparse.md, "The native CPU
 # kernel"; XLA's own kernels use the host's instructions too). The cache key holds
@@ -126,8 +139,18 @@ def host_cpu() -> str:
         return f"{platform.machine()} {platform.processor()}"
 
 
-def library_path(compiler: str) -> Path:
-    """The cached library's path: keyed by the source, the compiler, the flags, the CPU and jaxlib."""
+def flags(sanitizer: str | None = None) -> tuple[str, ...]:
+    """The compiler's flags but the host's: FLAGS, ``-Werror`` where ``XP_NATIVE_WERROR=1``, and
+    for a build under ``sanitizer`` (a key of SANITIZERS) its flags."""
+    strict = ("-Werror",) if os.environ.get("XP_NATIVE_WERROR", "0").strip() == "1" else ()
+    if sanitizer is None:
+        return FLAGS + strict
+    return FLAGS + SANITIZERS[sanitizer] + SANITIZED
+
+
+def library_path(compiler: str, sanitizer: str | None = None) -> Path:
+    """The cached library's path: keyed by the source, the compiler, the flags, the CPU and jaxlib
+    (an instrumented build's name says its sanitizer)."""
     import hashlib
     import importlib.metadata
     import subprocess
@@ -137,13 +160,13 @@ def library_path(compiler: str) -> Path:
     for part in (
         *(source.read_bytes() for source in SOURCES),
         version.encode(),
-        " ".join(FLAGS + host_flags()).encode(),
+        " ".join(flags(sanitizer) + host_flags()).encode(),
         host_cpu().encode(),
         importlib.metadata.version("jaxlib").encode(),
     ):
         key.update(part)
         key.update(b"\0")
-    return cache_dir() / f"xp_spmm-{key.hexdigest()[:20]}.so"
+    return cache_dir() / f"xp_spmm-{f'{sanitizer}-' if sanitizer else ''}{key.hexdigest()[:20]}.so"
 
 
 @contextlib.contextmanager
@@ -162,8 +185,9 @@ def _locked(path: Path) -> Any:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def build(compiler: str, target: Path) -> None:
-    """Compiles the library to ``target`` (through a temporary file renamed into place)."""
+def build(compiler: str, target: Path, sanitizer: str | None = None) -> None:
+    """Compiles the library to ``target`` (through a temporary file renamed into place), for a
+    build under ``sanitizer`` instrumented by it."""
     import subprocess
     import tempfile
 
@@ -175,9 +199,12 @@ def build(compiler: str, target: Path) -> None:
         os.close(handle)
         try:
             sources = [str(source) for source in SOURCES]
-            command = [compiler, *FLAGS, *host_flags(), f"-I{jax.ffi.include_dir()}", *sources, "-o", temporary]
+            include = ("-isystem", jax.ffi.include_dir())
+            command = [compiler, *flags(sanitizer), *host_flags(), *include, *sources, "-o", temporary]
             done = subprocess.run(command, capture_output=True, text=True)
-            if done.returncode and host_flags():  # a compiler that does not know the CPU: the portable build
+            # A compiler that does not know the CPU: the portable build (not for a warning made an
+            # error, which the portable build would hide)
+            if done.returncode and host_flags() and "-Werror" not in done.stderr:
                 command = [c for c in command if c not in host_flags()]
                 done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode:

@@ -31,10 +31,9 @@
 // Threads: the work runs on XLA's intra-op thread pool (the FFI ThreadPool context), in chunks
 // taken from an atomic counter by the pool's tasks and by the calling thread itself, so the call
 // finishes even if no pool thread ever becomes free (no deadlock when XLA's own threads are all
-// busy). Products below kMinParallelWork multiply-adds run on the calling thread alone: waking
-// pool threads costs some microseconds, more than small products take. A helper whose chunks are
-// done lingers on its pool thread for 50 us (XP_NATIVE_LINGER_US) and joins the next parallel
-// loop at once, instead of sleeping and being woken late (Mailbox, below).
+// busy), and waits for the helpers' last chunks on a condition variable (ParallelFor, below).
+// Products below kMinParallelWork multiply-adds run on the calling thread alone: waking pool
+// threads costs some microseconds, more than small products take.
 //
 // Scatters (A.T @ x, an unsorted COO) give each participating thread its own output buffer,
 // added up at the end; a COO with sorted rows is split at row boundaries so that every thread
@@ -42,7 +41,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cstdlib>
 #include <atomic>
 #include <complex>
@@ -51,7 +49,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -280,6 +277,28 @@ inline __mmask8 FirstLanes8(int64_t count) {
   return count >= 8 ? __mmask8(0xFF) : count <= 0 ? __mmask8(0) : static_cast<__mmask8>((1u << count) - 1);
 }
 
+// The sums of a vector's lanes, each adding the upper half to the lower one until one lane is
+// left: the order of _mm512_reduce_add_ps/pd. Not those: GCC 12's headers implement them, and
+// _mm512_extractf64x4_pd, _mm512_srli_epi64 and _mm512_alignr_epi64, with an uninitialized vector
+// (_mm512_undefined_*) that -Wmaybe-uninitialized reports wherever they are inlined (GCC bug
+// 105593). Their zero-masking forms with every lane kept compile to the same instructions without
+// it, and are used here and in the COO's one-pass loop below.
+inline float LaneSum(__m256 a) {
+  __m128 half = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+  half = _mm_add_ps(half, _mm_movehl_ps(half, half));
+  return _mm_cvtss_f32(_mm_add_ss(half, _mm_movehdup_ps(half)));
+}
+inline float LaneSum(__m512 a) {
+  const __m512d bits = _mm512_castps_pd(a);
+  return LaneSum(_mm256_add_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, bits, 1)),
+                               _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, bits, 0))));
+}
+inline double LaneSum(__m512d a) {
+  __m256d half = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xF, a, 1), _mm512_maskz_extractf64x4_pd(0xF, a, 0));
+  __m128d quarter = _mm_add_pd(_mm256_extractf128_pd(half, 1), _mm256_castpd256_pd128(half));
+  return _mm_cvtsd_f64(quarter) + _mm_cvtsd_f64(_mm_unpackhi_pd(quarter, quarter));
+}
+
 // acc + data[lane] * x[cols[lane]] in the lanes set in `lanes` whose column is below n; the others
 // keep acc.
 inline __m512 MaddGathered(__m512 acc, __mmask16 lanes, __m512i cols, const float* data, const float* x,
@@ -304,7 +323,7 @@ inline float RowDot<float, int32_t>(const float* data, const int32_t* indices, c
     __mmask16 lanes = FirstLanes16(end - j);
     acc = MaddGathered(acc, lanes, _mm512_maskz_loadu_epi32(lanes, indices + j), data + j, x, bound);
   }
-  return _mm512_reduce_add_ps(acc);
+  return LaneSum(acc);
 }
 
 template <>
@@ -316,7 +335,7 @@ inline double RowDot<double, int32_t>(const double* data, const int32_t* indices
     __mmask8 lanes = FirstLanes8(end - j);
     acc = MaddGathered(acc, lanes, _mm256_maskz_loadu_epi32(lanes, indices + j), data + j, x, bound);
   }
-  return _mm512_reduce_add_pd(acc);
+  return LaneSum(acc);
 }
 
 // A COO with sorted rows in one pass, by blocks of 8 entries at a fixed stride: each (row, column)
@@ -344,11 +363,7 @@ struct Lanes8<float> {
   }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
   static V add(V a, __mmask8 lanes, V b) { return _mm256_mask_add_ps(a, lanes, a, b); }
-  static float sum(V a) {
-    __m128 half = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    half = _mm_add_ps(half, _mm_movehl_ps(half, half));
-    return _mm_cvtss_f32(_mm_add_ss(half, _mm_movehdup_ps(half)));
-  }
+  static float sum(V a) { return LaneSum(a); }
 };
 
 template <>
@@ -365,7 +380,7 @@ struct Lanes8<double> {
   }
   static V add(V a, V b) { return _mm512_add_pd(a, b); }
   static V add(V a, __mmask8 lanes, V b) { return _mm512_mask_add_pd(a, lanes, a, b); }
-  static double sum(V a) { return _mm512_reduce_add_pd(a); }
+  static double sum(V a) { return LaneSum(a); }
 };
 
 template <typename T, typename Emit>
@@ -381,10 +396,10 @@ bool SortedRowSumsVector(const T* data, const int32_t* pairs, const T* x, int64_
   for (int64_t j = begin; j < end; j += 8) {
     __mmask8 lanes = FirstLanes8(end - j);
     __m512i block = _mm512_maskz_loadu_epi64(lanes, pairs + 2 * j);
-    __m512i cols = _mm512_srli_epi64(block, 32);
+    __m512i cols = _mm512_maskz_srli_epi64(0xFF, block, 32);
     __mmask8 ok = _mm512_mask_cmplt_epu64_mask(lanes, cols, bound);
     typename L::V products = L::products(ok, cols, data + j, x);
-    __m512i shifted = _mm512_alignr_epi64(block, before, 7);  // the pairs of entries j - 1 .. j + 6
+    __m512i shifted = _mm512_maskz_alignr_epi64(0xFF, block, before, 7);  // the pairs of entries j - 1 .. j + 6
     unsigned starts = _mm512_mask_test_epi64_mask(lanes, _mm512_xor_si512(block, shifted), row_half);
     before = block;
     if (starts == 0) {
@@ -432,24 +447,10 @@ bool SortedRowSums(const T* data, const I* pairs, const T* x, int64_t begin, int
 
 // --- a parallel loop on XLA's pool -----------------------------------------------------------
 
-// How long the caller spins, once its own chunks are done, for the helpers' last chunks before it
-// blocks. A chunk takes microseconds, and a blocked caller's wake-up (a futex) tens of them on a
-// virtual CPU: the spin saves a 400k-entry A.T @ x about a twelfth of its time. It spins with the
-// CPU's pause, not yielding it: yielding to JAX's dispatching thread slowed calls queued by
-// asynchronous dispatch on 8 host devices (docs/sparse.md, "The native CPU kernel").
-constexpr auto kSpinBeforeBlocking = std::chrono::microseconds(50);
-
-// A spin-wait's pause (x86: tells the core the loop is a wait; elsewhere nothing).
-inline void Pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-// One parallel loop: the chunks left, the chunks done, the slots handed out, and the body
-// type-erased so that a lingering helper (below) can run any loop. `body` lives on the caller's
-// stack: it is called only for a chunk claimed below n_chunks, and the caller returns only when
-// every claimed chunk is done, so a helper that comes late only touches this shared state.
+// One parallel loop: the chunks left, the chunks done, the slots handed out, and the body,
+// type-erased. `body` lives on the caller's stack: it is called only for a chunk claimed below
+// n_chunks, and the caller returns only when every claimed chunk is done, so a pool task that
+// starts late only touches this shared state (which it holds a reference to).
 struct LoopState {
   int64_t n_chunks = 0;
   int max_slots = 1;  // slot 0 (the caller) and one for each helper: per-thread buffers
@@ -477,86 +478,20 @@ struct LoopState {
   }
 };
 
-// Lingering helpers. A pool thread that found no work sleeps, and waking it takes tens of us on a
-// virtual CPU: in a loop of calls, each call's helper joined when the caller had done a quarter of
-// the work alone (a 400k-entry A.T @ x; docs/sparse.md, "The native CPU kernel"). So a helper,
-// its chunks done, stays on its pool thread for XP_NATIVE_LINGER_US (default kLinger), polling
-// a mailbox where every parallel loop is posted, and joins the next loop at once; at most
-// pool threads - 1 linger, so XLA's own work always finds a thread that is not ours. The cost
-// is that wait in CPU time: OpenMP runtimes wait the same way (GOMP_SPINCOUNT), for longer. It
-// yields the core at every poll, so that a thread with work (JAX's dispatching thread, XLA's
-// executing thread) runs first: spinning on the CPU's pause instead more than doubled the time of
-// calls queued by asynchronous dispatch on 8 host devices, slower than not lingering at all.
-constexpr auto kLinger = std::chrono::microseconds(50);
-
 // A setting from the environment (for measuring), at least `minimum`, or `fallback` where unset.
 int64_t Setting(const char* name, int64_t fallback, int64_t minimum) {
   const char* text = std::getenv(name);
   return text ? std::max<int64_t>(minimum, std::atoll(text)) : fallback;
 }
 
-std::chrono::microseconds LingerTime() {  // read once
-  static const std::chrono::microseconds value{Setting("XP_NATIVE_LINGER_US", kLinger.count(), 0)};
-  return value;
-}
-
-struct Mailbox {
-  std::mutex mutex;
-  std::shared_ptr<LoopState> posted;  // the latest loop (possibly finished: Join is then a no-op)
-  std::atomic<uint64_t> generation{0};
-  std::atomic<int> lingering{0};
-
-  void Post(const std::shared_ptr<LoopState>& state) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      posted = state;
-    }
-    generation.fetch_add(1);
-  }
-  std::shared_ptr<LoopState> Take() {
-    std::lock_guard<std::mutex> lock(mutex);
-    return posted;
-  }
-  // A helper whose chunks are done: joins each loop posted within the linger time of the last.
-  // Every access is sequentially consistent: a caller posts then reads `lingering`, a helper
-  // leaves `lingering` then reads `generation`, so a loop posted while a helper leaves is seen
-  // by one of them (the caller then schedules a pool task).
-  void Linger(int pool_threads) {
-    auto span = LingerTime();
-    if (span.count() == 0) return;
-    if (lingering.fetch_add(1) >= pool_threads - 1) {
-      lingering.fetch_sub(1);
-      return;
-    }
-    uint64_t seen = generation.load();
-    auto until = std::chrono::steady_clock::now() + span;
-    for (int polls = 0;; ++polls) {
-      uint64_t now_generation = generation.load();
-      if (now_generation != seen) {
-        seen = now_generation;
-        if (auto state = Take()) state->Join();
-        until = std::chrono::steady_clock::now() + span;
-      } else if ((polls & 7) == 0 && std::chrono::steady_clock::now() >= until) {
-        break;
-      }
-      std::this_thread::yield();
-    }
-    lingering.fetch_sub(1);
-    if (generation.load() != seen)
-      if (auto state = Take()) state->Join();
-  }
-};
-
-Mailbox& TheMailbox() {
-  static Mailbox* mailbox = new Mailbox;  // never destroyed: pool threads may linger at exit
-  return *mailbox;
-}
-
 // Calls body(chunk, slot) for every chunk in [0, n_chunks), on the calling thread and up to
-// `helpers` other threads (lingering helpers first, then pool tasks); `slot` (below 1 + helpers)
-// names the participating thread (slot 0: the caller), so per-thread buffers can be indexed by
-// it. Returns when every chunk is done; the caller alone does them all if no helper ever comes
-// (no deadlock when XLA's threads are all busy).
+// `helpers` pool tasks; `slot` (below 1 + helpers) names the participating thread (slot 0: the
+// caller), so per-thread buffers can be indexed by it. Returns when every chunk is done; the
+// caller alone does them all if no pool task ever starts (no deadlock when XLA's threads are all
+// busy). The caller waits for the helpers' last chunks on the loop's condition variable: the
+// simplest correct synchronization. A caller spinning before it blocked, and helpers lingering on
+// their pool threads for the next loop (polling a mailbox), lost time against it on
+// bench/sparse.py's products on a shared machine (bench/RESULTS.md, "native_threads").
 template <typename Body>
 void ParallelFor(ffi::ThreadPool& pool, int64_t n_chunks, int64_t helpers, const Body& body) {
   if (n_chunks <= 1 || helpers <= 0) {
@@ -568,20 +503,8 @@ void ParallelFor(ffi::ThreadPool& pool, int64_t n_chunks, int64_t helpers, const
   state->max_slots = static_cast<int>(helpers) + 1;
   state->body = &body;
   state->run = [](const void* b, int64_t c, int slot) { (*static_cast<const Body*>(b))(c, slot); };
-  Mailbox& mailbox = TheMailbox();
-  mailbox.Post(state);
-  int64_t waiting = std::min<int64_t>(helpers, mailbox.lingering.load());
-  int pool_threads = static_cast<int>(pool.num_threads());
-  for (int64_t h = waiting; h < helpers; ++h) {
-    pool.Schedule([state, pool_threads]() {
-      state->Join();
-      TheMailbox().Linger(pool_threads);
-    });
-  }
+  for (int64_t h = 0; h < helpers; ++h) pool.Schedule([state]() { state->Join(); });
   state->Work(0);
-  auto spin_until = std::chrono::steady_clock::now() + kSpinBeforeBlocking;
-  while (state->done.load() != n_chunks && std::chrono::steady_clock::now() < spin_until) Pause();
-  if (state->done.load() == n_chunks) return;
   std::unique_lock<std::mutex> lock(state->mutex);
   state->finished.wait(lock, [&] { return state->done.load() == n_chunks; });
 }
