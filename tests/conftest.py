@@ -127,8 +127,8 @@ def pytest_addoption(parser):
         action="store_true",
         help="also run the tests marked slow (the default with HYPOTHESIS_PROFILE=ci or thorough; or XP_TEST_SLOW=1)",
     )
-    tier = parser.getgroup("xp tiers")
-    tier.addoption(
+    group = parser.getgroup("xp tiers")
+    group.addoption(
         "--integration",
         action="store_const",
         const="integration",
@@ -137,7 +137,7 @@ def pytest_addoption(parser):
         help="run the integration tier (subprocesses, meshes, clusters, typing, conformance, clients, examples) "
         "instead of the unit tier",
     )
-    tier.addoption("--all", action="store_const", const="all", dest="tier", help="run both tiers")
+    group.addoption("--all", action="store_const", const="all", dest="tier", help="run both tiers")
 
 
 def tier(config) -> str:
