@@ -1,5 +1,13 @@
 """Test configuration: JAX's 64-bit mode, JAX's persistent compilation cache, the hypothesis
-profiles and the markers (``cpu_only``: tests/platform_facts.py).
+profiles, the two tiers of tests and the markers (``cpu_only``: tests/platform_facts.py).
+
+Tiers: ``python -m pytest`` runs the unit tier, the tests that run inside the test processes;
+``python -m pytest --integration`` runs the integration tier, ``--all`` both (CI runs both). The
+integration tier is the tests that start processes (Python children, meshes of simulated devices,
+clusters, the type checkers, the examples, the conformance harness, SciPy and scikit-learn as
+clients of xp) or sweep the whole API: ``INTEGRATION_MODULES`` below, and single tests marked
+``@pytest.mark.integration`` in the other modules. ``-m`` naming ``integration`` selects by the
+marker itself.
 
 Environment variables (all optional):
 
@@ -25,6 +33,7 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
 
 os.environ.setdefault("JAX_ENABLE_X64", "1")
 # Every kernel is worth caching: the suite compiles thousands of small ones, each in well under
@@ -69,12 +78,13 @@ from platform_facts import BACKEND, cpu_only_skip  # noqa: E402
 # marked slow instead). dev and ci draw the same examples on every run; thorough explores.
 # Why so few: most of a run's time is XLA compiling a kernel for each new shape and dtype, not
 # running examples, and few examples of fixed shapes (tests/fixed_shapes.py) compile few kernels;
-# most kernels belong to a test, not to an example. dev's 10 keeps the default run to a few
-# minutes on two cores. ci's 10 keeps CI's whole run (two passes of the suite, from a cold cache
-# at worst) well under 30 minutes on two cores, also on machines where XLA compiles 3-5 times
-# slower (CONTRIBUTING.md, "What CI runs"). modes' 5 is CI's second pass (64-bit mode and the native kernel off), where what
-# differs is the dtypes and the kernels, which every example shows; that pass also leaves out the
-# modules the modes do not reach (.ci/run). ci differs from dev by the slow tests.
+# most kernels belong to a test, not to an example. dev's 10 keep the unit tier within its budget
+# on two cores (CONTRIBUTING.md, "The fast loop"); ci's 10 keep CI's whole run (both tiers, two
+# passes, from a cold cache at worst) well under 30 minutes on two cores, also on machines where
+# XLA compiles several times slower (CONTRIBUTING.md, "What CI runs"). modes' 5 is CI's second
+# pass (64-bit mode and the native kernel off), where what differs is the dtypes and the kernels,
+# which every example shows; that pass also leaves out the modules the modes do not reach
+# (.ci/run). ci differs from dev by the slow tests.
 
 PROFILES = {
     "dev": {"max_examples": 10, "derandomize": True},
@@ -90,7 +100,25 @@ if PROFILE not in PROFILES:
 hypothesis.settings.load_profile(PROFILE)
 
 
-# --- markers and options ----------------------------------------------------------------------
+# --- tiers, markers and options ----------------------------------------------------------------
+
+# Modules of the integration tier (paths under tests/): each test in them is marked integration.
+# A unit module's test that starts a process is marked ``@pytest.mark.integration`` itself.
+INTEGRATION_MODULES = frozenset(
+    {
+        "test_sharding.py",  # meshes of simulated devices, in children
+        "sparse_arrays/test_meshes.py",
+        "test_distributed.py",  # clusters of processes
+        "test_typing.py",  # mypy and pyright, in children
+        "test_conformance.py",  # the conformance harness, in children
+        "test_conformance_deviations.py",
+        "test_conformance_html.py",  # its HTML report, in a browser
+        "test_clients.py",  # SciPy and scikit-learn on xp arrays, in children
+        "test_special_functions_scipy.py",
+        "test_examples.py",  # the examples, in children
+        "test_bad_input.py",  # every public function with bad arguments
+    }
+)
 
 
 def pytest_addoption(parser):
@@ -99,6 +127,36 @@ def pytest_addoption(parser):
         action="store_true",
         help="also run the tests marked slow (the default with HYPOTHESIS_PROFILE=ci or thorough; or XP_TEST_SLOW=1)",
     )
+    group = parser.getgroup("xp tiers")
+    group.addoption(
+        "--integration",
+        action="store_const",
+        const="integration",
+        dest="tier",
+        default="unit",
+        help="run the integration tier (subprocesses, meshes, clusters, typing, conformance, clients, examples) "
+        "instead of the unit tier",
+    )
+    group.addoption("--all", action="store_const", const="all", dest="tier", help="run both tiers")
+
+
+def tier(config) -> str:
+    """The tier this run selects: ``unit`` (the default), ``integration``, ``all``; ``-m`` naming
+    the marker selects by it alone (``all`` here)."""
+    if "integration" in (config.getoption("markexpr") or ""):
+        return "all"
+    return config.getoption("tier")
+
+
+def in_integration_tier(item) -> bool:
+    return item.get_closest_marker("integration") is not None
+
+
+def _deselect(config, items, unwanted) -> None:
+    dropped = [item for item in items if unwanted(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if not unwanted(item)]
 
 
 def run_slow(config) -> bool:
@@ -114,8 +172,11 @@ def run_slow(config) -> bool:
 def pytest_report_header(config):
     settings = hypothesis.settings.default
     cache = jax.config.jax_compilation_cache_dir if jax.config.jax_enable_compilation_cache else "off"
+    selected = tier(config)
     return [
-        f"xp tests: hypothesis profile {PROFILE} ({settings.max_examples} examples"
+        f"xp tests: {'both tiers' if selected == 'all' else f'the {selected} tier'} "
+        f"({'--integration or --all for the rest' if selected == 'unit' else 'tests/conftest.py'}), "
+        f"hypothesis profile {PROFILE} ({settings.max_examples} examples"
         f"{', derandomized' if settings.derandomize else ''}), "
         f"slow tests {'included' if run_slow(config) else 'deselected (--slow or XP_TEST_SLOW=1 runs them)'}, "
         f"JAX 64-bit mode {'on' if X64 else 'off'}, compilation cache {cache}, "
@@ -123,12 +184,18 @@ def pytest_report_header(config):
     ]
 
 
+@pytest.hookimpl(tryfirst=True)  # the markers are in place before -m selects by them
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.relative_to(TESTS).as_posix() in INTEGRATION_MODULES:
+            item.add_marker(pytest.mark.integration)
+    selected = tier(config)
+    if selected == "unit":
+        _deselect(config, items, in_integration_tier)
+    elif selected == "integration":
+        _deselect(config, items, lambda item: not in_integration_tier(item))
     if not run_slow(config):
-        slow = [item for item in items if item.get_closest_marker("slow")]
-        if slow:
-            config.hook.pytest_deselected(items=slow)
-            items[:] = [item for item in items if not item.get_closest_marker("slow")]
+        _deselect(config, items, lambda item: item.get_closest_marker("slow") is not None)
     x64_skip = pytest.mark.skip(reason="needs JAX's 64-bit mode (this run has JAX_ENABLE_X64=0)")
     x64_off_skip = pytest.mark.skip(reason="needs JAX's 64-bit mode off (run with JAX_ENABLE_X64=0)")
     for item in items:

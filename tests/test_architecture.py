@@ -9,12 +9,10 @@ hidden in a method-local import counts as one.
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from subprocess_env import subprocess_env
+from subprocess_env import failure, run_script
 
 import xp
 import xp.sparse
@@ -214,31 +212,12 @@ def test_registering_a_sparse_implementation_of_no_public_function_is_an_error()
     assert "linalg.no_such_function" not in _routing.SPARSE_IMPLEMENTATIONS
 
 
-_IMPORT_PROBE = """
-import sys
-import jax.monitoring
-
-events = []
-jax.monitoring.register_event_duration_secs_listener(lambda event, *args, **kwargs: events.append(event))
-import xp
-
-assert not [e for e in events if "compile" in e], events  # no computation compiled (nor run) at import
-deferred = ("xp.fft", "xp.linalg", "xp.sparse", "xp.special", "xp.transforms", "xp._checked")
-for name in (*deferred, "jax.experimental.checkify", "jax.experimental.sparse"):
-    assert name not in sys.modules, name
-assert {"fft", "linalg", "sparse", "special", "transforms", "checked"} <= set(dir(xp))
-assert callable(xp.checked)
-assert xp.fft.fft.__module__ == "xp.fft" and xp.linalg.solve.__module__ == "xp.linalg"  # then imported on first use
-xp.special.erf, xp.sparse.BCOO, xp.transforms.grad
-assert all(name in sys.modules for name in deferred)
-assert xp.linalg is sys.modules["xp.linalg"] and xp.fft is sys.modules["xp.fft"]
-"""
-
-
+@pytest.mark.integration
 def test_import_xp_compiles_nothing_and_defers_the_optional_parts():
     # import time is measured in bench/overhead.py; this pins what makes it cheap
     # (what import does is the same on every backend: on the CPU where this process's is not)
-    subprocess.run([sys.executable, "-c", _IMPORT_PROBE], check=True, cwd=ROOT, timeout=300, env=subprocess_env())
+    done = run_script("import_probe", cwd=ROOT, timeout=300)
+    assert done.returncode == 0, failure(done)
 
 
 def test_a_kernel_is_jitted_on_its_first_call_and_then_takes_its_stubs_place():

@@ -45,7 +45,7 @@ from bad_input_strategies import (
 )
 from hypothesis import given
 from hypothesis import strategies as st
-from subprocess_env import subprocess_env
+from subprocess_env import SCRIPTS, subprocess_env
 
 import xp
 import xp.fft
@@ -275,23 +275,6 @@ def test_a_bad_argument_to_the_inspection_api_is_a_named_error(method, param, ba
 
 # --- huge sizes, in a subprocess -------------------------------------------------------------------
 
-PROBE = """
-import json, sys, warnings
-import xp, xp.fft, xp.linalg, xp.special, xp.sparse, xp.sparse.linalg
-from bad_input_strategies import parameters, public_functions, replaced
-warnings.simplefilter("ignore")
-for name, param, value in json.loads(sys.argv[1]):
-    p = next(q for q in parameters(name) if q.name == param)
-    print(json.dumps(["start", name, param, value]), flush=True)
-    try:
-        args, kwargs = replaced(name, p, value)
-        public_functions()[name](*args, **kwargs)
-        outcome = ["returned", ""]
-    except BaseException as e:
-        outcome = [type(e).__name__, str(e)[:300]]
-    print(json.dumps(["end", *outcome]), flush=True)
-"""
-
 
 def probe_in_subprocess(calls):
     """Run the calls in subprocesses: (call, exception type or 'returned' or 'aborted', message).
@@ -303,7 +286,11 @@ def probe_in_subprocess(calls):
     todo = list(calls)
     while todo:
         run = subprocess.run(
-            [sys.executable, "-c", PROBE, json.dumps(todo)], capture_output=True, text=True, env=env, timeout=600
+            [sys.executable, str(SCRIPTS / "bad_input_probe.py"), json.dumps(todo)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
         )
         started = None
         for line in run.stdout.splitlines():
@@ -337,6 +324,7 @@ HUGE = (
 )
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 @pytest.mark.x64  # (with 64-bit mode off, int32 bounds catch some: the 64-bit mode is the harder case)
 def test_huge_sizes_are_named_errors_or_results():

@@ -143,6 +143,7 @@ def test_a_zero_right_hand_side_is_solved_at_once(problem):
     assert not np.any(np.asarray(result.x))
 
 
+@pytest.mark.integration
 def test_script_runs():
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / "conjugate_gradient.py"), "--grid", "30"],

@@ -5,8 +5,6 @@ OverflowError, never a wrapped integer, a saturated one or a finite float turned
 
 import json
 import math
-import subprocess
-import sys
 import warnings
 
 import jax
@@ -14,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from subprocess_env import subprocess_env
+from subprocess_env import failure, run_script
 
 import xp
 
@@ -50,29 +48,14 @@ TOO_BIG = {
     "xp.arange(float('nan'))": ValueError,
 }
 
-_CHILD = """
-import json, sys
-import jax, xp
-outcomes = {}
-for call in json.loads(sys.argv[1]):
-    try:
-        eval(call)
-        outcomes[call] = ["returned", ""]
-    except BaseException as e:
-        outcomes[call] = [type(e).__name__, str(e)]
-print(json.dumps(outcomes))
-"""
 
-
+@pytest.mark.integration
 def test_a_size_no_array_can_have_is_a_value_error_and_one_the_device_cannot_hold_a_memory_error():
     # 4 TiB is more than the memory of any machine this suite runs on
     # (the child's device is the CPU where this process's backend is not: xp raises these errors
     # before XLA sees the shape, from the sizes and the device's memory, on every backend)
-    child = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps(list(TOO_BIG))],
-        capture_output=True, text=True, timeout=300, env=subprocess_env(),
-    )  # fmt: skip
-    assert child.returncode == 0, child.stderr[-2000:]
+    child = run_script("too_big_sizes", json.dumps(list(TOO_BIG)), timeout=300)
+    assert child.returncode == 0, failure(child)
     outcomes = json.loads(child.stdout.splitlines()[-1])
     for call, expected in TOO_BIG.items():
         kind, message = outcomes[call]

@@ -10,15 +10,13 @@ invocation); one checks that the opt-in changes nothing with the mode on (``x64`
 import asyncio
 import json
 import subprocess
-import sys
-import textwrap
 import threading
 import warnings
 
 import jax
 import numpy as np
 import pytest
-from subprocess_env import subprocess_env
+from subprocess_env import failure, run_script, subprocess_env
 
 import xp
 
@@ -269,26 +267,17 @@ def test_the_environment_variable_turns_it_on_at_call_time(monkeypatch):
         xp.asarray(np.ones(2))
 
 
-def _run(code: str, **environment: str) -> subprocess.CompletedProcess:
+def _run(script: str, **environment: str) -> subprocess.CompletedProcess[str]:
     # (the fixture removed XP_NARROW_64BIT; the child is on the CPU where this process's backend is
     # not: narrowing is the same on every backend)
-    env = dict(subprocess_env(), JAX_ENABLE_X64="0", **environment)
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True, timeout=600
-    )
+    return run_script(script, env=dict(subprocess_env(), JAX_ENABLE_X64="0", **environment))
 
 
+@pytest.mark.integration
 @x64_off
 def test_the_environment_variable_in_a_fresh_process():
-    code = """
-        import warnings, numpy as np, xp
-        with warnings.catch_warnings(record=True) as record:
-            warnings.simplefilter("always")
-            print(xp.asarray(np.arange(3)).dtype, xp.zeros(1, dtype=xp.float64).dtype)
-        print(*(str(w.message) for w in record), sep="\\n")
-    """
-    out = _run(code, XP_NARROW_64BIT="1")
-    assert out.returncode == 0, out.stderr[-3000:]
+    out = _run("narrowing_environment_variable", XP_NARROW_64BIT="1")
+    assert out.returncode == 0, failure(out)
     lines = out.stdout.splitlines()
     assert lines[0] == "int32 float32"
     assert lines[1:] == [
@@ -297,37 +286,14 @@ def test_the_environment_variable_in_a_fresh_process():
     ]
 
 
+@pytest.mark.integration
 @x64_off
 def test_a_client_that_hard_codes_64_bit_dtypes_runs_under_the_opt_in():
     # SciPy's describe asks for dtype=xp.int64 (its count of observations); SCIPY_ARRAY_API must be
     # set before SciPy is imported, hence a fresh process
     pytest.importorskip("scipy")
-    code = """
-        import json, warnings, numpy as np, xp, scipy.stats
-        data = np.random.default_rng(0).normal(size=(50, 3)).astype(np.float32)
-        x = xp.asarray(data)
-        try:
-            scipy.stats.describe(x)
-            default = "no error"
-        except TypeError as e:
-            default = str(e)
-        with warnings.catch_warnings(record=True) as record:
-            warnings.simplefilter("always")
-            with xp.narrow_64bit():
-                got = scipy.stats.describe(x)
-        expected = scipy.stats.describe(data.astype(np.float64))
-        print(json.dumps({
-            "default": default,
-            "warnings": sorted({str(w.message) for w in record if w.category is xp.NarrowingWarning}),
-            "nobs": [int(got.nobs), int(expected.nobs)],
-            "dtypes": sorted({str(v.dtype) for v in (got.mean, got.variance, got.skewness, got.kurtosis)}),
-            "got": [np.asarray(v).tolist() for v in (*got.minmax, got.mean, got.variance, got.skewness, got.kurtosis)],
-            "expected": [np.asarray(v).tolist() for v in (*expected.minmax, expected.mean, expected.variance,
-                                                          expected.skewness, expected.kurtosis)],
-        }))
-    """
-    out = _run(code, SCIPY_ARRAY_API="1")
-    assert out.returncode == 0, out.stderr[-3000:]
+    out = _run("narrowing_scipy_client", SCIPY_ARRAY_API="1")
+    assert out.returncode == 0, failure(out)
     result = json.loads(out.stdout.splitlines()[-1])
     assert result["default"].startswith("xp.asarray: dtype=int64: int64 needs JAX's 64-bit mode")
     assert "xp.narrow_64bit()" in result["default"] and "JAX_ENABLE_X64=1" in result["default"]

@@ -1,12 +1,9 @@
 """The ``cpu_only`` marker (tests/platform_facts.py, applied by tests/conftest.py): where JAX's
 default backend is not the CPU a marked test is skipped with its own reason; on the CPU it runs."""
 
-import subprocess
-import sys
-
 import pytest
 from platform_facts import BACKEND, ON_CPU, cpu_only_skip
-from subprocess_env import ROOT, subprocess_env
+from subprocess_env import ROOT, failure, run_script
 
 WITNESS = "the marker's own witness (tests/test_platform_facts.py)"
 
@@ -42,25 +39,12 @@ def test_the_skip_has_the_markers_reason_on_other_backends_only():
             cpu_only_skip(Item(pytest.mark.cpu_only), backend=backend)
 
 
-FAKE_TPU = """
-import sys
-import jax
-import pytest
-
-jax.default_backend = lambda: "tpu"  # what tests/platform_facts.py reads: a TPU, as far as the tests can tell
-sys.exit(pytest.main(["-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=--strict-markers", "-rs",
-                      sys.argv[1] + "::test_a_test_marked_cpu_only_runs_on_the_cpu_only"]))
-"""
-
-
+@pytest.mark.integration
 def test_a_session_on_another_backend_skips_the_marked_test_with_its_reason():
     """The whole mechanism in a pytest session of its own whose JAX reports a TPU backend (its
     devices stay the CPU's): the witness above is skipped, with its reason, not run and failed."""
-    done = subprocess.run(
-        [sys.executable, "-c", FAKE_TPU, __file__],
-        cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    done = run_script("fake_tpu_session", __file__, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, failure(done)
     assert "1 skipped" in done.stdout and "passed" not in done.stdout and "failed" not in done.stdout, done.stdout
     assert f"needs JAX's CPU backend (this run's is tpu): {WITNESS}" in done.stdout, done.stdout
     assert "JAX backend tpu (tests marked cpu_only skipped)" in done.stdout, done.stdout  # the run's header

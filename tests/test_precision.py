@@ -7,8 +7,6 @@ and on the StableHLO, so it holds on every backend, the CPU included (where both
 compute the same)."""
 
 import re
-import subprocess
-import sys
 
 import jax
 import jax.numpy as jnp
@@ -18,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jax import lax
 from jax.extend import core as jax_core
-from subprocess_env import subprocess_env
+from subprocess_env import failure, run_script, subprocess_env
 
 import xp
 import xp._linear_algebra
@@ -239,21 +237,11 @@ def test_a_setting_made_with_config_update_is_followed():
     assert ours == expected and in_users_jit == expected
 
 
-_ENVIRONMENT_PROBE = """
-import jax, jax.numpy as jnp, numpy as np
-import xp
-a = np.ones((3, 3), np.float32)
-for function in (xp.matmul, jnp.matmul):
-    jaxpr = jax.make_jaxpr(function)(a, a)
-    print([str(e.params["precision"]) for e in jaxpr.eqns if e.primitive.name == "dot_general"])
-"""
-
-
+@pytest.mark.integration
 def test_a_setting_made_in_the_environment_is_followed():
     env = subprocess_env() | {"JAX_DEFAULT_MATMUL_PRECISION": "bfloat16"}
-    done = subprocess.run(
-        [sys.executable, "-c", _ENVIRONMENT_PROBE], env=env, capture_output=True, text=True, timeout=300, check=True
-    )
+    done = run_script("matmul_precision_from_environment", env=env, timeout=300)
+    assert done.returncode == 0, failure(done)
     ours, jax_numpys = done.stdout.splitlines()[-2:]
     assert ours == jax_numpys and "HIGHEST" not in ours, done.stdout
 

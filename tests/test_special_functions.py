@@ -6,8 +6,6 @@ tests/test_special_functions_scipy.py.
 
 import inspect
 import itertools
-import subprocess
-import sys
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
@@ -21,7 +19,7 @@ import scipy.special as sp
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from subprocess_env import subprocess_env
+from subprocess_env import failure, run_script
 
 import xp
 
@@ -508,6 +506,7 @@ def test_exponential_integrals_of_small_arguments():
     np.testing.assert_allclose(np.asarray(xp.special.expn(3, x)), sp.expn(3, x), rtol=1e-5)
 
 
+@pytest.mark.integration
 def test_incomplete_gamma_of_large_a_is_accurate_and_prompt():
     # JAX's series and continued fraction drift as a grows (2e-3 relative error at a = 1e12) and,
     # for x near a, never finish from about a = 1e16 (in a subprocess, to stop them). The x are
@@ -515,33 +514,23 @@ def test_incomplete_gamma_of_large_a_is_accurate_and_prompt():
     a = np.repeat([1e4, 1e5, 1e8, 1e12, 1e20], 8)
     x = a * (1 + np.tile([-1.0, -0.5, -0.1, 0.0, 1e-3, 0.1, 0.5, 1.0], 5) * 4 / np.sqrt(a))
     a, x = np.concatenate([a, [1e4, 1e20]]), np.concatenate([x, [5e3, 3e20]])
-    code = (
-        "import sys, numpy as np, jax; jax.config.update('jax_enable_x64', True); import xp; "
-        "a, x = (xp.asarray(np.array(v.split(','), np.float64)) for v in sys.argv[1:]); "
-        "print(','.join(map(repr, np.asarray(xp.stack([xp.special.gammainc(a, x), xp.special.gammaincc(a, x)])).ravel().tolist())))"
-    )
     args = [",".join(map(repr, v.tolist())) for v in (a, x)]
-    done = subprocess.run([sys.executable, "-c", code, *args], env=subprocess_env(), capture_output=True, text=True,
-                          timeout=120, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_script("gammainc_of_large_a", *args, timeout=120)
+    assert done.returncode == 0, failure(done)
     p, q = np.array(done.stdout.strip().split(","), dtype=np.float64).reshape(2, -1)
     np.testing.assert_allclose(p, sp.gammainc(a, x), rtol=1e-9, atol=1e-300)
     np.testing.assert_allclose(q, sp.gammaincc(a, x), rtol=1e-9, atol=1e-300)
 
 
+@pytest.mark.integration
 def test_expn_of_huge_orders_returns_promptly():
     # JAX's expn evaluates all its methods on every element of an array, one of them a loop of n
     # steps: an order of 3e38 beside any other element ran forever (in a subprocess, to stop it)
     n = np.array([np.finfo(np.float32).max, 1e9, 5000, 7000, 1e5, 2, 3], dtype=np.float32)
     x = np.array([2.0, 2.0, 0.5, 100.0, 1e5, 2.0, 0.5], dtype=np.float32)
-    code = (
-        "import sys, numpy as np, xp; n, x = (np.array(v.split(','), np.float32) for v in sys.argv[1:]); "
-        "print(','.join(map(repr, np.asarray(xp.special.expn(xp.asarray(n), xp.asarray(x))).tolist())))"
-    )
     args = [",".join(map(repr, v.tolist())) for v in (n, x)]
-    env = subprocess_env()
-    done = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_script("expn_of_huge_orders", *args, timeout=120)
+    assert done.returncode == 0, failure(done)
     got = np.array(done.stdout.strip().split(","), dtype=np.float64)
     expected = sp.expn(n[1:].astype(np.int64), x[1:].astype(np.float64))
     expected = np.array([np.exp(-2.0) / (float(n[0]) + 2.0), *expected])  # (SciPy's orders are C ints)

@@ -1,16 +1,14 @@
 """SciPy's own functions on xp arrays: with SCIPY_ARRAY_API=1, scipy.special and the scipy.stats
 functions built on it find ``xp.special`` and run on xp arrays, eagerly and under ``jax.jit``.
 
-SciPy reads SCIPY_ARRAY_API when it is imported, so the checks run in one subprocess (whose
-results the tests share) with the variable set before anything imports SciPy.
+SciPy reads SCIPY_ARRAY_API when it is imported, so the checks run in one subprocess
+(tests/scripts/scipy_dispatch_report.py, whose results the tests share) with the variable set before anything imports SciPy.
 """
 
 import json
-import subprocess
-import sys
 
 import pytest
-from subprocess_env import subprocess_env
+from subprocess_env import failure, run_script, subprocess_env
 
 # Each call takes two float64 xp arrays (or NumPy arrays, for the reference) of length 12.
 CALLS = {
@@ -56,58 +54,13 @@ NOT_UNDER_JIT = {
 # it writes through a 0-d False mask; fixed in xp/_indexing.py, tests/test_array.py.)
 KNOWN_FAILURES: dict[str, str] = {}
 
-SCRIPT = r"""
-import json, os, sys, warnings
-assert os.environ["SCIPY_ARRAY_API"] == "1"
-warnings.simplefilter("ignore")
-import jax
-import numpy as np
-import scipy.special as sp
-import scipy.stats as st
-from scipy.special import _support_alternative_backends as dispatch
-import xp
-
-calls = json.loads(sys.argv[1])
-rng = np.random.default_rng(0)
-a_np = rng.uniform(0.5, 5.0, 12)
-b_np = rng.uniform(0.5, 5.0, 12)
-a, b = xp.asarray(a_np), xp.asarray(b_np)
-
-report = {"dispatch": {}, "calls": {}}
-# which function SciPy's dispatcher picks for xp arrays, for every function of its table
-for info in dispatch._special_funcs:
-    chosen = info._wrapper_for(xp)
-    report["dispatch"][info.name] = getattr(chosen, "__module__", "") + "." + getattr(chosen, "__name__", "")
-
-def outcome(result, expected):
-    if not isinstance(result, xp.Array):
-        return {"ok": False, "why": f"returned {type(result).__name__}"}
-    value = np.asarray(result)
-    same = value.shape == np.shape(expected) and np.allclose(value, expected, rtol=1e-12, atol=0, equal_nan=True)
-    return {"ok": bool(same), "why": "" if same else f"{value!r} != {expected!r}"}
-
-for name, source in calls.items():
-    f = eval(source)
-    expected = np.asarray(f(a_np, b_np))
-    entry = {}
-    for mode, run in (("eager", f), ("jit", jax.jit(f))):
-        try:
-            entry[mode] = outcome(run(a, b), expected)
-        except Exception as e:
-            entry[mode] = {"ok": False, "why": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
-    report["calls"][name] = entry
-print(json.dumps(report))
-"""
-
 
 @pytest.fixture(scope="module")
 def report():
     # (SciPy's dispatch is the same on every backend: on the CPU where this process's is not)
     env = {**subprocess_env(), "SCIPY_ARRAY_API": "1", "JAX_ENABLE_X64": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, json.dumps(CALLS)], env=env, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_script("scipy_dispatch_report", json.dumps(CALLS), env=env)
+    assert done.returncode == 0, failure(done)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -2,8 +2,6 @@
 Runs with JAX's 64-bit mode on or off."""
 
 import math
-import subprocess
-import sys
 
 import fixed_shapes
 import jax
@@ -13,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from subprocess_env import subprocess_env
+from subprocess_env import failure, run_script, subprocess_env
 
 import xp
 from xp import _dtypes as dt
@@ -153,28 +151,16 @@ def test_the_readmes_subnormal_example():
     assert bool(xp.any(x)) and int(xp.count_nonzero(x)) == 1 and bool(xp.astype(x, xp.bool))
 
 
+@pytest.mark.integration
 @pytest.mark.cpu_only(reason="XLA's CPU loop emitters (--xla_cpu_use_fusion_emitters=false) are the CPU's")
 def test_subnormals_are_true_whatever_xlas_code_generation():
     # all/any compare reduced integers with 0, not each element's bits: a compiler may turn the
     # per-element test into a floating comparison, which reads subnormals as 0; XLA's CPU loop
     # emitters did (xp.any of a complex64 subnormal was False), its default emitters do not
-    code = (
-        "import numpy as np, xp\n"
-        "for dtype in (np.complex64, np.float32):\n"
-        "    tiny = np.finfo(dtype).smallest_subnormal\n"
-        "    for value in (tiny, complex(0, tiny), complex(-tiny, -0.0)):\n"
-        "        if np.dtype(dtype).kind == 'f' and isinstance(value, complex):\n"
-        "            continue\n"
-        "        x = xp.asarray(np.array([value, value], dtype))\n"
-        "        assert bool(xp.any(x)) and bool(xp.all(x)), (dtype, value)\n"
-        "        assert xp.all(xp.any(xp.reshape(x, (2, 1)), axis=1)), (dtype, value)\n"
-        "        assert int(xp.count_nonzero(x)) == 2 and not xp.any(xp.logical_not(x)), (dtype, value)\n"
-        "print('ok')"
-    )
     env = subprocess_env()
     env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} --xla_cpu_use_fusion_emitters=false".strip()
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+    done = run_script("subnormals_any_all", env=env, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", failure(done)
 
 
 def test_empty():

@@ -5,9 +5,6 @@ dense array it stands for, eagerly and under jit; invalid input against the exac
 import contextlib
 import functools
 import itertools
-import subprocess
-import sys
-import textwrap
 from unittest import mock
 
 import jax
@@ -18,7 +15,7 @@ from fixed_shapes import shapes, sides
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from subprocess_env import subprocess_env
+from subprocess_env import failure, run_script, subprocess_env
 
 import xp
 import xp.sparse as xs
@@ -556,46 +553,13 @@ def test_scipy_errors():
 # pydata sparse is imported in a fresh interpreter, so that this session's modules do not depend
 # on whether it is installed first.
 
-PYDATA_SCRIPT = textwrap.dedent(
-    """
-    import numpy as np
-    import sparse
-    import xp
-    import xp.sparse as xs
 
-    x = np.zeros((3, 4, 2))
-    x[0, 1, 0], x[2, 3, 1], x[1, 0, 0] = 1.5, -2.0, 3.0
-    for s in (sparse.COO.from_numpy(x), sparse.GCXS.from_numpy(x), sparse.DOK.from_numpy(x)):
-        A = xs.from_pydata(s)
-        assert isinstance(A, xs.BCOO) and A.nse == 3, A
-        np.testing.assert_array_equal(np.asarray(A.todense()), x)
-        np.testing.assert_array_equal(np.asarray(xs.asarray(s).todense()), x)
-    B = xs.from_pydata(sparse.COO.from_numpy(x[0]), format="bcsr")
-    assert isinstance(B, xs.BCSR)
-    np.testing.assert_array_equal(np.asarray(B.todense()), x[0])
-    try:
-        xs.from_pydata(sparse.COO.from_numpy(x, fill_value=1.0))
-    except ValueError as e:
-        assert str(e).startswith("xp.sparse.from_pydata: s has fill_value 1.0; only arrays whose unstored "
-                                 "elements are zero convert"), e
-    else:
-        raise AssertionError("no error")
-    try:
-        xs.from_pydata(x)
-    except TypeError as e:
-        assert str(e).startswith("xp.sparse.from_pydata: s must be a pydata sparse array"), e
-    print("ok")
-    """
-)
-
-
+@pytest.mark.integration
 def test_from_pydata(tmp_path):
     pytest.importorskip("numba")  # pydata sparse's backend
     env = {**subprocess_env(), "JAX_ENABLE_X64": "1"}  # (on the CPU, whatever this process's backend)
-    result = subprocess.run(
-        [sys.executable, "-c", PYDATA_SCRIPT], capture_output=True, text=True, env=env, cwd=tmp_path
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
+    result = run_script("pydata_sparse_conversion", env=env, cwd=tmp_path)
+    assert result.returncode == 0, failure(result)
     assert result.stdout.strip() == "ok"
 
 

@@ -8,9 +8,6 @@ marked ``cpu_only`` too, so that an accelerator's run gives that reason).
 """
 
 import os
-import subprocess
-import sys
-import textwrap
 import threading
 
 import jax
@@ -20,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from jax.experimental import sparse as jsparse
-from subprocess_env import subprocess_env
+from subprocess_env import failure, run_script, subprocess_env
 
 from xp.sparse import _kernels, _native
 
@@ -395,38 +392,25 @@ def test_export_uses_xla_kernels(product):
     assert "xp_c" not in for_gpu.mlir_module()
 
 
-def _child(code, **env):
-    environment = {**subprocess_env(), **env}  # (on the CPU, whatever this process's backend)
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          env=environment, timeout=600)  # fmt: skip
+def _child(script, *args, **env):
+    """tests/scripts/SCRIPT.py in a fresh Python, with ``env`` added to the session's environment
+    (on the CPU, whatever this process's backend)."""
+    return run_script(script, *args, env={**subprocess_env(), **env})
 
 
-CHILD = """
-    import warnings
-    import numpy as np, jax, jax.numpy as jnp
-    from jax.experimental import sparse as jsparse
-    from xp.sparse import _kernels, _native
-    a = np.array([[1.0, 0, 2], [0, 3, 0]], np.float32)
-    m = jsparse.BCSR.fromdense(jnp.asarray(a))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        y = jax.jit(_kernels.bcsr_matmul)(m, jnp.ones(3, jnp.float32))
-        z = jax.jit(_kernels.bcoo_rmatmul)(m.to_bcoo(), jnp.ones(2, jnp.float32))
-    assert np.allclose(y, a @ np.ones(3)) and np.allclose(z, a.T @ np.ones(2))
-    text = jax.jit(_kernels.bcsr_matmul).lower(m, jnp.ones(3, jnp.float32)).as_text()
-    print(_native.available(), "xp_c" in text, sum(w.category is _native.NativeKernelWarning for w in caught))
-"""
-
-
+@pytest.mark.integration
 def test_xp_native_0_forces_xla_kernels():
-    done = _child(CHILD, XP_NATIVE="0")
-    assert done.returncode == 0, done.stderr
+    done = _child("native_kernel_choice", XP_NATIVE="0")
+    assert done.returncode == 0, failure(done)
     assert done.stdout.split() == ["False", "False", "0"]
 
 
+@pytest.mark.integration
 def test_without_a_compiler_one_warning_and_xla_kernels(tmp_path):
-    done = _child(CHILD, CXX=str(tmp_path / "no-compiler"), XP_NATIVE_CACHE=str(tmp_path), XP_NATIVE="1")
-    assert done.returncode == 0, done.stderr
+    done = _child(
+        "native_kernel_choice", CXX=str(tmp_path / "no-compiler"), XP_NATIVE_CACHE=str(tmp_path), XP_NATIVE="1"
+    )
+    assert done.returncode == 0, failure(done)
     # (the child runs on the CPU, where a build is tried; where JAX's default backend is an
     # accelerator none is, so nothing warns: seen on a GPU)
     assert done.stdout.split() == ["False", "False", "1"]
@@ -558,22 +542,14 @@ def test_rows_of_every_length_around_the_vector_width(product, dtype, order):
         check(jax.jit(lambda m, v: fn(m, v))(matrix, jnp.asarray(x)), expected, dtype)
 
 
-PORTABLE_CHILD = """
-    import sys, pytest
-    from xp.sparse import _native
-    _native.HOST_FLAGS.clear()  # the build for the architecture's baseline: no AVX-512, the scalar loops
-    assert _native.host_flags() == () and _native.available()
-    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-n", "0", "-k", "every_length", {path!r}]))
-"""
-
-
+@pytest.mark.integration
 @needs_native
 def test_the_portable_build_computes_the_same_products(tmp_path):
     """Where the host build gathers by AVX-512 vectors, the scalar loops run only on other CPUs:
     the rows of every length again, in a process whose library is built without the host's
     instruction set (the x86-64 or ARM baseline), compiled into an empty cache."""
-    done = _child(PORTABLE_CHILD.format(path=__file__), XP_NATIVE_CACHE=str(tmp_path))
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    done = _child("native_portable_build", __file__, XP_NATIVE_CACHE=str(tmp_path))
+    assert done.returncode == 0, failure(done)
     assert " passed" in done.stdout and "failed" not in done.stdout
     assert any(path.name.startswith("xp_spmm-") for path in tmp_path.rglob("*.so"))
 

@@ -1,0 +1,23 @@
+"""Results NumPy computes on the host (sparse products, rows taken) go where JAX would put them:
+on a committed operand's device (tests/sparse_arrays/test_meshes.py; 8 simulated CPU devices)."""
+
+import jax
+import numpy as np
+import pytest
+
+import xp
+import xp.sparse as xs
+
+devices = jax.devices()
+a = np.where(np.arange(36).reshape(6, 6) % 4 == 0, np.arange(36.0).reshape(6, 6), 0).astype(np.float32)
+A = xs.fromdense(xp.asarray(a))
+moved = A.to_device(devices[3])
+rows = xp.asarray(np.array([4, 0, 4], np.int32))
+for out in (A @ moved, moved @ A, moved[rows], moved[rows.to_device(devices[3])]):
+    assert out.device == devices[3] and out.jax.data.committed, out.device
+assert np.array_equal(np.asarray((A @ moved).todense()), a @ a)
+with pytest.raises(ValueError, match="incompatible devices"):
+    moved @ A.to_device(devices[5])
+with pytest.raises(ValueError, match="incompatible devices"):
+    moved[rows.to_device(devices[5])]
+print("ok")
