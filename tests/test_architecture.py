@@ -20,7 +20,7 @@ from xp import _routing
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("xp", "conformance")
-MAX_LINES = 600
+MAX_LINES = 800  # one concept per module (docs/DEVELOPING.md); a module past this holds more than one
 
 # Function-local imports of project modules that are not there to dodge a circle, and why.
 LAZY_IMPORTS = {
