@@ -1,7 +1,7 @@
 """What machine a benchmark ran on, for the "Measured ... on" line of each section.
 
 The ratios depend on the processor, not only on the number of cores: the native sparse kernel
-(xp/sparse/_native_spmm.cc) gathers with AVX-512 where the CPU has it and runs scalar loops
+(xp/sparse/_products/native_spmm.cc) gathers with AVX-512 where the CPU has it and runs scalar loops
 where it does not, and a cloud VM of one name can land on different processor generations from
 one day to the next (the development VM's "AMD EPYC" was a Zen 1 without AVX-512 on some days
 and a Zen 4 with it on others). So the line names the CPU as the operating system reports it

@@ -172,7 +172,7 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
     def xp_ops(A: object, jit: bool, xla: bool = False) -> dict[str, Callable[[], object] | None]:
         def f(fn: Callable[..., object]) -> Callable[..., object]:
             if xla:  # compiled with the native kernel switched off: XLA's kernels, as before it
-                from xp.sparse import _native
+                from xp.sparse._products import native
 
                 # by the arguments themselves (the same objects in every call of a case, alive
                 # for the whole run): a key that costs nothing inside the timed calls
@@ -181,7 +181,7 @@ def cases(dtype_name: str, seed: int = 0) -> list[Case]:
                 def traced_without(*args: object) -> object:
                     key = tuple(map(id, args))
                     if key not in compiled:
-                        with _native.disabled():
+                        with native.disabled():
                             compiled[key] = jax.jit(fn).lower(*args).compile()
                     return compiled[key](*args)
 
@@ -426,8 +426,8 @@ Each cell: the ratio of median wall-clock times per call to SciPy's `csr_array` 
 faster), then the time. A {size} x {size} matrix, density {density:g} ({nse:,} stored entries), `x` a
 vector, `X` {columns} columns. xp's arrays come from `xp.sparse.from_scipy` (indices sorted and
 unique); the raw JAX arrays are the same buffers. xp's products use its own kernels
-(`xp/sparse/_kernels.py`, which records the measurements behind each choice): on CPU the native
-kernel (`xp/sparse/_native.py`); "xp ... jit XLA" are the same products compiled with it switched
+(`xp/sparse/_products/kernels.py`, which records the measurements behind each choice): on CPU the native
+kernel (`xp/sparse/_products/native.py`); "xp ... jit XLA" are the same products compiled with it switched
 off (XLA's kernels, the fallback). "scipy callback" is jitted JAX calling SciPy's csr product
 through `jax.pure_callback` on the same buffers (the alternative to a native kernel); for xp,
 `A.T` is `xp.matrix_transpose(A)` (the transpose of a BCSR is a BCOO, as SciPy's transpose of a

@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from xp.sparse import _native
+from xp.sparse._products import native
 
-_native.HOST_FLAGS.clear()  # the build for the architecture's baseline: no AVX-512, the scalar loops
-assert _native.host_flags() == () and _native.available()
+native.HOST_FLAGS.clear()  # the build for the architecture's baseline: no AVX-512, the scalar loops
+assert native.host_flags() == () and native.available()
 sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-n", "0", "-k", "every_length", sys.argv[1]]))

@@ -1,6 +1,6 @@
 // The native kernel's products called outside XLA, for the sanitizer runs of
 // tests/sparse_arrays/test_native_sanitizers.py: an ASan/UBSan or TSan build of the library
-// (xp/sparse/_native.py, SANITIZERS) linked into this program, whose runtime it then carries
+// (xp/sparse/_products/native.py, SANITIZERS) linked into this program, whose runtime it then carries
 // (inside CPython and jaxlib, neither instrumented, a sanitizer would need preloading, and TSan
 // would not see XLA's thread pool synchronize).
 //
@@ -381,7 +381,7 @@ void CheckCorruptRowPointers(Caller& caller, std::mt19937_64& rng, int64_t k) {
   Expect("corrupt row pointers: CSR A @ x", y, Reference(a.m, a.n, k, d, x, csr));
 }
 
-// The eager product of two sparse matrices (_native_spgemm.cc) against the dense product.
+// The eager product of two sparse matrices (native_spgemm.cc) against the dense product.
 void CheckSpgemm(std::mt19937_64& rng) {
   const int64_t m = 40, inner = 30, n = 50;
   auto random_csr = [&](int64_t rows, int64_t cols, std::vector<int64_t>& ptr, std::vector<int64_t>& idx,

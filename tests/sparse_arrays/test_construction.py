@@ -19,8 +19,9 @@ from subprocess_env import failure, run_script, subprocess_env
 
 import xp
 import xp.sparse as xs
-from xp.sparse import _buffers, _build, _xla_kernels
+from xp.sparse import _buffers, _build
 from xp.sparse import _creation as creation
+from xp.sparse._products import xla
 
 DTYPES = [np.float32, np.float64, np.int32, np.int8, np.uint16, np.bool_, np.complex64]
 
@@ -738,7 +739,7 @@ def test_bcsr_checks_match_a_reference_on_the_host_and_in_the_kernel(buffers_):
         kernel = jax.device_get(_build._bcsr_summary(jax.numpy.asarray(indices), jax.numpy.asarray(indptr)))
         assert [int(kernel[0]), int(kernel[1]), bool(kernel[2]), bool(kernel[3])] == expected
     for ptr, expected_rows in zip(indptr.reshape(-1, n_rows + 1), rows, strict=True):  # XLA's kernels' rows
-        np.testing.assert_array_equal(_xla_kernels.rows_from_indptr(jax.numpy.asarray(ptr), nse=nse), expected_rows)
+        np.testing.assert_array_equal(xla.rows_from_indptr(jax.numpy.asarray(ptr), nse=nse), expected_rows)
     coordinates = _buffers.bcsr_coordinates_host(indices, indptr)
     np.testing.assert_array_equal(coordinates[..., 0], np.reshape(rows, indices.shape))
     np.testing.assert_array_equal(
@@ -758,7 +759,7 @@ def test_row_indices_from_row_pointers_compile_without_a_reduce_window_on_cpu():
     ``cumsum``'s reduce-window, which takes longer and, with the row pointers a constant of the
     jitted function, seconds of constant folding at compile time."""
     indptr = jax.numpy.arange(0, 400_001, 20, dtype=np.int32)
-    compiled = jax.jit(functools.partial(_xla_kernels.rows_from_indptr, nse=400_000)).lower(indptr).compile()
+    compiled = jax.jit(functools.partial(xla.rows_from_indptr, nse=400_000)).lower(indptr).compile()
     assert "reduce-window" not in compiled.as_text()
     np.testing.assert_array_equal(compiled(indptr), np.repeat(np.arange(20_000, dtype=np.int32), 20))
 

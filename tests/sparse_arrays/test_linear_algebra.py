@@ -21,7 +21,7 @@ from jax.experimental import sparse as jsparse
 
 import xp
 import xp.sparse as xs
-from xp.sparse import _kernels
+from xp.sparse._products import kernels
 
 from .helpers import sparse_of
 
@@ -130,7 +130,7 @@ def _stored(m, layout):
 
 @pytest.mark.cpu_only(
     reason="the eager product of two sparse matrices is NumPy's for arrays in CPU memory "
-    "(xp.sparse._sparse_products); arrays on an accelerator keep JAX's rule, which stores more"
+    "(xp.sparse._products.sparse_sparse); arrays on an accelerator keep JAX's rule, which stores more"
 )
 @given(
     operands(),
@@ -139,7 +139,7 @@ def _stored(m, layout):
 )
 def test_a_product_of_two_sparse_matrices_stores_each_coordinate_it_reaches_once(args, layout1, layout2):
     """Eagerly on CPU, ``A @ B`` of two sparse matrices is computed row by row of ``A`` in NumPy
-    (xp.sparse._sparse_products): one stored element for each coordinate that a pair of stored
+    (xp.sparse._products.sparse_sparse): one stored element for each coordinate that a pair of stored
     elements reaches, in row-major order, whatever the operands' layouts (padding, duplicates,
     BCSR, transposed views). JAX's rule, which the kernels (accelerators) and traced calls keep,
     stores the size of the dense result or a pair of elements each, whichever is fewer (two
@@ -168,7 +168,7 @@ def test_a_product_of_two_sparse_matrices_stores_each_coordinate_it_reaches_once
 
 @pytest.mark.cpu_only(
     reason="the native product of two sparse matrices is a host function of xp.sparse's native CPU "
-    "library (xp/sparse/_native.py), used for arrays in CPU memory"
+    "library (xp/sparse/_products/native.py), used for arrays in CPU memory"
 )
 @given(
     operands(max_side=12),
@@ -176,15 +176,15 @@ def test_a_product_of_two_sparse_matrices_stores_each_coordinate_it_reaches_once
     st.sampled_from(["plain", "bcsr", "view", "duplicates"]),
 )
 def test_the_native_product_of_two_sparse_matrices_is_numpys(args, layout1, layout2):
-    """The native product of two sparse matrices (real floating dtypes, _native_spgemm.cc) stores
+    """The native product of two sparse matrices (real floating dtypes, native_spgemm.cc) stores
     the coordinates NumPy's product stores, and their sums within rounding (NumPy adds a
     coordinate's products pairwise, the native product in order); a coordinate that one product
     reaches has that product, bit for bit (a -0.0 stays -0.0)."""
     from unittest import mock
 
-    from xp.sparse import _native
+    from xp.sparse._products import native
 
-    if _native.host_functions() is None:
+    if native.host_functions() is None:
         pytest.skip("the native library is not loaded here (XP_NATIVE=0, or no compiler)")
     rng, m, n, k, dtype, density = args
     if np.dtype(dtype).kind != "f":
@@ -193,13 +193,13 @@ def test_the_native_product_of_two_sparse_matrices_is_numpys(args, layout1, layo
     tiny = np.asarray(1e-30 if np.dtype(dtype) == np.float32 else 1e-200, dtype)  # (their products: -0.0, +0.0)
     a, c = np.where(a > 2.5, -tiny, a), np.where(c > 2.5, tiny, c)
     A, C = _stored(a, layout1), _stored(c, layout2)
-    native = A @ C
-    with mock.patch.object(_native, "host_functions", lambda: None):
+    by_native = A @ C
+    with mock.patch.object(native, "host_functions", lambda: None):
         numpy = A @ C
-    assert native.nse == numpy.nse and native.dtype == numpy.dtype
-    indices = np.asarray(native.indices)
+    assert by_native.nse == numpy.nse and by_native.dtype == numpy.dtype
+    indices = np.asarray(by_native.indices)
     np.testing.assert_array_equal(indices, np.asarray(numpy.indices))
-    got, want = np.asarray(native.data), np.asarray(numpy.data)
+    got, want = np.asarray(by_native.data), np.asarray(numpy.data)
     np.testing.assert_allclose(got, want, **tolerance(dtype))
     reached = (a != 0).astype(np.int64) @ (c != 0).astype(np.int64)
     single = reached[indices[:, 0], indices[:, 1]] == 1
@@ -489,10 +489,10 @@ def test_kernels_against_scipy(columns):
     x = rng.standard_normal(200 if columns is None else (200, columns))
     t = rng.standard_normal(300 if columns is None else (300, columns))
     for fn, matrix, vector, expected in [
-        (_kernels.bcoo_matmul, coo, x, s @ x),
-        (_kernels.bcsr_matmul, csr, x, s @ x),
-        (_kernels.bcoo_rmatmul, coo, t, s.T @ t),
-        (_kernels.bcsr_rmatmul, csr, t, s.T @ t),
+        (kernels.bcoo_matmul, coo, x, s @ x),
+        (kernels.bcsr_matmul, csr, x, s @ x),
+        (kernels.bcoo_rmatmul, coo, t, s.T @ t),
+        (kernels.bcsr_rmatmul, csr, t, s.T @ t),
     ]:
         np.testing.assert_allclose(jax.jit(fn)(matrix, jnp.asarray(vector)), expected, rtol=1e-10, atol=1e-12)
 
@@ -516,7 +516,7 @@ def test_native_kernel_ignores_out_of_range_padding():
     a = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]])
     padded = jsparse.BCSR.fromdense(jnp.asarray(a), nse=6)
     X = jnp.full((3, 9), jnp.inf).at[:, :].set(1.0)
-    out = _kernels.csr_matmul(padded.data, padded.indices, padded.indptr, X, n_cols=3)
+    out = kernels.csr_matmul(padded.data, padded.indices, padded.indptr, X, n_cols=3)
     np.testing.assert_allclose(out, a @ np.ones((3, 9)))
 
 
@@ -528,7 +528,7 @@ def test_csr_vector_products_on_both_routes_ignore_padding(gpu, nse):
     add nothing even where the element of ``x`` they would read is infinite."""
     a = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]], np.float32)
     m = jsparse.BCSR.fromdense(jnp.asarray(a), nse=nse)
-    product = jax.jit(functools.partial(_kernels.xla_csr_product, gpu=gpu))
+    product = jax.jit(functools.partial(kernels.xla_csr_product, gpu=gpu))
     wide = np.arange(27, dtype=np.float32).reshape(3, 9)
     wide[0, :4] = np.inf
     # a padding entry inside row 0 too (column 3 of 3, value 5), before entries outside every row
@@ -538,7 +538,7 @@ def test_csr_vector_products_on_both_routes_ignore_padding(gpu, nse):
             out = product(data, indices, indptr, x)
             np.testing.assert_array_equal(np.asarray(out), sp.csr_array(a) @ x)  # (stored entries only: [1, inf])
     # a sorted COO's A @ X takes the same kernel through row pointers (X of 8 or more columns)
-    coo = functools.partial(_kernels.xla_coo_product, n_out=2, sorted_out=True, gpu=gpu)
+    coo = functools.partial(kernels.xla_coo_product, n_out=2, sorted_out=True, gpu=gpu)
     rows, cols = jnp.asarray([0, 0, 1, 1]), jnp.asarray([1, 3, 0, 2])  # (column 3 of 3: padding)
     got = jax.jit(coo)(jnp.asarray(inside[0][:4]), rows, cols, wide)
     np.testing.assert_array_equal(np.asarray(got), sp.csr_array(a) @ wide)

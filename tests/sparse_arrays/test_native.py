@@ -1,4 +1,4 @@
-"""xp.sparse's native CPU kernel (xp/sparse/_native.py): the four products against NumPy, padding
+"""xp.sparse's native CPU kernel (xp/sparse/_products/native.py): the four products against NumPy, padding
 entries, empty operands, the transformations (jit, grad, jvp, vmap), export, and XLA's fallback.
 
 The tests of results run whether or not the kernel could be built (the products then use XLA's
@@ -19,18 +19,18 @@ from hypothesis import strategies as st
 from jax.experimental import sparse as jsparse
 from subprocess_env import failure, run_script, subprocess_env
 
-from xp.sparse import _kernels, _native
+from xp.sparse._products import kernels, native
 
 X64 = jax.config.jax_enable_x64
 VALUE_DTYPES = ["float32", "complex64", "int32"] + (["float64", "complex128", "int64"] if X64 else [])
 INDEX_DTYPES = ["int32"] + (["int64"] if X64 else [])
 
 NATIVE_IS_CPU = (
-    "xp.sparse's native kernel (xp/sparse/_native.py) is a CPU library, built and used only where "
+    "xp.sparse's native kernel (xp/sparse/_products/native.py) is a CPU library, built and used only where "
     "JAX's default backend is the CPU"
 )
 _native_built = pytest.mark.skipif(
-    not _native.available(), reason="the native kernel is not built here (no compiler, or XP_NATIVE=0)"
+    not native.available(), reason="the native kernel is not built here (no compiler, or XP_NATIVE=0)"
 )
 
 
@@ -106,10 +106,10 @@ def check(got, expected, dtype):
 
 
 PRODUCTS = {
-    "bcoo A @ x": (bcoo, _kernels.bcoo_matmul, False),
-    "bcoo A.T @ x": (bcoo, _kernels.bcoo_rmatmul, True),
-    "bcsr A @ x": (bcsr, _kernels.bcsr_matmul, False),
-    "bcsr A.T @ x": (bcsr, _kernels.bcsr_rmatmul, True),
+    "bcoo A @ x": (bcoo, kernels.bcoo_matmul, False),
+    "bcoo A.T @ x": (bcoo, kernels.bcoo_rmatmul, True),
+    "bcsr A @ x": (bcsr, kernels.bcsr_matmul, False),
+    "bcsr A.T @ x": (bcsr, kernels.bcsr_rmatmul, True),
 }
 
 
@@ -121,7 +121,7 @@ def test_products_match_dense_and_xla(product, p):
     expected = (a.T if transposed else a) @ x
     matrix = make(p)
     check(jax.jit(fn)(matrix, jnp.asarray(x)), expected, p["data"].dtype)
-    with _native.disabled():  # XLA's kernels, traced afresh
+    with native.disabled():  # XLA's kernels, traced afresh
         check(jax.jit(lambda m, x: fn(m, x))(matrix, jnp.asarray(x)), expected, p["data"].dtype)
 
 
@@ -156,7 +156,7 @@ def test_data_cotangents_match_numpy_and_xla(product, p):
         return jax.vjp(lambda d: fn(_with_data(matrix, d), x), data)[1](ct)[0]
 
     check(jax.jit(data_cotangent)(matrix.data, x, jnp.asarray(ct)), expected, p["data"].dtype)
-    with _native.disabled():
+    with native.disabled():
         check(jax.jit(lambda d, x, c: data_cotangent(d, x, c))(matrix.data, x, jnp.asarray(ct)), expected,
               p["data"].dtype)  # fmt: skip
 
@@ -177,7 +177,7 @@ def test_xla_kernels_differentiate_products_of_matrices_without_rows_or_columns(
     def data_cotangent(data):
         return jax.vjp(lambda d: fn(_with_data(matrix, d), x), data)[1](ct)[0]
 
-    with _native.disabled():
+    with native.disabled():
         np.testing.assert_array_equal(np.asarray(jax.jit(data_cotangent)(matrix.data)), [0.0])
         assert fn(matrix, x).shape == (m, 13)
 
@@ -226,7 +226,7 @@ def test_disabled_retraces_what_was_traced_natively():
         return jax.jit(lambda a, v: a @ v).lower(matrix, x).as_text()
 
     assert "xp_csr_matmul" in lowered()
-    with _native.disabled():
+    with native.disabled():
         assert "xp_c" not in lowered()
     assert "xp_csr_matmul" in lowered()
 
@@ -430,15 +430,15 @@ def test_the_library_is_built_for_this_cpu_and_keyed_by_it(tmp_path, monkeypatch
         'while [ "$#" -gt 1 ]; do shift; done; : > "$1"\n'
     )
     compiler.chmod(0o755)
-    path = _native.library_path(str(compiler))
-    monkeypatch.setattr(_native, "host_cpu", lambda: "another CPU")
-    assert _native.library_path(str(compiler)) != path
+    path = native.library_path(str(compiler))
+    monkeypatch.setattr(native, "host_cpu", lambda: "another CPU")
+    assert native.library_path(str(compiler)) != path
     monkeypatch.undo()
     monkeypatch.setenv("XP_NATIVE_CACHE", str(tmp_path))
     monkeypatch.setattr(
-        _native, "HOST_FLAGS", {k: ("-march=this-cpu",) for k in ("x86_64", "aarch64", "arm64", "AMD64")}
+        native, "HOST_FLAGS", {k: ("-march=this-cpu",) for k in ("x86_64", "aarch64", "arm64", "AMD64")}
     )
-    _native.build(str(compiler), tmp_path / "library.so")
+    native.build(str(compiler), tmp_path / "library.so")
     assert (tmp_path / "library.so").exists()
     arguments = (tmp_path / "arguments").read_text().split()
     assert "-O3" in arguments and not any(a.startswith(("-march", "-mcpu")) for a in arguments)
@@ -538,7 +538,7 @@ def test_rows_of_every_length_around_the_vector_width(product, dtype, order):
     a = dense(p)
     expected = (a.T if transposed else a) @ x
     check(jax.jit(fn)(matrix, jnp.asarray(x)), expected, dtype)
-    with _native.disabled():  # XLA's kernels too: a padding entry's infinite value adds nothing there either
+    with native.disabled():  # XLA's kernels too: a padding entry's infinite value adds nothing there either
         check(jax.jit(lambda m, v: fn(m, v))(matrix, jnp.asarray(x)), expected, dtype)
 
 
@@ -577,7 +577,7 @@ def test_a_bcsr_whose_row_pointers_decrease_is_read_row_by_row(data):
         for j in range(clamped[r], max(clamped[r], clamped[r + 1])):
             if cols[j] < n:
                 expected[r] += float(values[j]) * float(x[cols[j]])
-    check(jax.jit(_kernels.bcsr_matmul)(matrix, jnp.asarray(x)), expected, dtype)
+    check(jax.jit(kernels.bcsr_matmul)(matrix, jnp.asarray(x)), expected, dtype)
 
 
 @pytest.mark.parametrize("product", PRODUCTS)

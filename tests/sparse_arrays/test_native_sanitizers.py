@@ -1,7 +1,7 @@
 """xp.sparse's native kernel under AddressSanitizer with UndefinedBehaviorSanitizer, and under
 ThreadSanitizer.
 
-Each sanitizer gets its own build of the library (xp/sparse/_native.py, ``SANITIZERS``: its own
+Each sanitizer gets its own build of the library (xp/sparse/_products/native.py, ``SANITIZERS``: its own
 file in the cache, warnings as errors), linked into ``native_driver.cc``, a program that calls the
 library's FFI handlers as XLA does, on a thread pool of its own, and compares every product with a
 plain loop (that file says why a program of its own and not the Python process).
@@ -20,7 +20,7 @@ from pathlib import Path
 import jax
 import pytest
 
-from xp.sparse import _native
+from xp.sparse._products import native
 
 DRIVER = Path(__file__).with_name("native_driver.cc")
 # The findings of every sanitizer are fatal, and the report's stack traces symbolized
@@ -32,7 +32,7 @@ OPTIONS = {
 
 
 def _compile(compiler: str, sanitizer: str, arguments: list[str]) -> subprocess.CompletedProcess:
-    command = [compiler, "-std=c++20", *_native.SANITIZERS[sanitizer], *_native.SANITIZED, *arguments]
+    command = [compiler, "-std=c++20", *native.SANITIZERS[sanitizer], *native.SANITIZED, *arguments]
     return subprocess.run(command, capture_output=True, text=True, timeout=1200)
 
 
@@ -48,21 +48,21 @@ def _unusable(compiler: str, sanitizer: str, folder: Path) -> str | None:
     return None
 
 
-@pytest.fixture(scope="module", params=sorted(_native.SANITIZERS))
+@pytest.fixture(scope="module", params=sorted(native.SANITIZERS))
 def driver(request, tmp_path_factory):
     """The driver linked with the kernel built under the sanitizer, built once for the module."""
     if os.environ.get("XP_TEST_SANITIZERS", "0") != "1":
         pytest.skip("the sanitizer builds run where XP_TEST_SANITIZERS=1 (.ci/run sets it)")
     sanitizer = request.param
-    compiler = _native._compiler()
+    compiler = native._compiler()
     if compiler is None:
         pytest.skip("no C++ compiler found (set CXX, or install g++ or clang++)")
     folder = tmp_path_factory.mktemp(sanitizer)
     reason = _unusable(compiler, sanitizer, folder)
     if reason:
         pytest.skip(reason)
-    library = _native.library_path(compiler, sanitizer)
-    _native.build(compiler, library, sanitizer)
+    library = native.library_path(compiler, sanitizer)
+    native.build(compiler, library, sanitizer)
     # Kept beside the library in the cache, keyed by it and by the driver's source, as the library is
     program = library.with_name(f"{library.stem}-driver-{hashlib.sha256(DRIVER.read_bytes()).hexdigest()[:12]}")
     if not program.exists():
@@ -93,13 +93,13 @@ def test_the_library_builds_with_warnings_as_errors(build, monkeypatch):
     with the compiler's output), where by default it would only be printed."""
     if os.environ.get("XP_TEST_SANITIZERS", "0") != "1":
         pytest.skip("the builds run where XP_TEST_SANITIZERS=1 (.ci/run sets it)")
-    compiler = _native._compiler()
+    compiler = native._compiler()
     if compiler is None:
         pytest.skip("no C++ compiler found (set CXX, or install g++ or clang++)")
     monkeypatch.setenv("XP_NATIVE_WERROR", "1")
     if build == "portable":
-        monkeypatch.setattr(_native, "HOST_FLAGS", {})
-    assert "-Werror" in _native.flags()
-    library = _native.library_path(compiler)
-    _native.build(compiler, library)
+        monkeypatch.setattr(native, "HOST_FLAGS", {})
+    assert "-Werror" in native.flags()
+    library = native.library_path(compiler)
+    native.build(compiler, library)
     assert library.exists()

@@ -50,8 +50,8 @@ from xp._errors import ArgumentError, fail
 from xp._statistical import accumulation_dtype
 from xp.sparse import _dense_conversion as dense_conversion
 from xp.sparse import _interop as interop
-from xp.sparse import _kernels as kernels
 from xp.sparse import _meshes as meshes
+from xp.sparse._products import kernels
 
 P = PartitionSpec
 

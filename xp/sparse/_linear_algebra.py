@@ -16,7 +16,7 @@ dtype promotion (``bool`` is rejected), the same result shapes. Then:
   sorted, and sorting costs far more than the product it would speed up.
 
 A 2-d sparse operand without batch or dense dimensions (the common case) goes to xp's kernels
-(:mod:`xp.sparse._kernels`, chosen by measurement), whatever the dense operand's number of
+(:mod:`xp.sparse._products.kernels`, chosen by measurement), whatever the dense operand's number of
 dimensions: ``A @ X`` with ``X`` of shape ``(..., n, k)`` is one product with ``X``'s batch
 dimensions folded into its columns. Other layouts go through ``jax.experimental.sparse``
 (``sparsify`` and ``bcoo_dot_general``), with the operand converted to a BCOO without batch or
@@ -45,11 +45,10 @@ from xp import _linear_algebra as dense
 from xp._array import Array, wrap
 from xp._errors import fail
 from xp._routing import dense_result, implements
-from xp.sparse import _kernels
 from xp.sparse import _meshes as meshes
-from xp.sparse import _sparse_products as sparse_products
 from xp.sparse import _transposed as transposed
 from xp.sparse._array import BCOO, BCSR, SparseArray, wrap_sparse
+from xp.sparse._products import kernels, sparse_sparse
 from xp.sparse._transposed import Transposed
 
 kernel = functools.partial(jax.jit, inline=True)
@@ -128,20 +127,20 @@ def as_bcoo(value: Any) -> Any:
     return value.to_bcoo() if isinstance(value, jsparse.BCSR) else value
 
 
-def matrix_product(matrix: Any, x: Any, native: bool = True) -> Any:
-    """``A @ x`` for a plain 2-d sparse ``A`` and a 1-d or 2-d dense ``x`` (``native``: whether the
-    native CSR kernel may be chosen; not where XLA must partition the product, see _meshes)."""
+def matrix_product(matrix: Any, x: Any, custom_kernels: bool = True) -> Any:
+    """``A @ x`` for a plain 2-d sparse ``A`` and a 1-d or 2-d dense ``x`` (``custom_kernels``: whether
+    xp's native kernel or JAX's CSR kernel may be chosen; not where XLA must partition the product, see _meshes)."""
     if isinstance(matrix, jsparse.BCSR):
-        return _kernels.bcsr_matmul(matrix, x, native=native)
-    return _kernels.bcoo_matmul(matrix, x, native=native)
+        return kernels.bcsr_matmul(matrix, x, custom_kernels=custom_kernels)
+    return kernels.bcoo_matmul(matrix, x, custom_kernels=custom_kernels)
 
 
-def transposed_product(matrix: Any, x: Any, native: bool = True) -> Any:
-    """``A.T @ x`` for a plain 2-d sparse ``A`` and a 1-d or 2-d dense ``x`` (``native`` as for
+def transposed_product(matrix: Any, x: Any, custom_kernels: bool = True) -> Any:
+    """``A.T @ x`` for a plain 2-d sparse ``A`` and a 1-d or 2-d dense ``x`` (``custom_kernels`` as for
     :func:`matrix_product`)."""
     if isinstance(matrix, jsparse.BCSR):
-        return _kernels.bcsr_rmatmul(matrix, x, native=native)
-    return _kernels.bcoo_rmatmul(matrix, x, native=native)
+        return kernels.bcsr_rmatmul(matrix, x, custom_kernels=custom_kernels)
+    return kernels.bcoo_rmatmul(matrix, x, custom_kernels=custom_kernels)
 
 
 def _columns(x: Any) -> Any:
@@ -161,7 +160,7 @@ def _columns(x: Any) -> Any:
 @implements("matmul")
 def matmul(x1: Any, x2: Any, /) -> Array | SparseArray:
     """``x1 @ x2`` with a sparse operand: dense for sparse with dense, sparse for two sparse ones
-    (eagerly on CPU computed row by row, :mod:`xp.sparse._sparse_products`)."""
+    (eagerly on CPU computed row by row, :mod:`xp.sparse._products.sparse_sparse`)."""
     a, b = product_operand(x1, "x1"), product_operand(x2, "x2")
     if is_sparse(a) and is_sparse(b) and a.ndim == 2 and b.ndim == 2:
         product = _on_host(a, b, dense._matmul)
@@ -172,10 +171,10 @@ def matmul(x1: Any, x2: Any, /) -> Array | SparseArray:
 
 def _on_host(a: Any, b: Any, dense_product: Any) -> BCOO | None:
     """The product of two 2-d sparse operands computed eagerly on CPU, row by row
-    (:mod:`xp.sparse._sparse_products`), in the dtype ``dense_product`` gives (with its checks and
+    (:mod:`xp.sparse._products.sparse_sparse`), in the dtype ``dense_product`` gives (with its checks and
     messages); None where it is not (JAX's rule, in the kernel, computes it then)."""
     dtype = jax.eval_shape(dense_product, aval(a), aval(b)).dtype
-    product = sparse_products.host_product(a, b, dtype)
+    product = sparse_sparse.host_product(a, b, dtype)
     return None if product is None else BCOO._wrap(product)
 
 

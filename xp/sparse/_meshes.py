@@ -21,7 +21,7 @@ with ``jax.shard_map``: the sparse matrix replicated, the dense operand's contra
 its other axes kept, so the result is sharded as the dense operand (``P(None, 'x')`` for ``X``
 sharded by columns, as JAX's own BCOO product gives). Under ``jax.jit`` over Auto mesh axes the
 operand's sharding is not known while tracing; the product then uses the kernels XLA's partitioner
-can split (gather and ``segment_sum``), not the native CSR kernel (a custom call it would run
+can split (gather and ``segment_sum``), not xp's native kernel or JAX's CSR kernel (custom calls it would run
 replicated), and the compiler places the result.
 
 Functions here take and return raw JAX values (``xp.sparse._formats`` and the products call them).

@@ -47,8 +47,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
-from xp.sparse import _kernels
 from xp.sparse import _linear_algebra as products
+from xp.sparse._products import kernels
 
 kernel = functools.partial(jax.jit, inline=True)
 
@@ -89,7 +89,7 @@ def _line(value: Any, along: int) -> tuple[Any, bool]:
     if isinstance(value, jsparse.BCSR):
         if along == 0:
             return value.indices, False
-        return _kernels.rows_from_indptr(value.indptr, nse=value.indices.shape[0]), True
+        return kernels.rows_from_indptr(value.indptr, nse=value.indices.shape[0]), True
     if along == 0:
         return value.indices[:, 1], False
     return value.indices[:, 0], bool(value.indices_sorted)
@@ -122,7 +122,7 @@ def _row_sums_blocked(data: Any, indptr: Any) -> Any:
 
 
 def _row_sums_scattered(data: Any, indptr: Any) -> Any:
-    rows = _kernels.rows_from_indptr(indptr, nse=data.shape[0])
+    rows = kernels.rows_from_indptr(indptr, nse=data.shape[0])
     return _segment_sums(data, rows, indptr.shape[0] - 1, True)
 
 
@@ -158,10 +158,10 @@ def _bcsr_row_sums(data: Any, indptr: Any) -> Any:
 # --- per-line values ---------------------------------------------------------------------------
 
 
-def line_sums(value: Any, along: int, dtype: Any, native: bool = False) -> Any:
-    """The sum of each line along ``along``, in ``dtype`` (dense, one per line); ``native``: the
+def line_sums(value: Any, along: int, dtype: Any, custom_kernels: bool = False) -> Any:
+    """The sum of each line along ``along``, in ``dtype`` (dense, one per line); ``custom_kernels``: the
     array's entries are on one device, so that the native kernel may compute it (see the module)."""
-    if native and _kernels.native_for(dtype):
+    if custom_kernels and kernels.native_for(dtype):
         return _native_line_sums(value, along, dtype)
     ok = _valid(value)
     data = jnp.where(ok, value.data.astype(dtype), np.zeros((), dtype))

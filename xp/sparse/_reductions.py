@@ -142,14 +142,16 @@ def _along_line(x: Any, axes: tuple[int, ...]) -> tuple[Any, int] | None:
     return (value, along) if lines.applies(value, along) else None
 
 
-@functools.partial(kernel, static_argnames=("along", "position", "keepdims", "dtype", "how", "native"))
-def _line_reduce(value: Any, along: int, position: int, keepdims: bool, dtype: Any, how: str, native: bool) -> Any:
+@functools.partial(kernel, static_argnames=("along", "position", "keepdims", "dtype", "how", "custom_kernels"))
+def _line_reduce(
+    value: Any, along: int, position: int, keepdims: bool, dtype: Any, how: str, custom_kernels: bool
+) -> Any:
     """A reduction of a matrix along one axis (``_reduction_kernels``); ``position``: where the
-    reduced axis is in the result (``keepdims``); ``native``: see :func:`_on_one_device`."""
+    reduced axis is in the result (``keepdims``); ``custom_kernels``: see :func:`_on_one_device`."""
     if how == "sum":
-        out = lines.line_sums(value, along, dtype, native)
+        out = lines.line_sums(value, along, dtype, custom_kernels)
     elif how == "mean":
-        out = stat._divide(lines.line_sums(value, along, dtype, native), value.shape[along])
+        out = stat._divide(lines.line_sums(value, along, dtype, custom_kernels), value.shape[along])
     else:
         largest = how == "max"
         out = lines.line_extrema(value, along, largest, _lowest(dtype) if largest else _highest(dtype))
@@ -167,7 +169,7 @@ def _by_line(x: Any, axes: tuple[int, ...], keepdims: Any, dtype: Any, how: str)
     return BCOO._wrap(
         _line_reduce(
             value, along=along, position=axes[0], keepdims=bool(keepdims), dtype=dtype, how=how,
-            native=_on_one_device(value.data),
+            custom_kernels=_on_one_device(value.data),
         )
     )  # fmt: skip
 

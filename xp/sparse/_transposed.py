@@ -13,7 +13,7 @@ What understands a view without forming the transpose (the rest reads ``_value``
   (back to the base, O(1)), ``to_bcoo`` (a view is one), ``to_scipy`` (the host arrays of the
   base with their coordinates swapped: SciPy's csr ``.T`` is a csc the same way), ``copy``;
 - products with a dense operand on either side (``_linear_algebra``): ``A.T @ x`` is the base's
-  transposed product (``_kernels.bcoo_rmatmul``/``bcsr_rmatmul``, which never form the
+  transposed product (``kernels.bcoo_rmatmul``/``bcsr_rmatmul``, which never form the
   transpose) and ``x @ A.T`` is ``(A @ x.T).T`` (``bcoo_matmul``/``bcsr_matmul``); value-level,
   inside the kernels, a view is a :class:`Transposed`;
 - reductions along axes (``_reductions``): a reduction of ``A.T`` along axis ``a`` is the base's
@@ -53,7 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
-from xp.sparse import _kernels
+from xp.sparse._products import kernels
 
 kernel = functools.partial(jax.jit, inline=True)
 Tracer = jax.core.Tracer
@@ -140,7 +140,7 @@ def swapped_indices(x: Any) -> Any:
         itype = x.indices.dtype
         if np.iinfo(itype).max < x.shape[0]:  # the row indices (and the padding index) must fit
             itype = np.dtype(np.int32)
-        rows = _kernels.rows_from_indptr(x.indptr, nse=x.indices.shape[0]).astype(itype)
+        rows = kernels.rows_from_indptr(x.indptr, nse=x.indices.shape[0]).astype(itype)
         return jnp.stack([x.indices.astype(itype), rows], axis=1)
     return jnp.flip(x.indices, axis=1)
 

@@ -8,7 +8,7 @@ in memory. Eagerly, with both operands on one CPU device (the policy of ``xp.spa
 :func:`host_product` computes the product as SciPy does, row by row of ``A`` (Gustavson's
 algorithm): each stored ``A[i, p]`` meets the stored elements of row ``p`` of ``B``, and the
 products of each pair that meets are summed by their coordinates, in the native library for
-float32 and float64 (``_native_spgemm.cc``, through ctypes), else in NumPy. The result stores
+float32 and float64 (``native_spgemm.cc``, through ctypes), else in NumPy. The result stores
 each coordinate that some pair reaches once (a product that cancels to zero stays stored: the
 pattern is structural), in row-major order. Elsewhere (under a JAX transformation, on an
 accelerator, operands with batch or dense dimensions) JAX's rule computes it.
@@ -24,8 +24,8 @@ from jax.experimental import sparse as jsparse
 
 from xp.sparse import _buffers as buffers
 from xp.sparse import _coordinates as coordinates
-from xp.sparse import _native
 from xp.sparse import _transposed as transposed
+from xp.sparse._products import native
 
 
 def host_product(x1: Any, x2: Any, dtype: np.dtype) -> Any:
@@ -40,7 +40,7 @@ def host_product(x1: Any, x2: Any, dtype: np.dtype) -> Any:
     (a_rows, a_cols, a_data, (m, _)), (b_rows, b_cols, b_data, (k, n)) = a, b
     a_rows, a_cols, a_data = _by_rows(a_rows, a_cols, a_data.astype(dtype, copy=False))
     b_rows, b_cols, b_data = _by_rows(b_rows, b_cols, b_data.astype(dtype, copy=False))
-    library = _native.host_functions() if dtype in _NATIVE_DTYPES else None
+    library = native.host_functions() if dtype in _NATIVE_DTYPES else None
     if library is not None:
         sums, rows, cols = _native_product(library, m, n, k, a_rows, a_cols, a_data, b_rows, b_cols, b_data)
     else:
@@ -50,7 +50,7 @@ def host_product(x1: Any, x2: Any, dtype: np.dtype) -> Any:
     return buffers.make_bcoo(buffers.to_device_of(sums, like), buffers.to_device_of(idx, like), (m, n), True, True)
 
 
-# The dtypes of the native product (_native_spgemm.cc): the real floating ones.
+# The dtypes of the native product (native_spgemm.cc): the real floating ones.
 _NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("float32", "float64"))
 
 

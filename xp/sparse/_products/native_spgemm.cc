@@ -1,6 +1,6 @@
-// The product of two sparse matrices in CSR form, C = A @ B, on the host (xp/sparse/_sparse_products.py).
+// The product of two sparse matrices in CSR form, C = A @ B, on the host (xp/sparse/_products/sparse_sparse.py).
 //
-// Built into the same library as the products' FFI kernels (_native_spmm.cc; xp/sparse/_native.py
+// Built into the same library as the products' FFI kernels (native_spmm.cc; xp/sparse/_products/native.py
 // builds and loads it) and called through ctypes on NumPy buffers: the result's size depends on the
 // operands' coordinates, so it is computed eagerly, outside XLA. Gustavson's algorithm in two passes,
 // as SciPy's csr_matmat: the first counts each row's distinct columns (a marker per column), the

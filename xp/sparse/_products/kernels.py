@@ -5,12 +5,12 @@ vmap-able and differentiable with respect to ``data`` and the dense operand (for
 mode). The products of :mod:`xp.sparse._linear_algebra` pick among them.
 
 **On CPU, all four products (BCOO and BCSR, ``A @ x`` and ``A.T @ x``, 1-d or 2-d ``x``) of
-float32/64, complex64/128 and int32/64 use xp's native kernel** (:mod:`xp.sparse._native`: C++
+float32/64, complex64/128 and int32/64 use xp's native kernel** (:mod:`xp.sparse._products.native`: C++
 through JAX's FFI, multithreaded on XLA's pool; BCOO read in place, sorted rows without row
 pointers). It is a primitive whose lowering chooses: on other platforms, for ``jax.export``, with
 ``XP_NATIVE=0`` or where it could not be built, the XLA kernels below (the fallback,
-``xla_*_product``) are what runs. ``native=False`` (products XLA must partition over a mesh) skips
-it and JAX's native kernel alike.
+``xla_*_product``) are what runs. ``custom_kernels=False`` (products XLA must partition over a mesh) skips
+it and JAX's CSR kernel alike.
 
 The XLA fallback:
 
@@ -21,11 +21,11 @@ BCOO ``A @ x``, ``A.T @ x``   :func:`coo_matmul`: gather ``x`` at the column ind
                               ``segment_sum`` over the row indices (``indices_are_sorted`` when the BCOO
                               says so). ``A.T @ x`` swaps the roles of the two index columns, so the
                               transpose is never materialised.
-BCOO ``A @ X``, k columns     when JAX's native kernel pays (below): :func:`csr_matmul` on row pointers
+BCOO ``A @ X``, k columns     when JAX's CSR kernel pays (below): :func:`csr_matmul` on row pointers
                               made from the sorted row indices (:func:`indptr_from_sorted_rows`, about
                               1 ms); a BCOO not marked sorted is checked at run time and falls back to
                               :func:`coo_matmul` if it is not. Otherwise :func:`coo_matmul`.
-BCSR ``A @ X``                :func:`csr_matmul` when JAX's native kernel pays: ``bcsr_dot_general``,
+BCSR ``A @ X``                :func:`csr_matmul` when JAX's CSR kernel pays: ``bcsr_dot_general``,
                               on CPU an Eigen CSR kernel that splits large products into parallel
                               tasks. Otherwise :func:`coo_matmul`.
 BCSR ``A @ x``                :func:`csr_matvec`: a row-blocked kernel on the row pointers (no row
@@ -41,7 +41,7 @@ xp's native kernel takes about 0.7 of SciPy ``csr_array``'s time for ``A @ x`` a
 arrays", has every product, the XLA fallback's too; docs/sparse.md, "The native CPU kernel", says
 what shaped the kernel).
 
-JAX's native kernel "pays" from 8 columns on, or when ``nse * k * itemsize`` exceeds 6.4 MB (the
+JAX's CSR kernel "pays" from 8 columns on, or when ``nse * k * itemsize`` exceeds 6.4 MB (the
 size from which it runs as parallel tasks; its single-task path is slow for few columns).
 
 Why the fallback is built as it is (CPU, jitted, the same matrix; each alternative with the ratio
@@ -51,13 +51,13 @@ to SciPy's time that decided it, in runs on a shared machine where ratios move b
   costs about SciPy's whole product, the scatter the rest). Slower: JAX's BCOO ``dot_general``
   (about 3x), an ELL layout (a BCOO with ``n_batch=1``: gather and a dense row sum), a blocked
   segmented scan, a cumulative-sum difference (also inexact), a row-blocked gather on row
-  pointers, and JAX's native CSR kernel with one column (over 10x: Eigen's single-task path costs
+  pointers, and JAX's CSR kernel with one column (over 10x: Eigen's single-task path costs
   about 25 ns per stored entry).
-- ``A @ X``: JAX's native kernel, on the row pointers of a BCSR or those computed from a sorted
+- ``A @ X``: JAX's CSR kernel, on the row pointers of a BCSR or those computed from a sorted
   BCOO (below 1x), against about 7x for JAX's BCOO and for gather + ``segment_sum`` (64 gathered
   columns per entry). With few columns gather + ``segment_sum`` wins, unless the product is large
   enough for the native kernel's parallel path: hence ``CSR_MIN_COLUMNS`` and
-  ``NATIVE_PARALLEL_BYTES`` (xp/sparse/_xla_kernels.py).
+  ``NATIVE_PARALLEL_BYTES`` (xp/sparse/_products/xla.py).
 - BCSR ``A @ x``: the row-blocked kernel (about 2.5x), with ``CSR_VECTOR_BLOCK`` entries per row
   and step (the rows here hold about 20): row indices from the pointers need a ``cumsum`` of every
   entry, which alone costs several times SciPy's product, and JAX's BCSR takes the native kernel's
@@ -75,8 +75,8 @@ from typing import Any
 
 import jax
 
-from xp.sparse import _native
-from xp.sparse._xla_kernels import (
+from xp.sparse._products import native
+from xp.sparse._products.xla import (
     coo_matmul,
     csr_matmul,
     rows_from_indptr,
@@ -93,15 +93,15 @@ __all__ = ["bcoo_matmul", "bcoo_rmatmul", "bcsr_matmul", "bcsr_rmatmul", "coo_ma
 
 
 def native_for(dtype: Any) -> bool:
-    """Whether products of ``dtype`` may run on xp's native kernel (:mod:`xp.sparse._native`): its
+    """Whether products of ``dtype`` may run on xp's native kernel (:mod:`xp.sparse._products.native`): its
     dtypes, loaded (on CPU); decided again when XLA lowers a product (elsewhere the primitive
     lowers to the XLA fallback)."""
-    return _native.supported(dtype) and _native.available()
+    return native.supported(dtype) and native.available()
 
 
-def _own_native(x: Any, native: bool) -> bool:
+def _own_native(x: Any, custom_kernels: bool) -> bool:
     """Whether xp's native kernel computes the product of ``x`` (see :func:`native_for`)."""
-    return native and native_for(x.dtype)
+    return custom_kernels and native_for(x.dtype)
 
 
 def _gpu() -> bool:
@@ -110,39 +110,41 @@ def _gpu() -> bool:
     return jax.default_backend() in ("gpu", "cuda", "rocm")
 
 
-def bcoo_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
+def bcoo_matmul(matrix: Any, x: Any, custom_kernels: bool = True) -> Any:
     """``A @ x`` for a 2-d BCOO ``A`` without batch or dense dimensions and a 1-d or 2-d ``x``
     of the same dtype (traced inside the callers' kernels); ``native``: whether native kernels
     (xp's, JAX's CSR kernel) may be chosen (not where XLA must partition the product)."""
     n_rows = matrix.shape[0]
     rows, cols = matrix.indices[:, 0], matrix.indices[:, 1]
     sorted_out = bool(matrix.indices_sorted)
-    if _own_native(x, native):
-        spec = _native.Spec("coo", n_rows, sorted_out, column=0)
-        return _native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
-    return xla_coo_product(matrix.data, rows, cols, x, n_out=n_rows, sorted_out=sorted_out, native=native, gpu=_gpu())
+    if _own_native(x, custom_kernels):
+        spec = native.Spec("coo", n_rows, sorted_out, column=0)
+        return native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
+    return xla_coo_product(
+        matrix.data, rows, cols, x, n_out=n_rows, sorted_out=sorted_out, custom_kernels=custom_kernels, gpu=_gpu()
+    )
 
 
-def bcoo_rmatmul(matrix: Any, x: Any, native: bool = True) -> Any:
+def bcoo_rmatmul(matrix: Any, x: Any, custom_kernels: bool = True) -> Any:
     """``A.T @ x`` for a 2-d BCOO ``A`` (no batch or dense dimensions), without forming ``A.T``."""
     rows, cols = matrix.indices[:, 0], matrix.indices[:, 1]
-    if _own_native(x, native):
-        spec = _native.Spec("coo", matrix.shape[1], bool(matrix.indices_sorted), column=1)
-        return _native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
+    if _own_native(x, custom_kernels):
+        spec = native.Spec("coo", matrix.shape[1], bool(matrix.indices_sorted), column=1)
+        return native.product(matrix.data, matrix.indices, matrix.indices, x, spec)
     return coo_matmul(matrix.data, cols, rows, x, n_out=matrix.shape[1], sorted_out=False)
 
 
-def bcsr_matmul(matrix: Any, x: Any, native: bool = True) -> Any:
+def bcsr_matmul(matrix: Any, x: Any, custom_kernels: bool = True) -> Any:
     """``A @ x`` for a 2-d BCSR ``A`` (no batch or dense dimensions) and a 1-d or 2-d ``x``."""
-    if _own_native(x, native):
-        indices, indptr = _native.common_index(matrix.indices, matrix.indptr)
-        return _native.product(matrix.data, indices, indptr, x, _native.Spec("csr", matrix.shape[0]))
-    return xla_csr_product(matrix.data, matrix.indices, matrix.indptr, x, native=native, gpu=_gpu())
+    if _own_native(x, custom_kernels):
+        indices, indptr = native.common_index(matrix.indices, matrix.indptr)
+        return native.product(matrix.data, indices, indptr, x, native.Spec("csr", matrix.shape[0]))
+    return xla_csr_product(matrix.data, matrix.indices, matrix.indptr, x, custom_kernels=custom_kernels, gpu=_gpu())
 
 
-def bcsr_rmatmul(matrix: Any, x: Any, native: bool = True) -> Any:
+def bcsr_rmatmul(matrix: Any, x: Any, custom_kernels: bool = True) -> Any:
     """``A.T @ x`` for a 2-d BCSR ``A`` (no batch or dense dimensions)."""
-    if _own_native(x, native):
-        indices, indptr = _native.common_index(matrix.indices, matrix.indptr)
-        return _native.product(matrix.data, indices, indptr, x, _native.Spec("csr_t", matrix.shape[1]))
+    if _own_native(x, custom_kernels):
+        indices, indptr = native.common_index(matrix.indices, matrix.indptr)
+        return native.product(matrix.data, indices, indptr, x, native.Spec("csr_t", matrix.shape[1]))
     return xla_csr_rproduct(matrix.data, matrix.indices, matrix.indptr, x, n_cols=matrix.shape[1])

@@ -1,12 +1,12 @@
-"""The native CPU kernel for sparse products (``_native_spmm.cc``), called by XLA through JAX's FFI.
+"""The native CPU kernel for sparse products (``native_spmm.cc``), called by XLA through JAX's FFI.
 
 What it computes: ``A @ x`` and ``A.T @ x`` for a CSR matrix (data, column indices, row pointers)
 and ``y[out[j]] += data[j] * x[in[j]]`` for a COO one (``A @ x`` with ``out`` the row indices,
 ``A.T @ x`` with the column indices), ``x`` a vector or a row-major matrix, multithreaded over
 row (or entry) blocks on XLA's own intra-op thread pool; entries with out-of-range indices
-(JAX's padding) contribute nothing. :mod:`xp.sparse._kernels` chooses it on CPU. The same
-library holds the eager product of two sparse matrices on the host (``_native_spgemm.cc``, called
-through ctypes by :mod:`xp.sparse._sparse_products`).
+(JAX's padding) contribute nothing. :mod:`xp.sparse._products.kernels` chooses it on CPU. The same
+library holds the eager product of two sparse matrices on the host (``native_spgemm.cc``, called
+through ctypes by :mod:`xp.sparse._products.sparse_sparse`).
 
 **How it is built: on first use, into a per-user cache** (``$XP_NATIVE_CACHE``, else
 ``$XDG_CACHE_HOME/xp`` or ``~/.cache/xp``), one shared library per hash of the sources, the
@@ -63,10 +63,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from xp.sparse import _xla_kernels
+from xp.sparse._products import xla
 
 # The products' FFI kernels, and the host product of two sparse matrices (called through ctypes)
-SOURCES = (Path(__file__).with_name("_native_spmm.cc"), Path(__file__).with_name("_native_spgemm.cc"))
+SOURCES = (Path(__file__).with_name("native_spmm.cc"), Path(__file__).with_name("native_spgemm.cc"))
 # Every warning of -Wall and -Wextra is on, none switched off; jaxlib's FFI headers are included as
 # system headers (-isystem), whose warnings are jaxlib's to fix, not this kernel's. They are errors
 # where XP_NATIVE_WERROR=1 (CI sets it) and in the sanitizer builds, not by default: the library is
@@ -234,7 +234,7 @@ def _load() -> bool:
         library = ctypes.cdll.LoadLibrary(str(path))
         for name, symbol in TARGETS.items():
             jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(library, symbol)), platform="cpu")
-        # the host functions of _native_spgemm.cc (their arguments: int64s and pointers, as passed)
+        # the host functions of native_spgemm.cc (their arguments: int64s and pointers, as passed)
         library.xp_spgemm_count.restype = ctypes.c_int64
         for dtype in ("float32", "float64"):
             getattr(library, f"xp_spgemm_fill_{dtype}").restype = None
@@ -315,10 +315,10 @@ def _xla_call(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
     if spec.kind == "coo":
         out, inp = a[:, spec.column], a[:, 1 - spec.column]
         sorted_out = spec.rows_sorted and spec.column == 0
-        return _xla_kernels.xla_coo_product(data, out, inp, x, n_out=spec.n_out, sorted_out=sorted_out)
+        return xla.xla_coo_product(data, out, inp, x, n_out=spec.n_out, sorted_out=sorted_out)
     if spec.kind == "csr":
-        return _xla_kernels.xla_csr_product(data, a, b, x)
-    return _xla_kernels.xla_csr_rproduct(data, a, b, x, n_cols=spec.n_out)
+        return xla.xla_csr_product(data, a, b, x)
+    return xla.xla_csr_rproduct(data, a, b, x, n_cols=spec.n_out)
 
 
 def _abstract(data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> Any:
@@ -364,7 +364,7 @@ _PRODUCT = _primitive("xp_sparse_product", _abstract, _native_call, _xla_call)
 # ``out[j] = ct[out_j] . x[in_j]`` over the columns, for each stored entry j (``_entry_indices``).
 # In XLA the CSR's row of each entry is a scatter and a running sum over the entries, which cost
 # several times the gathers themselves, even with the parallel prefix sum XLA's kernels use on CPU
-# (``_xla_kernels.rows_from_indptr``); and where the matrix is a constant of the jitted function
+# (``xla.rows_from_indptr``); and where the matrix is a constant of the jitted function
 # XLA folds that sum at compile time. The native kernel walks the rows as the product does: about
 # a third of the XLA kernels' time (bench/RESULTS.md, "Sparse arrays", the gradient row). A COO
 # has its rows stored: its gathers stay in XLA.
@@ -377,7 +377,7 @@ def _native_sampled(a: Any, b: Any, ct: Any, x: Any, *, spec: Spec) -> Any:
 
 def _xla_sampled(a: Any, b: Any, ct: Any, x: Any, *, spec: Spec) -> Any:
     out, inp = _entry_indices(spec, a, b, a.shape[0])
-    terms = _xla_kernels.take(ct, out) * _xla_kernels.take(x, inp)
+    terms = xla.take(ct, out) * xla.take(x, inp)
     return terms if terms.ndim == 1 else jnp.sum(terms, axis=1)
 
 
@@ -401,7 +401,7 @@ def _entry_indices(spec: Spec, a: Any, b: Any, nse: int) -> tuple[Any, Any]:
     """Each stored entry's index into the result and into ``x``."""
     if spec.kind == "coo":
         return a[:, spec.column], a[:, 1 - spec.column]
-    rows = _xla_kernels.rows_from_indptr(b, nse=nse).astype(a.dtype)
+    rows = xla.rows_from_indptr(b, nse=nse).astype(a.dtype)
     return (rows, a) if spec.kind == "csr" else (a, rows)
 
 

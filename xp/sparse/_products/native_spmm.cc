@@ -1,4 +1,4 @@
-// Sparse-dense matrix products for XLA on CPU, called through JAX's FFI (see xp/sparse/_native.py).
+// Sparse-dense matrix products for XLA on CPU, called through JAX's FFI (see xp/sparse/_products/native.py).
 //
 // Four handlers, each for float32/64, complex64/128 and int32/64 values with int32 or int64
 // indices (the Python side gives the index arrays of one call one dtype), a dense operand of the
@@ -69,7 +69,7 @@ namespace ffi = xla::ffi;
 namespace {
 
 // Below this many multiply-adds one thread beats waking the pool (one thread and two break even
-// at about 40k entries, see xp/sparse/_native.py; XP_NATIVE_MIN_PARALLEL_WORK overrides it).
+// at about 40k entries, see xp/sparse/_products/native.py; XP_NATIVE_MIN_PARALLEL_WORK overrides it).
 constexpr int64_t kMinParallelWork = 1 << 15;
 // Chunks per participating thread: many, because a pool thread starts some microseconds after
 // the caller (and later still when another process holds its core) and the chunks it finds left

@@ -1,9 +1,9 @@
 """XLA's formulations of the 2-D sparse products: the fallback of xp's native kernel.
 
 Functions of raw JAX arrays (``data``, index arrays, the dense operand): jit-able, vmap-able and
-differentiable with respect to ``data`` and the dense operand. :mod:`xp.sparse._kernels` chooses
+differentiable with respect to ``data`` and the dense operand. :mod:`xp.sparse._products.kernels` chooses
 between them and the native kernel (and records the measurements behind each choice);
-:mod:`xp.sparse._native` lowers to them wherever the native kernel does not run (other
+:mod:`xp.sparse._products.native` lowers to them wherever the native kernel does not run (other
 platforms, ``jax.export``, ``XP_NATIVE=0``), and differentiates through them.
 """
 
@@ -22,7 +22,7 @@ from xp.sparse._coordinates import owners, running_sum
 kernel = functools.partial(jax.jit, inline=True)
 
 CSR_MIN_COLUMNS = 8
-"""From this many dense columns on, the native CSR kernel beats gather + ``segment_sum``."""
+"""From this many dense columns on, JAX's CSR kernel beats gather + ``segment_sum``."""
 
 NATIVE_PARALLEL_BYTES = 100_000 * 64
 """Above ``nse * columns * itemsize`` bytes the native CPU kernel splits the product into
@@ -236,12 +236,12 @@ def csr_matvec(data: Any, indices: Any, indptr: Any, x: Any) -> Any:
 
 
 def xla_coo_product(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: int, sorted_out: bool,
-                    native: bool = True, gpu: bool = False) -> Any:  # fmt: skip
+                    custom_kernels: bool = True, gpu: bool = False) -> Any:  # fmt: skip
     """``y[out_index[k]] += data[k] * x[in_index[k]]`` (``A @ x`` with the row indices first, ``A.T @ x``
-    with the column indices first); ``native``: whether JAX's CSR kernel may be chosen; ``gpu``: the
+    with the column indices first); ``custom_kernels``: whether JAX's CSR kernel may be chosen; ``gpu``: the
     computation is lowered for a GPU (:func:`csr_matmul`'s branchless form)."""
     # (the choice is the CPU's on a GPU too: a BCOO's vector products were measured there on coo_matmul)
-    if not (native and _jax_kernel_pays(data.shape[0], n_out, x, gpu=False)):
+    if not (custom_kernels and _jax_kernel_pays(data.shape[0], n_out, x, gpu=False)):
         return coo_matmul(data, out_index, in_index, x, n_out=n_out, sorted_out=sorted_out)
     n_in = x.shape[0]
 
@@ -257,11 +257,13 @@ def xla_coo_product(data: Any, out_index: Any, in_index: Any, x: Any, *, n_out: 
     return jax.lax.cond(is_sorted(out_index), on_pointers, scatter, data, out_index, in_index, x)
 
 
-def xla_csr_product(data: Any, indices: Any, indptr: Any, x: Any, native: bool = True, gpu: bool = False) -> Any:
-    """``A @ x`` for CSR buffers; ``native``: whether JAX's CSR kernel may be chosen; ``gpu``: the
+def xla_csr_product(
+    data: Any, indices: Any, indptr: Any, x: Any, custom_kernels: bool = True, gpu: bool = False
+) -> Any:
+    """``A @ x`` for CSR buffers; ``custom_kernels``: whether JAX's CSR kernel may be chosen; ``gpu``: the
     computation is lowered for a GPU, where JAX's CSR kernel pays for vectors too (a third of
     ``csr_matvec``'s time for a jitted ``A @ x``; docs/sparse.md, "On a GPU")."""
-    if native and _jax_kernel_pays(data.shape[0], indptr.shape[0] - 1, x, gpu):
+    if custom_kernels and _jax_kernel_pays(data.shape[0], indptr.shape[0] - 1, x, gpu):
         return csr_matmul(data, indices, indptr, x, n_cols=x.shape[0], branchless=gpu)
     if x.ndim == 1:
         return csr_matvec(data, indices, indptr, x)
@@ -274,7 +276,7 @@ def xla_csr_rproduct(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: in
     return coo_matmul(data, indices, rows, x, n_out=n_cols, sorted_out=False)
 
 
-# --- when JAX's native CSR kernel pays ---------------------------------------------------------
+# --- when JAX's CSR kernel pays ---------------------------------------------------------
 
 
 def _columns(x: Any) -> int:
@@ -293,7 +295,7 @@ def _jax_kernel_pays(nse: int, n_rows: int, x: Any, gpu: bool) -> bool:
 
 
 def _native_pays(nse: int, x: Any) -> bool:
-    """Whether JAX's native CSR kernel beats gather + ``segment_sum`` for ``A @ x`` (measured)."""
+    """Whether JAX's CSR kernel beats gather + ``segment_sum`` for ``A @ x`` (measured)."""
     if not native_csr_supported(x.dtype) or x.ndim == 1:
         return False
     k = _columns(x)
