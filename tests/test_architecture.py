@@ -220,17 +220,45 @@ def test_import_xp_compiles_nothing_and_defers_the_optional_parts():
     assert done.returncode == 0, failure(done)
 
 
-def test_a_kernel_is_jitted_on_its_first_call_and_then_takes_its_stubs_place():
-    from xp._jit import kernel
+def test_a_kernel_is_jitted_on_its_first_call_keeps_its_unused_arguments_and_rebinds_nothing(monkeypatch):
+    from xp import _jit
 
-    namespace: dict[str, object] = {"kernel": kernel}
-    exec("@kernel(static_argnames='n')\ndef scaled(x, *, n):\n    return x * n\n", namespace)
-    stub = namespace["scaled"]
-    assert not hasattr(stub, "lower")  # nothing jitted at definition
-    assert int(stub(xp.asarray(3).jax, n=2)) == 6
-    jitted = namespace["scaled"]
-    assert jitted is not stub and hasattr(jitted, "lower")  # the module's name is the jitted function now
-    assert int(jitted(xp.asarray(3).jax, n=4)) == 12 and int(stub(xp.asarray(1).jax, n=5)) == 5
+    made_jits = []
+
+    def counted(fun, options):
+        made_jits.append(_jit.jax.jit(fun, inline=True, keep_unused=True, **options))
+        return made_jits[-1]
+
+    def scaled(x, unused, *, n):
+        return x * n
+
+    monkeypatch.setattr(_jit, "jit", counted)
+    made = _jit.kernel(static_argnames="n")(scaled)
+    assert made_jits == [] and made.__wrapped__ is scaled  # nothing jitted at definition
+    x = xp.asarray(3).jax
+    assert int(made(x, x, n=2)) == 6 and int(made(x, x, n=4)) == 12
+    assert len(made_jits) == 1  # jitted once, kept by the kernel (nothing else rebound)
+    monkeypatch.undo()
+    # keep_unused: the compiled computation takes the argument its result does not read
+    assert len(_jit.jit(scaled, {"static_argnames": "n"}).lower(x, x, n=2).compile().input_shardings[0]) == 2
+
+
+# What the code must not do to get its effects (docs/DEVELOPING.md): generate code, rebind a
+# function's code or a module's globals, or walk the stack.
+_FORBIDDEN = ("exec(", "compile(", "__code__", "sys._getframe", "f_back", "f_globals", "globals()[")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.split(".")[0] == "xp"))
+def test_no_module_generates_code_rebinds_code_or_walks_the_stack(name):
+    source = MODULES[name].read_text()
+    assert [word for word in _FORBIDDEN if word in source] == []
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.split(".")[0] == "xp" and n != "xp._jit"))
+def test_every_inlined_kernel_is_made_by_the_one_kernel_factory(name):
+    # xp._jit.kernel, for dense and sparse code alike (it keeps unused arguments: see there)
+    source = MODULES[name].read_text()
+    assert "inline=True" not in source and "jax.core.Tracer =" not in source and "Tracer = " not in source
 
 
 def _constants(tree: ast.Module) -> dict[str, object]:

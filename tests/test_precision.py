@@ -297,9 +297,13 @@ def test_the_setting_is_restored_after_a_kernel_is_traced_or_fails():
         assert jax.config.jax_default_matmul_precision is None
 
 
-def test_a_kernel_at_full_precision_still_takes_its_stubs_place():
-    # kernel (xp/_jit.py) finds the module's name through the function's globals
+def test_a_kernel_at_full_precision_is_a_kernel_of_the_one_factory():
+    # full_precision_kernel is kernel (xp/_jit.py) of the body traced at full precision: it keeps
+    # its compiled computation, and its module's name stays bound to it
     a = xp.asarray(MATRIX)
-    xp.matmul(a, a), xp.linalg.inv(a), xp.fft.fftn(a)
-    for module, name in ((xp._linear_algebra, "_matmul"), (xp.linalg, "_inv"), (xp.fft, "_transform_n")):
-        assert hasattr(getattr(module, name), "lower"), name
+    places = ((xp._linear_algebra, "_matmul"), (xp.linalg, "_inv"), (xp.fft, "_transform_n"))
+    kernels = [getattr(module, name) for module, name in places]
+    for _ in range(2):
+        xp.matmul(a, a), xp.linalg.inv(a), xp.fft.fftn(a)
+    for (module, name), made in zip(places, kernels, strict=True):
+        assert getattr(module, name) is made and made._cache_size() >= 1, name

@@ -10,13 +10,14 @@ module imports one that imports it.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import Any
 
 from xp import _array, _devices, _indexing, _indexing_advanced, _operators, _views
 from xp import _boundary as boundary
 from xp import _resharding as resharding
+from xp import _routing as routing
 from xp._array import Array, link, wrap
-from xp._errors import ArgumentError, fail, mismatched_devices
+from xp._errors import fail
 
 
 def _getitem(self: Array, key: Any, /) -> Array:
@@ -37,17 +38,15 @@ def _getitem(self: Array, key: Any, /) -> Array:
             if not resharding.is_refusal(e) or sharding is None:
                 raise
             result = wrap(resharding.on_mesh_of(index.get(resharding.replicated(self._value, sharding)), self._value))
-    except ArgumentError as e:
-        raise e.public("xp.Array.__getitem__") from None
-    except ValueError as e:
-        _raise_mismatched_devices(e, "xp.Array.__getitem__", (self, key))
+    except Exception as error:
+        return routing.failed(error, "xp.Array.__getitem__", _getitem, (self, key), {})
     if type(index) is not _indexing.AdvancedIndex:  # a view
         link(self, result, index)
     return result
 
 
 def _setitem(self: Array, key: Any, value: Any, /) -> None:
-    where = "xp.Array.__setitem__"  # the public name, also for warnings (xp._narrowing reads it)
+    where = "xp.Array.__setitem__"
     try:
         index = _indexing.parse(key, self.shape, where)
         update = boundary.update_value(value, self.dtype, "value")
@@ -70,18 +69,9 @@ def _setitem(self: Array, key: Any, value: Any, /) -> None:
             whole = resharding.replicated(self._value, sharding)
             update = resharding.replicated(update, sharding)  # on the mesh, as the operand now is
             new_value = resharding.on_mesh_of(index.set(whole, update), self._value)
-    except ArgumentError as e:
-        raise e.public(where) from None
-    except ValueError as e:
-        _raise_mismatched_devices(e, where, (self, key, value))
+    except Exception as error:
+        return routing.failed(error, where, _setitem, (self, key, value), {})
     self._assign(new_value)
-
-
-def _raise_mismatched_devices(error: ValueError, where: str, arguments: tuple[Any, ...]) -> NoReturn:
-    mismatch = mismatched_devices(error, where, arguments)
-    if mismatch is None:
-        raise error
-    raise mismatch from None
 
 
 def _broadcastable(source: tuple[int, ...], target: tuple[int, ...]) -> bool:
@@ -111,8 +101,8 @@ def _to_device(self: Array, device: Any, /, *, stream: int | Any | None = None) 
         raise ValueError("xp.Array.to_device: stream must be None (JAX orders transfers itself)")
     try:
         return wrap(_devices.place(self._value, boundary.device(device)))
-    except ArgumentError as e:
-        raise e.public("xp.Array.to_device") from None
+    except Exception as error:
+        return routing.failed(error, "xp.Array.to_device", _to_device, (self, device), {"stream": stream})
 
 
 def install(namespace: ModuleType) -> None:

@@ -31,9 +31,8 @@ from xp import _devices, _narrowing, _routing
 from xp import _dtypes as dt
 from xp._array import Array
 from xp._errors import ArgumentError, AxisError, describe, fail
-from xp._jit import on_constants
+from xp._jit import Tracer, on_constants
 
-Tracer = jax.core.Tracer
 PY_SCALARS = (bool, int, float, complex)
 
 

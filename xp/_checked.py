@@ -38,9 +38,9 @@ from jax.experimental import checkify
 from xp import _checks as checks
 from xp._array import Array, wrap
 from xp._errors import CheckedDivisionError, CheckedNaNError, describe
+from xp._jit import Tracer
 
 F = TypeVar("F", bound=Callable[..., Any])
-Tracer = jax.core.Tracer
 
 # checkify's error sets for xp's categories. user_checks is always on: xp's own checks are
 # checkify.debug_check calls, functionalized with the user's own checkify.check calls (which

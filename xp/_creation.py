@@ -26,12 +26,10 @@ from xp import _dtypes as dt
 from xp import _routing as routing
 from xp._array import Array, view, wrap
 from xp._errors import describe, fail
-from xp._jit import kernel
+from xp._jit import Tracer, kernel
 from xp._routing import api
 from xp._typing import ArrayLike, Device, DTypeLike
 from xp._views import IDENTITY
-
-Tracer = jax.core.Tracer
 
 
 def _finish(value: Any, device: Any) -> Array:

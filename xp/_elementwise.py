@@ -23,20 +23,17 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
-import jax
-import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
-from xp import _resharding as resharding
 from xp import _routing as routing
 from xp import _special
 from xp._array import Array, JaxArrayImpl, wrap
-from xp._errors import ArgumentError, fail
-from xp._jit import kernel
+from xp._errors import fail
+from xp._jit import Tracer, kernel
 from xp._routing import api
 from xp._typing import ArrayLike
 from xp._utility import truth
@@ -44,7 +41,6 @@ from xp._utility import truth
 if TYPE_CHECKING:
     from xp.sparse._array import SparseArray
 
-Tracer = jax.core.Tracer
 
 SAME = "same"  # result has the computation dtype
 REAL = "real"  # result has the real dtype of the computation dtype (abs of complex)
@@ -250,61 +246,43 @@ class BinaryFunction(Protocol):
 
 
 def _unary(op: Op) -> Callable[[ArrayLike], Array]:
-    run: Callable[..., Any]
-
-    def first_call(*args: Any) -> Any:  # the jitted kernel takes its place (as in xp/_jit.py)
-        nonlocal run
-        run = jax.jit(functools.partial(_unary_kernel, op), inline=True, keep_unused=True)  # (see xp/_jit.py)
-        return run(*args)
-
-    run = first_call
-
+    run = kernel(functools.partial(_unary_kernel, op))
     where = f"xp.{op.name}"
+
+    def compute(x: ArrayLike, /) -> Array:
+        return wrap(run(x._value if type(x) is Array else boundary.array(x, "x")))
 
     def function(x: ArrayLike, /) -> Array:
         try:
-            return wrap(run(x._value if type(x) is Array else boundary.array(x, "x")))
-        except ArgumentError as e:
-            raise e.public(where) from None
-        except routing.SparseArgument:
-            return routing.route_sparse(op.name, (x,), {})
-        except Exception as e:  # placement: a refusal over Explicit mesh axes, or mixed devices
-            return resharding.recover(e, where, function, (x,), {})
+            return compute(x)
+        except Exception as error:
+            return routing.failed(error, where, function, (x,), {})
 
-    return _publish(function, op)
+    return _publish(function, compute, op)
 
 
 def _binary(op: Op) -> Callable[[ArrayLike, ArrayLike], Array]:
-    run: Callable[..., Any]
-
-    def first_call(*args: Any) -> Any:  # the jitted kernel takes its place (as in xp/_jit.py)
-        nonlocal run
-        run = jax.jit(functools.partial(_binary_kernel, op), inline=True, keep_unused=True)  # (see xp/_jit.py)
-        return run(*args)
-
-    run = first_call
-
+    run = kernel(functools.partial(_binary_kernel, op))
     where = f"xp.{op.name}"
+
+    def compute(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+        if type(x1) is Array:
+            if type(x2) is Array:
+                return wrap(run(x1._value, x2._value))
+            kind = type(x2)
+            if (kind is float or kind is int) and type(x1._value) is JaxArrayImpl:
+                scalar = _SCALARS.get((kind, x2, x1._value.aval.dtype))
+                if scalar is not None:
+                    return wrap(run(x1._value, scalar))
+        return wrap(run(*operands(op, x1, x2)))
 
     def function(x1: ArrayLike, x2: ArrayLike, /) -> Array:
         try:
-            if type(x1) is Array:
-                if type(x2) is Array:
-                    return wrap(run(x1._value, x2._value))
-                kind = type(x2)
-                if (kind is float or kind is int) and type(x1._value) is JaxArrayImpl:
-                    scalar = _SCALARS.get((kind, x2, x1._value.aval.dtype))
-                    if scalar is not None:
-                        return wrap(run(x1._value, scalar))
-            return wrap(run(*operands(op, x1, x2)))
-        except ArgumentError as e:
-            raise e.public(where) from None
-        except routing.SparseArgument:
-            return routing.route_sparse(op.name, (x1, x2), {})
-        except Exception as e:  # placement: a refusal over Explicit mesh axes, or mixed devices
-            return resharding.recover(e, where, function, (x1, x2), {})
+            return compute(x1, x2)
+        except Exception as error:
+            return routing.failed(error, where, function, (x1, x2), {})
 
-    return _publish(function, op)
+    return _publish(function, compute, op)
 
 
 # Python scalars already converted for an eager array of a dtype: (type, value, dtype) -> array.
@@ -343,12 +321,13 @@ def _scalar_operand(op: Op | None, scalar: Any, other: Any, param: str) -> Any:
     return result
 
 
-def _publish(function: Callable[..., Any], op: Op) -> Any:
-    """Name and register the generated function. (It reports errors and routes sparse
-    arguments itself, as ``routing.api`` would, without the extra call: these are the hottest
-    functions.)"""
+def _publish(function: Callable[..., Any], compute: Callable[..., Any], op: Op) -> Any:
+    """Name and register the public function of ``op``: ``function``, the wrapper of ``compute``
+    that reports its errors and routes sparse arguments, as ``routing.api``'s does (written with
+    the function's own parameters: no packing of ``*args``, on the hottest functions)."""
     function.__name__ = function.__qualname__ = op.name
     function.__doc__ = op.doc
+    function.__wrapped__ = compute  # type: ignore[attr-defined]  # (the operators call it: xp/_operators.py)
     return routing.publish(op.name, function)
 
 

@@ -2,23 +2,19 @@
 
 Inside xp, code that rejects an argument calls :func:`fail`, which raises an internal
 :class:`ArgumentError` carrying the public exception type and a message that names the
-parameter, what was expected and what came. At the public surface (the :func:`xp._routing.api`
-decorator, the array methods, the sparse API) :meth:`ArgumentError.public` turns it into that
-exception, prefixed with the public name: ``xp.add: x2 must be an array or a Python scalar, got
-str 'a'``. Helpers can thus reject arguments without knowing which public function called them.
+parameter, what was expected and what came. At the public surface (``xp._routing.failed``, which
+every entry point calls with what it raised: the functions, the array methods, the sparse API)
+:meth:`ArgumentError.public` turns it into that exception, prefixed with the public name:
+``xp.add: x2 must be an array or a Python scalar, got str 'a'``. Helpers can thus reject arguments without knowing which public function called them.
 
 A leaf module: it imports nothing from xp.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn
 
 import numpy as np
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 class ArgumentError(Exception):
@@ -37,28 +33,6 @@ class ArgumentError(Exception):
 def fail(kind: type[Exception], message: str) -> NoReturn:
     """Reject an argument: ``kind`` is the public exception type, ``message`` names the parameter."""
     raise ArgumentError(kind, message)
-
-
-def reported(where: str) -> Callable[[F], F]:
-    """Decorate a public entry point that is not an xp function (a method, a sparse API function):
-    an :class:`ArgumentError` raised inside becomes the public exception prefixed with ``where``."""
-
-    def decorate(fn: F) -> F:
-        @functools.wraps(fn)
-        def entry(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return fn(*args, **kwargs)
-            except ArgumentError as e:
-                raise e.public(where) from None
-            except ValueError as e:
-                mismatch = mismatched_devices(e, where, (*args, *kwargs.values()))
-                if mismatch is None:
-                    raise
-                raise mismatch from None
-
-        return entry  # type: ignore[return-value]
-
-    return decorate
 
 
 def mismatched_devices(error: ValueError, where: str, arguments: tuple[Any, ...]) -> ValueError | None:

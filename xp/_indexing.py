@@ -26,11 +26,8 @@ from xp import _dtypes as dt
 from xp._array import Array, JaxArrayImpl
 from xp._errors import describe
 from xp._indexing_advanced import ARRAY_INDEX_TYPES, AdvancedIndex, check_decided, index_error
-from xp._jit import kernel
+from xp._jit import Tracer, kernel
 from xp._resharding import explicit_sharding
-
-Tracer = jax.core.Tracer
-
 
 # --- basic indexing -------------------------------------------------------------------------
 

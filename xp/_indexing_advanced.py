@@ -26,9 +26,8 @@ from xp import _checks as checks
 from xp import _dtypes as dt
 from xp._array import Array, JaxArrayImpl
 from xp._errors import ArgumentError, DataDependentShapeError, fail
-from xp._jit import kernel, on_constants
+from xp._jit import Tracer, kernel, on_constants
 
-Tracer = jax.core.Tracer
 ARRAY_INDEX_TYPES = (Array, jax.Array, Tracer, np.ndarray)
 
 

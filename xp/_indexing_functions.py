@@ -23,8 +23,6 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import jax
-import jax.core
 import jax.numpy as jnp
 import numpy as np
 
@@ -34,11 +32,9 @@ from xp import _dtypes as dt
 from xp._array import Array, JaxArrayImpl, wrap
 from xp._errors import fail
 from xp._indexing_advanced import check_decided, in_bounds, index_range
-from xp._jit import kernel
+from xp._jit import Tracer, kernel
 from xp._routing import api
 from xp._typing import ArrayLike
-
-Tracer = jax.core.Tracer
 
 
 @api

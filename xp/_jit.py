@@ -1,24 +1,21 @@
-"""``kernel``: xp's jitted kernels, each created on its first call.
+"""``kernel``: the one way xp makes its jitted kernels, dense and sparse; and ``Tracer``.
 
-xp defines about 230 kernels (``jax.jit(f, inline=True)``: one cached XLA computation per
-signature, inlined when called under an enclosing trace). Creating a ``jax.jit`` object costs
-40-60 µs (it inspects the function's signature), about 10 ms in all at import (bench/RESULTS.md,
-"Import time"); most programs
-call a few dozen of them. So a kernel is created when first called, and then takes the place of
-its stub in the module that defined it: later calls through the module's global name go
-straight to the jitted function, without the stub's extra Python frame (which the hottest eager
-paths would feel: the dispatch floor is a few µs).
+A kernel is ``jax.jit(f, inline=True, keep_unused=True)``: one cached XLA computation per
+signature, inlined when called under an enclosing trace. xp defines a few hundred of them;
+creating a ``jax.jit`` object costs 40-60 µs (it inspects the function's signature), more than
+the rest of xp's own import for all of them (bench/RESULTS.md, "Import time"), and most programs
+call a few dozen. So a kernel is a function that creates its ``jax.jit`` on its first
+call and keeps it: one Python call in front of jax.jit's C++ dispatch.
 
 Every kernel keeps the arguments its result does not depend on (``keep_unused``): jax.jit would
 drop them, and with them their placement, so that ``imag`` of a real array, ``isinf`` of an integer
 one or ``linalg.matrix_power(x, 0)`` would come back on the default device instead of ``x``'s.
 
-Every kernel is called with its static arguments positionally: jax.jit's C++ dispatch costs
-more per call when they come as keywords (up to 0.2 µs of an eager call of 4-5 µs, more with
-more static arguments).
-A kernel may declare them by name (``static_argnames``; jax.jit finds their positions in the
-signature) or by position (``static_argnums``, with a comment naming them); its callers pass
-them positionally either way.
+The dense namespace calls its kernels with their static arguments positionally: jax.jit's C++
+dispatch costs more per call when they come as keywords (up to 0.2 µs of an eager call of 4-5 µs,
+more with more static arguments). A kernel may declare them by name (``static_argnames``; jax.jit
+finds their positions in the signature) or by position (``static_argnums``, with a comment naming
+them); its callers pass them positionally either way.
 """
 
 from __future__ import annotations
@@ -32,32 +29,45 @@ import jax.core
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+Tracer = jax.core.Tracer
+"""JAX's tracers: what a function traced by ``jax.jit``, ``grad`` or ``vmap`` sees for an array."""
+
+
+def jit(fun: Callable[..., Any], options: dict[str, Any]) -> Any:
+    """The ``jax.jit`` of a kernel: inlined, keeping its unused arguments."""
+    return jax.jit(fun, inline=True, keep_unused=True, **options)
+
 
 @overload
 def kernel(fun: F, /, **options: Any) -> F: ...
 @overload
 def kernel(fun: None = None, /, **options: Any) -> Callable[[F], F]: ...
 def kernel(fun: Callable[..., Any] | None = None, /, **options: Any) -> Any:
-    """``jax.jit(fun, inline=True, keep_unused=True, **options)``, created on the first call.
+    """The kernel of ``fun``: a function that calls :func:`jit` of ``fun``, which it creates on its
+    first call. A decorator as ``@kernel``, ``@kernel(static_argnames=...)`` or
+    ``@functools.partial(kernel, static_argnames=...)``.
 
-    Used as a decorator (``@kernel``, ``@kernel(static_argnames=...)``) on module-level
-    functions: the first call rebinds the module's name to the jitted function.
-    """
+    (A function, not an object with ``__call__``: JAX takes kernels as functions too,
+    ``jax.eval_shape(kernel, ...)``, and its caches of functions crashed on callable objects when
+    cleared, ``jax.clear_caches()``.)"""
     if fun is None:
         return functools.partial(kernel, **options)
     jitted: Any = None
 
     @functools.wraps(fun)
-    def first_call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
         nonlocal jitted
-        if jitted is None:
-            jitted = jax.jit(fun, inline=True, keep_unused=True, **options)
-            namespace = getattr(fun, "__globals__", {})
-            if namespace.get(getattr(fun, "__name__", None)) is first_call:
-                namespace[fun.__name__] = jitted
+        if jitted is None:  # (two threads may both create one: either does)
+            jitted = jit(fun, options)
         return jitted(*args, **kwargs)
 
-    return first_call
+    def cache_size() -> int:
+        """How many computations the kernel holds (``jax.jit``'s ``_cache_size``: tests check
+        that a kernel is not traced again)."""
+        return 0 if jitted is None else jitted._cache_size()
+
+    call._cache_size = cache_size  # type: ignore[attr-defined]
+    return call
 
 
 # ``with on_constants(): ...`` computes now, on concrete values, whatever JAX is tracing, so the

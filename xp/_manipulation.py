@@ -29,12 +29,9 @@ from xp import _dtypes as dt
 from xp import _views as views
 from xp._array import Array, link, wrap
 from xp._errors import ArgumentError, AxisError, DataDependentShapeError, describe, fail
-from xp._jit import kernel
+from xp._jit import Tracer, kernel
 from xp._routing import api
 from xp._typing import ArrayLike
-
-Tracer = jax.core.Tracer
-
 
 # --- kernels --------------------------------------------------------------------------------
 

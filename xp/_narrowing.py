@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
@@ -93,7 +92,8 @@ def narrowed(dtype: np.dtype, subject: str) -> np.dtype | None:
     if why is None:
         return None
     narrow = dt.NARROWED[dtype]
-    warn(f"{subject}; narrowed to {narrow} ({why})")
+    message = f"{subject}; narrowed to {narrow} ({why})"
+    _messages(message).append(message)
     return narrow
 
 
@@ -104,8 +104,10 @@ def host_data(x: np.ndarray | np.generic, param: str) -> np.ndarray | None:
     if why is None:
         return None
     narrow = dt.NARROWED[x.dtype]
-    result = checked_cast(x, narrow, param)
-    warn(f"{param} has dtype {x.dtype}; narrowed to {narrow} ({why})")
+    message = f"{param} has dtype {x.dtype}; narrowed to {narrow} ({why})"
+    messages = _messages(message)
+    result = checked_cast(x, narrow, param)  # (an integer that does not fit raises, without a warning)
+    messages.append(message)
     return result
 
 
@@ -141,39 +143,41 @@ def checked_cast(x: np.ndarray | np.generic, dtype: np.dtype, param: str, narrow
 
 
 # --- the warning ----------------------------------------------------------------------------
+#
+# A warning names the public function and is attributed to the line that called it (so that
+# Python's default filter shows it once per calling line and message). The code that narrows
+# knows neither: it is a helper of the boundary, called from any depth. So narrowing is done in
+# two passes, both on the path that narrows only: the first meets a value to narrow and raises
+# :class:`Narrowing`, before anything is computed (as a sparse argument raises at the boundary);
+# the entry point hands it to ``xp._routing.failed``, which calls the entry point again under
+# :func:`rerun`; there the values are narrowed and the messages kept, and :func:`rerun` warns with
+# each, under the entry point's name, at the stack level of the entry point's caller.
 
 
-def warn(message: str) -> None:
-    """Warn with a NarrowingWarning ``"<function>: <message>"``, attributed to the line that
-    called xp (so that Python's default filter shows it once per calling line and message)."""
-    where, level = _entry_point()
-    warnings.warn(NarrowingWarning(f"{where}: {message}" if where else message), stacklevel=level)
+class Narrowing(Exception):
+    """Internal signal: a value is to be narrowed outside :func:`rerun` (see above)."""
 
 
-def _entry_point() -> tuple[str | None, int]:
-    """The public name of the innermost xp entry point on the stack, and the stack level of the
-    first frame outside xp (for ``warnings.warn``), counted from :func:`warn`.
-
-    xp's entry points (``xp._routing.api``, the element-wise functions, ``xp._errors.reported``,
-    the array methods) keep their public name in a variable ``where`` ("xp.asarray") to report
-    argument errors; a warning reads it from the stack. A walk of the stack costs microseconds,
-    which is why it is done here only, where a value is narrowed, and never on the ordinary path.
-    """
-    frame: Any = sys._getframe(2)  # the caller of warn's caller
-    where: str | None = None
-    level = 2
-    while frame is not None and _is_xp(frame.f_globals.get("__name__")):
-        code = frame.f_code
-        if where is None and ("where" in code.co_freevars or "where" in code.co_varnames):
-            name = frame.f_locals.get("where")
-            if isinstance(name, str) and name.startswith("xp."):
-                where = name
-        frame = frame.f_back
-        level += 1
-    return where, level
+_MESSAGES: ContextVar[list[str] | None] = ContextVar("xp.narrowing_messages", default=None)
+"""The messages of the call being rerun by :func:`rerun`; None outside one."""
 
 
-def _is_xp(module: object) -> bool:
-    """Whether ``module`` (a frame's global ``__name__``) is xp or one of its modules: the
-    public functions' generated code (xp/_routing.py) runs with that module's globals too."""
-    return isinstance(module, str) and (module == "xp" or module.startswith("xp."))
+def _messages(message: str) -> list[str]:
+    """Where to keep ``message``, while a call is rerun; on the first pass, raises :class:`Narrowing`."""
+    messages = _MESSAGES.get()
+    if messages is None:
+        raise Narrowing(message)
+    return messages
+
+
+def rerun(where: str, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], stacklevel: int) -> Any:
+    """``call(*args, **kwargs)`` again, narrowing, then a NarrowingWarning ``"<where>: <message>"``
+    for each value narrowed, at ``stacklevel`` counted from the caller of this function."""
+    messages: list[str] = []
+    token = _MESSAGES.set(messages)
+    try:
+        return call(*args, **kwargs)
+    finally:
+        _MESSAGES.reset(token)
+        for message in messages:
+            warnings.warn(NarrowingWarning(f"{where}: {message}"), stacklevel=stacklevel + 1)

@@ -64,10 +64,20 @@ def _takes(other: Any) -> bool:
     return type(other) in _COMMON_OPERAND_TYPES or isinstance(other, _OPERAND_TYPES) or routing.is_sparse(other)
 
 
+# Each operator is an entry point of its own, as its function is (the same error handling, by
+# ``routing.failed``, under the function's name): it calls the function's implementation, not the
+# function, so that a warning of the call is attributed to the operator's caller.
+
+
 def _forward(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, Any], Any]:
+    compute, where = _implementation(fn)
+
     def operator(self: Array, other: Any, /) -> Any:
         if type(other) in _COMMON_OPERAND_TYPES or _takes(other):
-            return fn(self, other)
+            try:
+                return compute(self, other)
+            except Exception as error:
+                return routing.failed(error, where, fn, (self, other), {})
         return NotImplemented
 
     operator.__name__ = operator.__qualname__ = f"__{name}__"
@@ -76,9 +86,14 @@ def _forward(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, Any
 
 
 def _reflected(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, Any], Any]:
+    compute, where = _implementation(fn)
+
     def operator(self: Array, other: Any, /) -> Any:
         if _takes(other):
-            return fn(other, self)
+            try:
+                return compute(other, self)
+            except Exception as error:
+                return routing.failed(error, where, fn, (other, self), {})
         return NotImplemented
 
     operator.__name__ = operator.__qualname__ = f"__r{name}__"
@@ -87,10 +102,15 @@ def _reflected(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, A
 
 
 def _in_place(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, Any], Any]:
+    compute, where = _implementation(fn)
+
     def operator(self: Array, other: Any, /) -> Any:
         if not _takes(other):
             return NotImplemented
-        result = fn(self, other)
+        try:
+            result = compute(self, other)
+        except Exception as error:
+            result = routing.failed(error, where, fn, (self, other), {})
         if type(result) is not Array:  # a sparse operand gave a sparse result (x *= A)
             raise TypeError(
                 f"xp.Array.__i{name}__: the result is a sparse {type(result).__name__}, which is not written "
@@ -115,12 +135,22 @@ def _in_place(name: str, fn: Callable[[Any, Any], Array]) -> Callable[[Array, An
 
 
 def _unary(name: str, fn: Callable[[Any], Array]) -> Callable[[Array], Array]:
+    compute, where = _implementation(fn)
+
     def operator(self: Array, /) -> Array:
-        return fn(self)
+        try:
+            return compute(self)
+        except Exception as error:
+            return routing.failed(error, where, fn, (self,), {})
 
     operator.__name__ = operator.__qualname__ = f"__{name}__"
     operator.__doc__ = f"xp.{fn.__name__}(self)."
     return operator
+
+
+def _implementation(fn: Callable[..., Array]) -> tuple[Callable[..., Any], str]:
+    """The implementation of the public function ``fn``, and its public name (``"xp.add"``)."""
+    return fn.__wrapped__, f"xp.{routing.public_name(fn)}"  # type: ignore[attr-defined]
 
 
 def install(cls: type, *, in_place: bool = True) -> None:

@@ -14,7 +14,7 @@ kernel's body is traced inside ``jax.default_matmul_precision("highest")``. JAX 
 setting when a product is traced (``lax.dot_general`` with ``precision=None`` takes it), and the
 setting is part of ``jax.jit``'s cache key: a kernel is traced again, eagerly or inside the
 user's ``jax.jit``, when the setting in force at the call differs. Under the user's ``jax.jit``
-a kernel (``inline=True``) is traced within the user's function, so the setting that counts is
+a kernel (inlined: xp/_jit.py) is traced within the user's function, so the setting that counts is
 the one in force when the user's function is traced. Only the trace is affected: the products
 carry their precision in the jaxpr, and so through ``vmap``, ``grad`` and compilation. What that
 changes in each function (products, decompositions, FFTs): docs/jax.md.
@@ -33,25 +33,17 @@ from xp._jit import kernel
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class full_precision:  # noqa: N801 (a decorator, named as one)
+def full_precision(body: Callable[..., Any]) -> Callable[..., Any]:
     """The kernel body ``body``, traced at the highest matmul precision unless the user set one."""
 
-    __wrapped__: Callable[..., Any]
-    __globals__: dict[str, Any]
-
-    def __init__(self, body: Callable[..., Any]) -> None:
-        functools.update_wrapper(self, body)
-        # ``kernel`` (xp/_jit.py) replaces its stub by the jitted function under the body's name
-        # in the body's module, which it finds through ``__globals__``: those of the body, not
-        # this module's (a wrapper function defined here would have these).
-        self.__globals__ = getattr(body, "__globals__", {})
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        body = self.__wrapped__
+    @functools.wraps(body)
+    def traced(*args: Any, **kwargs: Any) -> Any:
         if jax.config.jax_default_matmul_precision is not None:  # type: ignore[attr-defined]  # the user's choice
             return body(*args, **kwargs)
         with jax.default_matmul_precision("highest"):
             return body(*args, **kwargs)
+
+    return traced
 
 
 @overload

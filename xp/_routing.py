@@ -1,15 +1,19 @@
-"""Public functions and how calls with sparse arguments reach their sparse implementations.
+"""Public functions, what their errors become, and how calls with sparse arguments reach their
+sparse implementations.
 
-Every public xp function is made by :func:`api` (or, for the generated element-wise functions,
-registered with :func:`publish`): its argument errors are reported under its public name, and
-it is the one place where a call with a sparse argument is routed.
+Every public xp function is made by :func:`api`, an ordinary wrapper (the element-wise functions,
+written with their own parameters, are registered with :func:`publish`). Whatever an entry point's
+implementation raises goes to :func:`failed`, the one place where an argument error is reported
+under the public name, a call with a sparse argument is routed, and a narrowing is warned
+(``xp._narrowing``). The other entry points (array methods, the sparse types' constructors) use
+:func:`reported`, or call :func:`failed` from their own ``except``.
 
 The route, step by step:
 
 1. The dense code converts its arguments with ``xp._boundary``; a converter that meets a sparse
    array raises :class:`SparseArgument` (nothing has been computed yet).
-2. :func:`api` catches it and calls the implementation that ``xp.sparse`` registered for the
-   function's public name with :func:`implements`, with the call's arguments unchanged.
+2. :func:`failed` calls the implementation that ``xp.sparse`` registered for the function's
+   public name with :func:`implements`, with the call's arguments as the caller wrote them.
 3. The implementation returns the (sparse or dense) result, rejects an argument with
    ``fail(...)`` like every xp function, or reports with :func:`dense_result` that the result is
    dense, saying why (``"exp(0) is not 0"``).
@@ -34,24 +38,22 @@ when it is imported.
 from __future__ import annotations
 
 import functools
-import inspect
-import linecache
 import warnings
 from collections.abc import Callable
-from types import CodeType
 from typing import Any, NoReturn, TypeVar
 
 import jax.errors
 
+from xp import _narrowing as narrowing
 from xp import _resharding as resharding
 from xp._array import add_array_types
-from xp._errors import ArgumentError, SparseEfficiencyWarning
+from xp._errors import ArgumentError, SparseEfficiencyWarning, mismatched_devices
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class SparseArgument(Exception):
-    """Internal signal: a converter met a sparse array; :func:`api` routes the call."""
+    """Internal signal: a converter met a sparse array; :func:`failed` routes the call."""
 
 
 class DenseResult(Exception):
@@ -135,154 +137,63 @@ def publish(name: str, public: F) -> F:
 
 
 def api(fn: F) -> F:
-    """Make ``fn`` the public function of its name: argument errors reported under
-    ``xp.<name>``, sparse arguments routed (see the module).
-
-    From its first call on, the public function has ``fn``'s own parameters (see
-    :func:`_forwarding`): it passes them on and leaves the rest to :func:`_failed`, which only
-    an exception reaches."""
+    """Make ``fn`` the public function of its name (an :func:`entry_point` named ``xp.<name>``:
+    argument errors reported under that name, sparse arguments routed, narrowing warned)."""
     name = public_name(fn)
-    where = f"xp.{name}"
-
-    def failed(error: Exception, public: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return _failed(error, name, where, fn, public, args, kwargs)
-
-    return publish(name, functools.update_wrapper(_forwarding(fn, failed, where), fn))  # type: ignore[return-value]
+    return publish(name, entry_point(fn, f"xp.{name}"))
 
 
-def _failed(
-    error: Exception,
-    name: str,
-    where: str,
-    fn: Callable[..., Any],
-    public: Callable[..., Any],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
+def reported(where: str) -> Callable[[F], F]:
+    """Decorate an entry point that is not an xp function (a method, a sparse type's constructor):
+    :func:`entry_point` named ``where`` (``"xp.sparse.BCOO"``)."""
+    return functools.partial(entry_point, where=where)
+
+
+def entry_point(fn: F, where: str) -> F:
+    """An ordinary wrapper of ``fn`` that hands whatever it raised to :func:`failed`."""
+
+    @functools.wraps(fn)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as error:
+            return failed(error, where, entry, args, kwargs)
+
+    return entry  # type: ignore[return-value]
+
+
+def failed(
+    error: Exception, where: str, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
-    """What the public function ``xp.<name>`` does when ``fn`` raised ``error``."""
+    """What the entry point ``where`` (``"xp.sum"``), called as ``call(*args, **kwargs)``, does when
+    its implementation raised ``error``: the one place an internal error becomes a public one.
+
+    Every entry point calls it from its own frame (``except Exception as error: return failed(...)``),
+    so that a narrowing warning, issued here, is attributed to the entry point's caller."""
     if isinstance(error, ArgumentError):
         raise error.public(where) from None
+    if isinstance(error, narrowing.Narrowing):
+        return narrowing.rerun(where, call, args, kwargs, stacklevel=3)  # (failed, the entry point, its caller)
+    name = where[3:]
+    if name not in PUBLIC_FUNCTIONS:  # a method or the sparse API: only the words of JAX's placement errors
+        mismatch = (
+            mismatched_devices(error, where, (*args, *kwargs.values())) if isinstance(error, ValueError) else None
+        )
+        if mismatch is not None:
+            raise mismatch from None
+        raise error
     if isinstance(error, SparseArgument):
-        return route_sparse(name, *_as_called(fn, args, kwargs))
+        try:
+            return route_sparse(name, args, kwargs)
+        except narrowing.Narrowing:  # (from the sparse implementation)
+            return narrowing.rerun(where, call, args, kwargs, stacklevel=3)
     if isinstance(error, jax.errors.InconclusiveDimensionOperation):  # (JAX's words name none of xp's arguments)
         raise NotImplementedError(
             f"{where} cannot compute with a size jax.export leaves symbolic here ({str(error).splitlines()[0]}); "
             "export with a concrete size for that axis"
         ) from None
     # placement: a refusal over Explicit mesh axes, or mixed devices; any other error unchanged
-    return resharding.recover(error, where, public, args, kwargs)
-
-
-# --- forwarding with the function's own parameters --------------------------------------------
-#
-# A public function written ``def public(*args, **kwargs): return fn(*args, **kwargs)`` packs its
-# arguments into a tuple and a dict and unpacks them again: up to 1 µs a call more than passing
-# ``fn``'s own parameters on by name, as much as the rest of what xp adds to a cached kernel's
-# dispatch (bench/RESULTS.md, "Eager calls at small shapes"). So that function's code is
-# generated, from source text with ``fn``'s parameter names, compiled once for each list of them.
-# Compiling the 43 lists of xp's namespace at import would cost more than the rest of xp's own
-# import (bench/RESULTS.md, "Import time"): so the public function starts as the packing kind, and
-# its first call compiles (or finds) its own code and puts it in place (``__code__`` is writable
-# where the closure's variables are the same: ``_xp_fn_``, ``_xp_failed_``, ``public`` and ``where`` in both).
-
-_OWN_CODE: dict[tuple[Any, ...], CodeType] = {}
-
-
-def _forwarding(fn: Callable[..., Any], failed: Callable[..., Any], where: str) -> Callable[..., Any]:
-    """A function that returns ``fn(...)`` called with its arguments, or, where that raised,
-    ``failed(error, itself, args, kwargs)``; from its first call on, with ``fn``'s parameters and
-    defaults, passing the positional ones by position and the keyword-only ones by name.
-
-    Its frame holds its public name (``"xp.asarray"``) in a variable ``where`` and, whichever
-    code it runs, the globals of this module (a function keeps its own when its code is
-    replaced): a NarrowingWarning finds the one and, by the other, looks past the frame to the
-    caller's line (``xp._narrowing.warn``)."""
-    public = _packing(None, failed, where)
-    fn_cell = public.__closure__[public.__code__.co_freevars.index("_xp_fn_")]  # type: ignore[index]
-
-    def first_call(*args: Any, **kwargs: Any) -> Any:
-        own = _own_code(fn)
-        # (the defaults first: the packing code reads none; fn's code then finds them in place)
-        public.__defaults__ = fn.__defaults__
-        public.__kwdefaults__ = None if fn.__kwdefaults__ is None else dict(fn.__kwdefaults__)
-        public.__code__ = own
-        fn_cell.cell_contents = fn
-        return fn(*args, **kwargs)
-
-    fn_cell.cell_contents = first_call
-    return public
-
-
-def _packing(_xp_fn_: Any, _xp_failed_: Any, where: str) -> Callable[..., Any]:
-    def public(*args: Any, **kwargs: Any) -> Any:
-        where  # noqa: B018  # pyright: ignore[reportUnusedExpression]  (a variable of the frame: see _forwarding)
-        try:
-            return _xp_fn_(*args, **kwargs)
-        except Exception as error:
-            return _xp_failed_(error, public, args, kwargs)
-
-    return public
-
-
-def _own_code(fn: Callable[..., Any]) -> CodeType:
-    """The code of a ``public`` of :func:`_packing`'s closure with ``fn``'s parameters."""
-    code = fn.__code__
-    n_positional, n_keyword = code.co_argcount, code.co_kwonlyargcount
-    names = code.co_varnames
-    positional, keyword = names[:n_positional], names[n_positional : n_positional + n_keyword]
-    rest = iter(names[n_positional + n_keyword :])
-    star = next(rest) if code.co_flags & inspect.CO_VARARGS else None
-    star_star = next(rest) if code.co_flags & inspect.CO_VARKEYWORDS else None
-    first_default = n_positional - len(fn.__defaults__ or ())
-    keyword_defaults = fn.__kwdefaults__ or {}
-    parameters = [p + ("=_" if i >= first_default else "") for i, p in enumerate(positional)]
-    if code.co_posonlyargcount:
-        parameters.insert(code.co_posonlyargcount, "/")
-    if star is not None or keyword:
-        parameters.append("*" + (star or ""))
-    parameters += [k + ("=_" if k in keyword_defaults else "") for k in keyword]
-    parameters += [] if star_star is None else ["**" + star_star]
-    layout = tuple(parameters)
-    own = _OWN_CODE.get(layout)
-    if own is None:
-        passed = [*positional, *([] if star is None else ["*" + star])]
-        passed_by_name = [f"{k}={k}" for k in keyword] + ([] if star_star is None else ["**" + star_star])
-        kwargs = [f"{k!r}: {k}" for k in keyword] + ([] if star_star is None else ["**" + star_star])
-        source = (
-            "def make(_xp_fn_, _xp_failed_, where, _):\n"
-            f"    def public({', '.join(parameters)}):\n"
-            "        where\n"
-            "        try:\n"
-            f"            return _xp_fn_({', '.join(passed + passed_by_name)})\n"
-            "        except Exception as _xp_error_:\n"
-            f"            return _xp_failed_(_xp_error_, public, ({''.join(a + ', ' for a in passed)}), {{{', '.join(kwargs)}}})\n"
-            "    return public\n"
-        )
-        filename = f"<xp public function ({', '.join(parameters)})>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # (for tracebacks)
-        namespace: dict[str, Any] = {}
-        exec(compile(source, filename, "exec"), namespace)
-        own = _OWN_CODE[layout] = namespace["make"](None, None, None, None).__code__
-    return own.replace(co_name=code.co_name, co_qualname=code.co_qualname)
-
-
-def _as_called(
-    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The arguments of a call of the generated public function less those it filled in with
-    ``fn``'s defaults, as the caller wrote them (a default passed explicitly is left out too):
-    for a sparse implementation, whose own defaults apply."""
-    keyword_defaults = fn.__kwdefaults__ or {}
-    kwargs = {k: v for k, v in kwargs.items() if k not in keyword_defaults or v is not keyword_defaults[k]}
-    defaults = fn.__defaults__ or ()
-    code = fn.__code__
-    if defaults and not code.co_flags & inspect.CO_VARARGS:
-        first_default = code.co_argcount - len(defaults)
-        n = len(args)
-        while n > first_default and args[n - 1] is defaults[n - 1 - first_default]:
-            n -= 1
-        args = args[:n]
-    return args, kwargs
+    return resharding.recover(error, where, call, args, kwargs)
 
 
 def route_sparse(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -321,7 +232,7 @@ def _densely(name: str, why: str, args: tuple[Any, ...], kwargs: dict[str, Any])
             f"{why}: computed on dense copies of the sparse arguments (call .todense() first to say so, "
             "or make SparseEfficiencyWarning an error to forbid it)"
         ),
-        stacklevel=4,  # the caller of the public function
+        stacklevel=5,  # the caller of the entry point (_densely, route_sparse, failed, the entry point)
     )
     dense_args = tuple(_dense_copy(a) for a in args)
     dense_kwargs = {k: _dense_copy(v) for k, v in kwargs.items()}

@@ -33,12 +33,10 @@ from xp._array import Array, wrap
 from xp._elementwise import operands
 from xp._errors import DataDependentShapeError, describe, fail
 from xp._indexing_advanced import index_range
-from xp._jit import kernel
+from xp._jit import Tracer, kernel
 from xp._routing import api
 from xp._typing import ArrayLike
 from xp._utility import truth
-
-Tracer = jax.core.Tracer
 
 
 def check_real(dtype: np.dtype, param: str = "x") -> None:

@@ -29,12 +29,10 @@ from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._elementwise import operands
 from xp._errors import DataDependentShapeError, describe, fail
-from xp._jit import kernel
+from xp._jit import Tracer, kernel
 from xp._routing import api
 from xp._searching import promote_pair, put_like
 from xp._typing import ArrayLike
-
-Tracer = jax.core.Tracer
 
 
 class UniqueAllResult(NamedTuple):

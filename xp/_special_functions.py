@@ -28,8 +28,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import jax
-import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -38,9 +36,7 @@ from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import fail
-from xp._jit import kernel
-
-Tracer = jax.core.Tracer
+from xp._jit import Tracer, kernel
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,6 @@ import builtins
 import functools
 from typing import Any
 
-import jax
-import jax.core
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -28,11 +26,9 @@ from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import fail
-from xp._jit import kernel
+from xp._jit import Tracer, kernel
 from xp._routing import api
 from xp._typing import ArrayLike
-
-Tracer = jax.core.Tracer
 
 
 @api

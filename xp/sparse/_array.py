@@ -37,7 +37,7 @@ from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp import _routing as routing
 from xp._array import Array, namespace, wrap
-from xp._errors import ArgumentError, reported
+from xp._routing import reported
 from xp._typing import ArrayLike, Device
 from xp.sparse import _build as build
 from xp.sparse import _dense_conversion as dense_conversion
@@ -229,8 +229,8 @@ class SparseArray:
                 placed = formats.place(base, boundary.device(device))  # (a sharding names the
                 return self if placed is base else self._view(placed)  # view's axes: formed)
             return self._replaced(formats.place(self._value, boundary.device(device)))
-        except ArgumentError as e:
-            raise e.public(where) from None
+        except Exception as error:
+            return routing.failed(error, where, type(self).to_device, (self, device), {"stream": stream})
 
     def block_until_ready(self) -> Self:
         """Wait until the array's buffers are computed (JAX dispatches asynchronously)."""
@@ -270,8 +270,9 @@ class SparseArray:
             if base is not None:  # the base's entries, coordinates swapped (no transpose formed)
                 return interop.to_scipy(base, format or "coo", transposed=True)
             return interop.to_scipy(self._value, format)
-        except ArgumentError as e:
-            raise e.public(f"xp.sparse.{type(self).__name__}.to_scipy") from None
+        except Exception as error:
+            where = f"xp.sparse.{type(self).__name__}.to_scipy"
+            return routing.failed(error, where, type(self).to_scipy, (self,), {"format": format})
 
     def sum_duplicates(self, nse: int | None = None) -> Self:
         """Entries with the same indices added together, indices sorted.
@@ -281,8 +282,9 @@ class SparseArray:
         """
         try:
             count = build.nse_argument(nse)
-        except ArgumentError as e:
-            raise e.public(f"xp.sparse.{type(self).__name__}.sum_duplicates") from None
+        except Exception as error:
+            where = f"xp.sparse.{type(self).__name__}.sum_duplicates"
+            return routing.failed(error, where, type(self).sum_duplicates, (self, nse), {})
         summed = formats.sum_duplicates(formats.to_bcoo(self._value), count)
         return type(self)._wrap(formats.to_bcsr(summed) if isinstance(self, BCSR) else summed)
 

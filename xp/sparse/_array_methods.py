@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from xp import _operators
-from xp._errors import ArgumentError
+from xp import _routing as routing
 from xp._manipulation import permute_dims
 from xp.sparse import _indexing
 from xp.sparse._array import SparseArray, wrap_sparse
@@ -54,8 +54,8 @@ def _getitem(self: SparseArray, key: Any, /) -> Any:
     """``self[key]`` (see ``xp.sparse._indexing``)."""
     try:
         return _indexing.getitem(self, key)
-    except ArgumentError as e:
-        raise e.public(f"xp.sparse.{type(self).__name__}.__getitem__") from None
+    except Exception as error:
+        return routing.failed(error, f"xp.sparse.{type(self).__name__}.__getitem__", _getitem, (self, key), {})
 
 
 def install() -> None:

@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
-Tracer = jax.core.Tracer
+from xp._jit import Tracer
 
 
 def is_traced(*values: Any) -> bool:

@@ -24,10 +24,9 @@ import numpy as np
 from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._errors import describe, fail
+from xp._jit import kernel
 from xp._routing import is_sparse
 from xp.sparse import _buffers as buffers
-
-kernel = functools.partial(jax.jit, inline=True)
 
 FORMATS = ("bcoo", "bcsr")
 

@@ -24,7 +24,6 @@ types.
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, NamedTuple
 
@@ -36,9 +35,7 @@ from jax.experimental import sparse as jsparse
 
 from xp import _dtypes as dt
 from xp._errors import fail
-
-kernel = functools.partial(jax.jit, inline=True)
-
+from xp._jit import kernel
 
 # --- the coordinate form --------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ from xp import _creation as dense
 from xp import _devices
 from xp import _dtypes as dt
 from xp._errors import DataDependentShapeError, fail
+from xp._jit import kernel
 from xp._routing import api, implements
 from xp._typing import ArrayLike, Device, DTypeLike
 from xp.sparse import _buffers as buffers
@@ -38,8 +39,6 @@ from xp.sparse import _dense_conversion as dense_conversion
 from xp.sparse import _formats as formats
 from xp.sparse import _interop as interop
 from xp.sparse._array import BCOO, BCSR, SparseArray, wrap_sparse
-
-kernel = functools.partial(jax.jit, inline=True)
 
 # --- construction and conversion ------------------------------------------------------------
 

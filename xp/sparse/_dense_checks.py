@@ -16,9 +16,8 @@ import jax.core
 import numpy as np
 
 from xp._array import Array, wrap
+from xp._jit import Tracer
 from xp.sparse._array import SparseArray
-
-Tracer = jax.core.Tracer
 
 
 class _Slot(NamedTuple):

@@ -19,13 +19,11 @@ from jax.experimental import sparse as jsparse
 
 from xp import _boundary as boundary
 from xp._errors import DataDependentShapeError, fail
+from xp._jit import kernel
 from xp._utility import truth
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
 from xp.sparse import _formats as formats
-
-kernel = functools.partial(jax.jit, inline=True)
-
 
 # --- dense to sparse ------------------------------------------------------------------------
 

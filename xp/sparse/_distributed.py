@@ -46,7 +46,7 @@ from xp import _linear_algebra as dense
 from xp import _operators
 from xp import _routing as routing
 from xp._array import Array, namespace, wrap
-from xp._errors import ArgumentError, fail
+from xp._errors import fail
 from xp._statistical import accumulation_dtype
 from xp.sparse import _dense_conversion as dense_conversion
 from xp.sparse import _interop as interop
@@ -112,8 +112,9 @@ class RowPartitioned:
             step = rows // parts
             blocks = _LazyBlocks(csr, step)
             return cls._from_blocks(blocks, mesh, axis_name, dtype, index_dtype, int(matrix.shape[1]))
-        except ArgumentError as e:
-            raise e.public(where) from None
+        except Exception as error:
+            kwargs = {"dtype": dtype, "index_dtype": index_dtype}
+            return routing.failed(error, where, cls.from_scipy, (matrix, mesh, axis_name), kwargs)
 
     @classmethod
     def from_blocks(
@@ -135,8 +136,9 @@ class RowPartitioned:
             if not mapping:
                 fail(ValueError, "blocks must hold at least this process's blocks, got none")
             return cls._from_blocks(mapping, mesh, axis_name, dtype, index_dtype, None)
-        except ArgumentError as e:
-            raise e.public(where) from None
+        except Exception as error:
+            kwargs = {"dtype": dtype, "index_dtype": index_dtype}
+            return routing.failed(error, where, cls.from_blocks, (blocks, mesh, axis_name), kwargs)
 
     @classmethod
     def _from_blocks(cls, blocks: Mapping[int, Any], mesh: Mesh, axis: str, dtype: Any, index_dtype: Any,

@@ -50,14 +50,11 @@ from xp import _devices
 from xp import _dtypes as dt
 from xp import _elementwise as ew
 from xp._array import Array, wrap
-from xp._jit import on_constants
+from xp._jit import kernel, on_constants
 from xp._routing import dense_result, implements
 from xp.sparse import _coordinates as coordinates
 from xp.sparse._array import BCOO, SparseArray, wrap_sparse
 from xp.sparse._dense_checks import abstract
-
-kernel = functools.partial(jax.jit, inline=True)
-Tracer = jax.core.Tracer
 
 UNION = "union"
 INTERSECTION = "intersection"

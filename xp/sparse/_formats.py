@@ -21,13 +21,11 @@ from jax.sharding import NamedSharding
 
 from xp import _devices
 from xp._errors import fail
+from xp._jit import kernel
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
 from xp.sparse import _coordinates as coordinates
 from xp.sparse import _meshes as meshes
-
-kernel = functools.partial(jax.jit, inline=True)
-
 
 # --- BCOO <-> BCSR ----------------------------------------------------------------------------
 
@@ -233,7 +231,7 @@ def sum_duplicates(v: Any, nse: int | None) -> Any:
         )
     if nse is None:
         if buffers.is_traced(v.data, v.indices):
-            nse = v.nse  # under a trace: nse kept, the rest padding
+            nse = int(v.nse)  # under a trace: nse kept, the rest padding
         else:
             entries = v.nse * math.prod(shape[: v.n_batch])
             nse = int(_count_distinct(v.indices, shape=shape)) if entries else 0

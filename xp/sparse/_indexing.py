@@ -51,6 +51,7 @@ from xp._array import Array, wrap
 from xp._data_type import astype
 from xp._elementwise import subtract
 from xp._errors import DataDependentShapeError, fail
+from xp._jit import Tracer, kernel
 from xp._manipulation import concat
 from xp._routing import dense_result, implements
 from xp.sparse import _coordinates as coordinates
@@ -58,10 +59,6 @@ from xp.sparse import _joins as joins
 from xp.sparse._array import BCOO, SparseArray
 from xp.sparse._dense_checks import abstract
 from xp.sparse._manipulation import ones_reshaped
-
-kernel = functools.partial(jax.jit, inline=True)
-Tracer = jax.core.Tracer
-
 
 # --- basic indexing -------------------------------------------------------------------------
 

@@ -35,9 +35,9 @@ from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import wrap
 from xp._errors import DataDependentShapeError, describe, fail
+from xp._jit import Tracer
 from xp.sparse._array import BCOO, BCSR, SparseArray
 
-Tracer = jax.core.Tracer
 _JAX_ERRORS = (TypeError, ValueError, IndexError, NotImplementedError)
 
 

@@ -22,13 +22,11 @@ from jax.experimental.sparse import bcsr as _jbcsr
 from xp import _boundary as boundary
 from xp._array import Array, wrap
 from xp._errors import fail
+from xp._jit import Tracer
 from xp._routing import api
 from xp.sparse import _dense_conversion as dense_conversion
 from xp.sparse import _jax_boundary as jax_boundary
 from xp.sparse._array import BCOO, BCSR
-
-Tracer = jax.core.Tracer
-
 
 # --- dense <-> sparse -----------------------------------------------------------------------
 

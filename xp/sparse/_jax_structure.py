@@ -22,12 +22,10 @@ from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array
 from xp._errors import describe, fail
+from xp._jit import Tracer
 from xp._routing import api
 from xp.sparse import _jax_boundary as jax_boundary
 from xp.sparse._array import BCOO, BCSR, SparseArray
-
-Tracer = jax.core.Tracer
-
 
 # --- extraction and indexing ----------------------------------------------------------------
 

@@ -23,14 +23,10 @@ from jax import lax
 from jax.experimental import sparse as jsparse
 
 from xp import _dtypes as dt
-from xp._jit import on_constants
+from xp._jit import Tracer, kernel, on_constants
 from xp.sparse import _buffers as buffers
 from xp.sparse import _coordinates as coordinates
 from xp.sparse._array import BCOO
-
-kernel = functools.partial(jax.jit, inline=True)
-Tracer = jax.core.Tracer
-
 
 # --- joins: the elements at given coordinates -----------------------------------------------
 

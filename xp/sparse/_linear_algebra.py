@@ -44,14 +44,13 @@ from xp import _boundary as boundary
 from xp import _linear_algebra as dense
 from xp._array import Array, wrap
 from xp._errors import fail
+from xp._jit import kernel
 from xp._routing import dense_result, implements
 from xp.sparse import _meshes as meshes
 from xp.sparse import _transposed as transposed
 from xp.sparse._array import BCOO, BCSR, SparseArray, wrap_sparse
 from xp.sparse._products import kernels, sparse_sparse
 from xp.sparse._transposed import Transposed
-
-kernel = functools.partial(jax.jit, inline=True)
 
 SPARSE_VALUES = (jsparse.BCOO, jsparse.BCSR)
 

@@ -25,15 +25,12 @@ from xp import _boundary as boundary
 from xp import _creation as creation
 from xp import _manipulation as dense
 from xp._array import Array
+from xp._jit import Tracer, kernel
 from xp._routing import implements
 from xp.sparse import _coordinates as coordinates
 from xp.sparse._array import BCOO, SparseArray, wrap_sparse
 from xp.sparse._dense_checks import Concrete, abstract, is_array
 from xp.sparse._transposed import is_plain
-
-kernel = functools.partial(jax.jit, inline=True)
-Tracer = jax.core.Tracer
-
 
 # --- reshaping and permuting ----------------------------------------------------------------
 

@@ -39,7 +39,6 @@ times.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import jax
@@ -49,8 +48,6 @@ from jax.experimental import sparse as jsparse
 
 from xp.sparse import _linear_algebra as products
 from xp.sparse._products import kernels
-
-kernel = functools.partial(jax.jit, inline=True)
 
 ROW_BLOCK = 32
 """Entries per row added at each step of the BCSR row reductions (rows of about 20 here)."""

@@ -41,14 +41,13 @@ from xp import _searching as dense_searching
 from xp import _statistical as stat
 from xp import _utility as utility
 from xp._array import wrap
+from xp._jit import kernel
 from xp._routing import dense_result, implements
 from xp.sparse import _coordinates as coordinates
 from xp.sparse import _meshes as meshes
 from xp.sparse import _reduction_kernels as lines
 from xp.sparse._array import BCOO
 from xp.sparse._dense_checks import abstract
-
-kernel = functools.partial(jax.jit, inline=True)
 
 STATIC = ("axes", "keepdims", "dtype", "shape")
 

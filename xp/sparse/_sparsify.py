@@ -18,10 +18,9 @@ from jax.experimental import sparse as jsparse
 
 from xp._array import Array
 from xp._errors import describe
+from xp._jit import Tracer
 from xp.sparse import _jax_boundary as jax_boundary
 from xp.sparse._array import SparseArray
-
-Tracer = jax.core.Tracer
 
 
 def _is_xp_leaf(x: Any) -> bool:

@@ -44,7 +44,6 @@ Why views (bench/RESULTS.md, "Sparse arrays", the ``A.T`` row, against SciPy's O
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import jax
@@ -53,10 +52,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
+from xp._jit import Tracer, kernel
 from xp.sparse._products import kernels
-
-kernel = functools.partial(jax.jit, inline=True)
-Tracer = jax.core.Tracer
 
 
 def is_plain(value: Any) -> bool:

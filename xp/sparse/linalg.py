@@ -31,8 +31,8 @@ from jax.experimental.sparse import linalg as jlinalg
 from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
-from xp._errors import describe, fail, reported
-from xp._routing import api
+from xp._errors import describe, fail
+from xp._routing import api, reported
 from xp._typing import ArrayLike
 from xp.linalg import cholesky as cholesky
 from xp.linalg import cross as cross

@@ -40,7 +40,7 @@ def host_product(x1: Any, x2: Any, dtype: np.dtype) -> Any:
     (a_rows, a_cols, a_data, (m, _)), (b_rows, b_cols, b_data, (k, n)) = a, b
     a_rows, a_cols, a_data = _by_rows(a_rows, a_cols, a_data.astype(dtype, copy=False))
     b_rows, b_cols, b_data = _by_rows(b_rows, b_cols, b_data.astype(dtype, copy=False))
-    library = native.host_functions() if dtype in _NATIVE_DTYPES else None
+    library = native.host_functions() if dtype in _NATIVE_SPGEMM_DTYPES else None
     if library is not None:
         sums, rows, cols = _native_product(library, m, n, k, a_rows, a_cols, a_data, b_rows, b_cols, b_data)
     else:
@@ -50,8 +50,9 @@ def host_product(x1: Any, x2: Any, dtype: np.dtype) -> Any:
     return buffers.make_bcoo(buffers.to_device_of(sums, like), buffers.to_device_of(idx, like), (m, n), True, True)
 
 
-# The dtypes of the native product (native_spgemm.cc): the real floating ones.
-_NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("float32", "float64"))
+# The dtypes of the native product of two sparse matrices (native_spgemm.cc): the real floating
+# ones (xp.sparse._products.native.DTYPES are those of its products of a sparse and a dense matrix).
+_NATIVE_SPGEMM_DTYPES = frozenset(np.dtype(d) for d in ("float32", "float64"))
 
 
 def _pointers(rows: np.ndarray, n_rows: int) -> np.ndarray:

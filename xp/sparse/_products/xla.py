@@ -17,9 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
+from xp._jit import kernel
 from xp.sparse._coordinates import owners, running_sum
-
-kernel = functools.partial(jax.jit, inline=True)
 
 CSR_MIN_COLUMNS = 8
 """From this many dense columns on, JAX's CSR kernel beats gather + ``segment_sum``."""
@@ -32,8 +31,9 @@ its single-task one (float64, 4 columns: 2.6 ms against 11 ms), so fewer columns
 CSR_VECTOR_BLOCK = 16
 """Entries per row handled at each step of :func:`csr_matvec`."""
 
-_NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("int32", "int64", "float32", "float64", "complex64", "complex128"))
-_NATIVE_INDEX_DTYPES = frozenset(np.dtype(d) for d in ("int32", "int64"))
+# The dtypes of JAX's own CSR product (the kernel behind jsparse.bcsr_dot_general), which are not
+# those of xp's native kernel (xp.sparse._products.native.DTYPES) by definition, though they are the same now.
+_JAX_CSR_DTYPES = frozenset(np.dtype(d) for d in ("int32", "int64", "float32", "float64", "complex64", "complex128"))
 
 _MATMUL_DN = (((1,), (0,)), ((), ()))
 
@@ -117,7 +117,7 @@ def is_sorted(rows: Any) -> Any:
 
 
 def native_csr_supported(dtype: np.dtype) -> bool:
-    return np.dtype(dtype) in _NATIVE_DTYPES
+    return np.dtype(dtype) in _JAX_CSR_DTYPES
 
 
 def csr_matmul(data: Any, indices: Any, indptr: Any, x: Any, *, n_cols: int, branchless: bool = False) -> Any:
