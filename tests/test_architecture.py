@@ -37,7 +37,7 @@ LAZY_IMPORTS = {
     ("xp", "xp.sparse"),
     ("xp", "xp.special"),
     ("xp", "xp.transforms"),
-    ("xp", "xp._checked"),
+    ("xp", "xp._checked.running"),
 }
 
 

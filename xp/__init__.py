@@ -191,7 +191,7 @@ if TYPE_CHECKING:
     from xp import sparse as sparse
     from xp import special as special
     from xp import transforms as transforms
-    from xp._checked import checked as checked
+    from xp._checked.running import checked as checked
 else:
     # Imported on first use: code that does not use them does not pay for them at import
     # (bench/RESULTS.md, "Import time"); ``xp.checked`` imports JAX's checkify.
@@ -201,7 +201,7 @@ else:
         "sparse": lambda: _importlib.import_module("xp.sparse"),
         "special": lambda: _importlib.import_module("xp.special"),
         "transforms": lambda: _importlib.import_module("xp.transforms"),
-        "checked": lambda: _importlib.import_module("xp._checked").checked,
+        "checked": lambda: _importlib.import_module("xp._checked.running").checked,
     }
 
     def __getattr__(name: str) -> object:

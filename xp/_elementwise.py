@@ -14,7 +14,7 @@ Dtype rules beyond the standard's table (documented choices, see ``_dtypes``):
 - everything else rejects dtypes outside its category with a TypeError.
 
 Special cases the standard prescribes that ``jax.numpy`` gets wrong are fixed in
-``xp._special``, as code.
+``xp._special_cases``, as code.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from jax import lax
 from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp import _routing as routing
-from xp import _special
+from xp import _special_cases as special_cases
 from xp._array import Array, JaxArrayImpl, wrap
 from xp._errors import fail
 from xp._jit import Tracer, kernel
@@ -90,74 +90,74 @@ BOOL = dt.bool
 
 # fmt: off
 UNARY = (
-    Op("abs", _special.abs, NUMERIC, REAL, doc="Absolute value |x| of each element."),
-    Op("acos", _special.acos, FLOATING, lift=True, doc="Principal inverse cosine of each element."),
-    Op("acosh", _special.acosh, FLOATING, lift=True, doc="Inverse hyperbolic cosine of each element."),
-    Op("asin", _special.asin, FLOATING, lift=True, doc="Principal inverse sine of each element."),
-    Op("asinh", _special.asinh, FLOATING, lift=True, doc="Inverse hyperbolic sine of each element."),
-    Op("atan", _special.atan, FLOATING, lift=True, doc="Principal inverse tangent of each element."),
-    Op("atanh", _special.atanh, FLOATING, lift=True, doc="Inverse hyperbolic tangent of each element."),
+    Op("abs", special_cases.abs, NUMERIC, REAL, doc="Absolute value |x| of each element."),
+    Op("acos", special_cases.acos, FLOATING, lift=True, doc="Principal inverse cosine of each element."),
+    Op("acosh", special_cases.acosh, FLOATING, lift=True, doc="Inverse hyperbolic cosine of each element."),
+    Op("asin", special_cases.asin, FLOATING, lift=True, doc="Principal inverse sine of each element."),
+    Op("asinh", special_cases.asinh, FLOATING, lift=True, doc="Inverse hyperbolic sine of each element."),
+    Op("atan", special_cases.atan, FLOATING, lift=True, doc="Principal inverse tangent of each element."),
+    Op("atanh", special_cases.atanh, FLOATING, lift=True, doc="Inverse hyperbolic tangent of each element."),
     Op("bitwise_invert", jnp.invert, INTEGER_OR_BOOL, doc="Bitwise NOT of each element."),
     Op("ceil", _keep_integers(jnp.ceil), REAL_NUMERIC, doc="Smallest integer-valued number not less than each element."),
     Op("conj", jnp.conj, NUMERIC, doc="Complex conjugate of each element."),
-    Op("cos", _special.cos, FLOATING, lift=True, doc="Cosine of each element (in radians)."),
-    Op("cosh", _special.cosh, FLOATING, lift=True, doc="Hyperbolic cosine of each element."),
-    Op("exp", _special.exp, FLOATING, lift=True, doc="Exponential e**x of each element."),
-    Op("expm1", _special.expm1, FLOATING, lift=True, doc="exp(x) - 1 of each element, accurate for small x."),
+    Op("cos", special_cases.cos, FLOATING, lift=True, doc="Cosine of each element (in radians)."),
+    Op("cosh", special_cases.cosh, FLOATING, lift=True, doc="Hyperbolic cosine of each element."),
+    Op("exp", special_cases.exp, FLOATING, lift=True, doc="Exponential e**x of each element."),
+    Op("expm1", special_cases.expm1, FLOATING, lift=True, doc="exp(x) - 1 of each element, accurate for small x."),
     Op("floor", _keep_integers(jnp.floor), REAL_NUMERIC, doc="Greatest integer-valued number not greater than each element."),
-    Op("imag", _special.imag, NUMERIC, REAL, doc="Imaginary component of each element (0 for real input)."),
+    Op("imag", special_cases.imag, NUMERIC, REAL, doc="Imaginary component of each element (0 for real input)."),
     Op("isfinite", jnp.isfinite, NUMERIC, BOOL, doc="Whether each element is finite."),
     Op("isinf", jnp.isinf, NUMERIC, BOOL, doc="Whether each element is infinite."),
     Op("isnan", jnp.isnan, NUMERIC, BOOL, doc="Whether each element is NaN."),
-    Op("log", _special.log, FLOATING, lift=True, doc="Natural logarithm of each element."),
-    Op("log1p", _special.log1p, FLOATING, lift=True, doc="log(1 + x) of each element, accurate for small x."),
-    Op("log2", _special.log2, FLOATING, lift=True, doc="Base-2 logarithm of each element."),
-    Op("log10", _special.log10, FLOATING, lift=True, doc="Base-10 logarithm of each element."),
+    Op("log", special_cases.log, FLOATING, lift=True, doc="Natural logarithm of each element."),
+    Op("log1p", special_cases.log1p, FLOATING, lift=True, doc="log(1 + x) of each element, accurate for small x."),
+    Op("log2", special_cases.log2, FLOATING, lift=True, doc="Base-2 logarithm of each element."),
+    Op("log10", special_cases.log10, FLOATING, lift=True, doc="Base-10 logarithm of each element."),
     Op("logical_not", _truth(jnp.logical_not), ANY, BOOL, doc="Logical NOT of each element."),
     Op("negative", jnp.negative, NUMERIC, doc="Numerical negative -x of each element."),
     Op("positive", lambda x: x, NUMERIC, doc="Numerical positive +x of each element."),
-    Op("real", _special.real, NUMERIC, REAL, doc="Real component of each element."),
-    Op("reciprocal", _special.reciprocal, FLOATING, lift=True, doc="1 / x of each element."),
+    Op("real", special_cases.real, NUMERIC, REAL, doc="Real component of each element."),
+    Op("reciprocal", special_cases.reciprocal, FLOATING, lift=True, doc="1 / x of each element."),
     Op("round", _keep_integers(jnp.round), NUMERIC, doc="Each element rounded to the nearest integer, ties to even."),
-    Op("sign", _special.sign, NUMERIC, doc="Sign of each element (x / |x| for complex x, 0 at 0)."),
-    Op("signbit", _special.signbit, REAL_NUMERIC, BOOL, doc="Whether the sign bit of each element is set."),
-    Op("sin", _special.sin, FLOATING, lift=True, doc="Sine of each element (in radians)."),
-    Op("sinh", _special.sinh, FLOATING, lift=True, doc="Hyperbolic sine of each element."),
-    Op("sqrt", _special.sqrt, FLOATING, lift=True, doc="Principal square root of each element."),
+    Op("sign", special_cases.sign, NUMERIC, doc="Sign of each element (x / |x| for complex x, 0 at 0)."),
+    Op("signbit", special_cases.signbit, REAL_NUMERIC, BOOL, doc="Whether the sign bit of each element is set."),
+    Op("sin", special_cases.sin, FLOATING, lift=True, doc="Sine of each element (in radians)."),
+    Op("sinh", special_cases.sinh, FLOATING, lift=True, doc="Hyperbolic sine of each element."),
+    Op("sqrt", special_cases.sqrt, FLOATING, lift=True, doc="Principal square root of each element."),
     Op("square", jnp.square, NUMERIC, doc="x * x of each element."),
-    Op("tan", _special.tan, FLOATING, lift=True, doc="Tangent of each element (in radians)."),
-    Op("tanh", _special.tanh, FLOATING, lift=True, doc="Hyperbolic tangent of each element."),
+    Op("tan", special_cases.tan, FLOATING, lift=True, doc="Tangent of each element (in radians)."),
+    Op("tanh", special_cases.tanh, FLOATING, lift=True, doc="Hyperbolic tangent of each element."),
     Op("trunc", _keep_integers(jnp.trunc), REAL_NUMERIC, doc="Each element rounded toward zero."),
 )
 
 BINARY = (
     Op("add", jnp.add, NUMERIC, doc="Sum x1 + x2 of each pair of elements."),
-    Op("atan2", _special.atan2, REAL_FLOATING, lift=True, doc="Inverse tangent of x1 / x2, in the quadrant of (x2, x1)."),
+    Op("atan2", special_cases.atan2, REAL_FLOATING, lift=True, doc="Inverse tangent of x1 / x2, in the quadrant of (x2, x1)."),
     Op("bitwise_and", jnp.bitwise_and, INTEGER_OR_BOOL, doc="Bitwise AND of each pair of elements."),
-    Op("bitwise_left_shift", _special.left_shift, INTEGER, doc="x1 shifted left by x2 bits."),
+    Op("bitwise_left_shift", special_cases.left_shift, INTEGER, doc="x1 shifted left by x2 bits."),
     Op("bitwise_or", jnp.bitwise_or, INTEGER_OR_BOOL, doc="Bitwise OR of each pair of elements."),
-    Op("bitwise_right_shift", _special.right_shift, INTEGER, doc="x1 shifted right (arithmetically) by x2 bits."),
+    Op("bitwise_right_shift", special_cases.right_shift, INTEGER, doc="x1 shifted right (arithmetically) by x2 bits."),
     Op("bitwise_xor", jnp.bitwise_xor, INTEGER_OR_BOOL, doc="Bitwise XOR of each pair of elements."),
     Op("copysign", jnp.copysign, REAL_FLOATING, lift=True, doc="|x1| with the sign of x2."),
-    Op("divide", _special.divide, NUMERIC, lift=True, doc="True division x1 / x2."),
+    Op("divide", special_cases.divide, NUMERIC, lift=True, doc="True division x1 / x2."),
     Op("equal", jnp.equal, ANY, BOOL, doc="Whether x1 == x2, for each pair of elements."),
-    Op("floor_divide", _special.floor_divide, REAL_NUMERIC, doc="Floor division x1 // x2; for integers, x1 // 0 is 0 (as NumPy)."),
+    Op("floor_divide", special_cases.floor_divide, REAL_NUMERIC, doc="Floor division x1 // x2; for integers, x1 // 0 is 0 (as NumPy)."),
     Op("greater", jnp.greater, REAL_NUMERIC, BOOL, doc="Whether x1 > x2."),
     Op("greater_equal", jnp.greater_equal, REAL_NUMERIC, BOOL, doc="Whether x1 >= x2."),
     Op("hypot", jnp.hypot, REAL_FLOATING, lift=True, doc="sqrt(x1**2 + x2**2) without undue overflow."),
     Op("less", jnp.less, REAL_NUMERIC, BOOL, doc="Whether x1 < x2."),
     Op("less_equal", jnp.less_equal, REAL_NUMERIC, BOOL, doc="Whether x1 <= x2."),
-    Op("logaddexp", _special.logaddexp, REAL_FLOATING, lift=True, doc="log(exp(x1) + exp(x2)), without overflow."),
+    Op("logaddexp", special_cases.logaddexp, REAL_FLOATING, lift=True, doc="log(exp(x1) + exp(x2)), without overflow."),
     Op("logical_and", _truth(jnp.logical_and), ANY, BOOL, doc="Logical AND of each pair of elements."),
     Op("logical_or", _truth(jnp.logical_or), ANY, BOOL, doc="Logical OR of each pair of elements."),
     Op("logical_xor", _truth(jnp.logical_xor), ANY, BOOL, doc="Logical XOR of each pair of elements."),
     Op("maximum", jnp.maximum, REAL_NUMERIC, doc="Larger of each pair of elements (NaN if either is NaN)."),
     Op("minimum", jnp.minimum, REAL_NUMERIC, doc="Smaller of each pair of elements (NaN if either is NaN)."),
-    Op("multiply", _special.multiply, NUMERIC, doc="Product x1 * x2 of each pair of elements."),
+    Op("multiply", special_cases.multiply, NUMERIC, doc="Product x1 * x2 of each pair of elements."),
     Op("nextafter", jnp.nextafter, REAL_FLOATING, lift=True, doc="The next representable value after x1 toward x2."),
     Op("not_equal", jnp.not_equal, ANY, BOOL, doc="Whether x1 != x2, for each pair of elements."),
-    Op("pow", _special.pow, NUMERIC, doc="x1 raised to the power x2."),
-    Op("remainder", _special.remainder, REAL_NUMERIC, doc="Remainder of x1 / x2 with the sign of x2 (Python's %); for integers, x1 % 0 is 0 (as NumPy)."),
+    Op("pow", special_cases.pow, NUMERIC, doc="x1 raised to the power x2."),
+    Op("remainder", special_cases.remainder, REAL_NUMERIC, doc="Remainder of x1 / x2 with the sign of x2 (Python's %); for integers, x1 % 0 is 0 (as NumPy)."),
     Op("subtract", jnp.subtract, NUMERIC, doc="Difference x1 - x2 of each pair of elements."),
 )
 # fmt: on

@@ -7,7 +7,7 @@ bounds-checked (:func:`index_range`, also the check of ``take``, ``take_along_ax
 indices; under a trace a boolean mask can only be written through (``x[mask] = v`` is
 ``where(mask, v, x)``), since reading it has a data-dependent shape. Constant (NumPy) index
 arrays are checked on their own values before they become JAX arrays, under a trace too; traced
-indices are checked in checked mode only (``xp.checked``, ``xp._checks``; docs/checked.md),
+indices are checked in checked mode only (``xp.checked``, ``xp._checked.emitted``; docs/checked.md),
 elsewhere JAX clamps reads and drops writes.
 """
 
@@ -22,9 +22,9 @@ import jax.core
 import jax.numpy as jnp
 import numpy as np
 
-from xp import _checks as checks
 from xp import _dtypes as dt
 from xp._array import Array, JaxArrayImpl
+from xp._checked import emitted as checks
 from xp._errors import ArgumentError, DataDependentShapeError, fail
 from xp._jit import Tracer, kernel, on_constants
 

@@ -27,9 +27,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from xp import _boundary as boundary
-from xp import _checks as checks
 from xp import _dtypes as dt
 from xp._array import Array, JaxArrayImpl, wrap
+from xp._checked import emitted as checks
 from xp._errors import fail
 from xp._indexing_advanced import check_decided, in_bounds, index_range
 from xp._jit import Tracer, kernel

@@ -18,8 +18,8 @@ import jax.scipy.special as jss
 import numpy as np
 from jax import lax
 
-from xp._special_functions import Kernel, const, is_nonpositive_integer, polynomial, safe
-from xp._special_functions_elementary import sin_degrees
+from xp.special._elementary import sin_degrees
+from xp.special._kernel import Kernel, const, is_nonpositive_integer, polynomial, safe
 
 # --- gamma ----------------------------------------------------------------------------------
 

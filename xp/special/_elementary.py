@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jss
 import numpy as np
 
-from xp._special_functions import Kernel, const, safe
+from xp.special._kernel import Kernel, const, safe
 
 # --- powers, exponentials, trigonometry -----------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Checked mode: ``xp.checked(f)`` runs ``f`` with JAX's ``checkify`` (docs/checked.md).
 
 Under ``jax.jit`` and ``vmap`` xp cannot check indices on their values, and JAX clamps reads and
-drops writes out of bounds. ``xp.checked(f)`` turns xp's checks (``xp._checks``) and, on
+drops writes out of bounds. ``xp.checked(f)`` turns xp's checks (``xp._checked.emitted``) and, on
 request, JAX's NaN and division checks into run-time checks: a call that fails one raises an
 :class:`~xp._errors.CheckError` (an IndexError, FloatingPointError or ZeroDivisionError) whose
 message names the xp function and the offending index, as the eager call would.
@@ -16,7 +16,7 @@ array. So the error surfaces where the transformation returns, with its class an
 (A rebuild that changes the structure must not happen on JAX's C++ fast path of a jitted call;
 ``run`` keeps such calls off it.)
 
-What is checked: xp's index checks, emitted only in checked mode (``xp._checks``), and JAX's
+What is checked: xp's index checks, emitted only in checked mode (``xp._checked.emitted``), and JAX's
 per-primitive NaN and division checks on request. JAX's own out-of-bounds checks of gathers and
 scatters (``checkify.index_checks``) are not used: they see xp's indices after the negative ones
 were counted from the end, and they fire on the out-of-range indices that JAX's sparse arrays
@@ -35,8 +35,8 @@ import jax.core
 import numpy as np
 from jax.experimental import checkify
 
-from xp import _checks as checks
 from xp._array import Array, wrap
+from xp._checked import emitted as checks
 from xp._errors import CheckedDivisionError, CheckedNaNError, describe
 from xp._jit import Tracer
 
@@ -186,10 +186,10 @@ def _origin(exception: Any) -> str:
     return ""
 
 
-_LIBRARIES = tuple(
-    os.path.dirname(os.path.abspath(path)) + os.sep
-    for path in (jax.__file__, checkify.__file__, np.__file__, __file__)
-    if path
+_XP_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # xp/, above xp/_checked/
+_LIBRARIES = (
+    *(os.path.dirname(os.path.abspath(path)) + os.sep for path in (jax.__file__, checkify.__file__, np.__file__)),
+    _XP_PACKAGE + os.sep,
 )
 
 

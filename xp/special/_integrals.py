@@ -18,7 +18,7 @@ import jax.scipy.special as jss
 import numpy as np
 from jax import lax
 
-from xp._special_functions import Kernel, const, safe
+from xp.special._kernel import Kernel, const, safe
 
 # Terms of the power series for x <= 1: the first left out is below 1/(26 * 26!) ~ 1e-28.
 _SERIES_TERMS = 25

@@ -26,15 +26,15 @@ from __future__ import annotations
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
-from xp import _special_functions_elementary as elementary
-from xp import _special_functions_gamma as gamma_functions
-from xp import _special_functions_integrals as integrals
-from xp import _special_functions_probability as probability
 from xp._array import Array
 from xp._errors import fail
 from xp._routing import api
-from xp._special_functions import call
 from xp._typing import ArrayLike
+from xp.special import _elementary as elementary
+from xp.special import _gamma as gamma_functions
+from xp.special import _integrals as integrals
+from xp.special import _probability as probability
+from xp.special._kernel import call
 
 __all__ = [
     "bdtr", "bdtrc", "betainc", "betaincc", "betaln", "binom", "boxcox", "boxcox1p", "cbrt", "chdtr",

@@ -22,8 +22,8 @@ import numpy as np
 from jax import lax
 from jax.custom_derivatives import SymbolicZero
 
-from xp._special_functions import Kernel, const, polynomial, safe
-from xp._special_functions_gamma import log_beta, log_gamma_1_plus
+from xp.special._gamma import log_beta, log_gamma_1_plus
+from xp.special._kernel import Kernel, const, polynomial, safe
 
 # --- error functions and the normal and logistic distributions -------------------------------
 
