@@ -181,7 +181,7 @@ def function_cases(shape: tuple[int, ...]) -> list[Case]:
 FUNCTION_SHAPES: list[tuple[int, ...]] = [(), (8,), (8, 8), (1000,), (200, 200)]
 
 
-def _block(result: object) -> None:
+def block(result: object) -> None:
     for leaf in jax.tree.leaves(result):
         if hasattr(leaf, "block_until_ready"):
             leaf.block_until_ready()
@@ -205,9 +205,9 @@ def time_case(case: Case, rounds: int, budget: float) -> Timed:
     fns = [case.ours, case.theirs] + ([case.floor] if case.floor is not None else [])
     for fn in fns:  # compile and warm up
         for _ in range(3):
-            _block(fn())
+            block(fn())
     start = time.process_time()
-    _block(case.theirs())
+    block(case.theirs())
     single = max(time.process_time() - start, 1e-7)
     calls = max(1, min(2000, int(budget / single / rounds / len(fns))))
     samples: list[list[float]] = [[] for _ in fns]
@@ -220,7 +220,7 @@ def time_case(case: Case, rounds: int, budget: float) -> Timed:
             start, wall_start = time.process_time(), time.perf_counter()
             for _ in range(calls):
                 result = fn()
-            _block(result)
+            block(result)
             sink.append((time.process_time() - start) / calls)
             wall_sink.append((time.perf_counter() - wall_start) / calls)
     medians = [statistics.median(s) for s in samples]

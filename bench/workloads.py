@@ -32,7 +32,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from eager import environment
+from eager import block, environment
 
 import xp
 
@@ -74,22 +74,17 @@ def poisson_1d(n: int) -> np.ndarray:
     return 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
 
 
-def _block(result: Any) -> None:
-    for leaf in jax.tree_util.tree_leaves(result):
-        leaf.block_until_ready()
-
-
 def time_pair(ours: Callable[[], Any], theirs: Callable[[], Any], rounds: int, calls: int) -> tuple[float, float]:
     """Median seconds a call, xp and jax.numpy, interleaved (compiled first: the warm-up calls)."""
     for fn in (ours, theirs):
-        _block(fn())
+        block(fn())
     times: dict[int, list[float]] = {0: [], 1: []}
     for r in range(rounds):
         for which in (0, 1) if r % 2 == 0 else (1, 0):
             fn = (ours, theirs)[which]
             start = time.perf_counter()
             for _ in range(calls):
-                _block(fn())
+                block(fn())
             times[which].append((time.perf_counter() - start) / calls)
     return statistics.median(times[0]), statistics.median(times[1])
 

@@ -251,7 +251,7 @@ def _qr(x: Any, mode: str) -> Any:
     if x.size == 0:
         return plain(x)
     # LAPACK (the CPU) scales its column norms; XLA's QR elsewhere squares the entries as they are,
-    # so a matrix of large entries (|x| > 2**63 in float32) gives NaN and one of small entries (1e-30)
+    # so a matrix of large entries (|x| above about 2**64 in float32) gives NaN and one of small entries (1e-30)
     # gives R = 0. Scaling each column by a power of two first is exact and leaves Q as it is:
     # A = B D with D diagonal gives A = Q (R_B D), still upper triangular.
     return lax.platform_dependent(x, cpu=plain, default=functools.partial(_qr_column_scaled, mode=mode))
