@@ -405,6 +405,49 @@ def test_svd_is_a_named_tuple():
     assert result._fields == ("U", "S", "Vh") and result.Vh is result[2]
 
 
+@pytest.mark.parametrize("magnitude", [1e-30, 1e19, 1e30])
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+@pytest.mark.parametrize("shape", [(2, 5), (3, 3), (2, 4, 2)])
+def test_singular_values_of_large_and_small_entries(shape, dtype, magnitude):
+    """Entries whose squares leave float32's range: LAPACK scales the matrix, and xp scales it
+    where XLA's SVD does not (on a TPU, upstream test_svd drew a 2 x 5 complex64 matrix of
+    entries near 1e19 whose singular values came out of order). svd, svdvals, matrix_rank,
+    pinv and the spectral norms all take the singular values this way."""
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-2, 2, shape) * magnitude
+    if dtype == "complex64":
+        a = a + 1j * rng.uniform(-2, 2, shape) * magnitude
+    a = a.astype(dtype)
+    exact = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
+    u, s, vh = xp.linalg.svd(xp.asarray(a), full_matrices=False)
+    np.testing.assert_allclose(np.asarray(s), exact, rtol=1e-5, atol=0)
+    rebuilt = (np.asarray(u).astype(np.complex128) * np.asarray(s)[..., None, :]) @ np.asarray(vh)
+    largest = exact[..., 0]  # errors relative to the matrix's norm
+    assert (np.abs(rebuilt - a).max(axis=(-2, -1)) <= 1e-5 * largest).all()
+    np.testing.assert_allclose(np.asarray(xp.linalg.svdvals(xp.asarray(a))), exact, rtol=1e-5, atol=0)
+    np.testing.assert_allclose(np.asarray(xp.linalg.matrix_norm(xp.asarray(a), ord=2)), exact[..., 0], rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(xp.linalg.matrix_norm(xp.asarray(a), ord=-2)), exact[..., -1], rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(xp.linalg.matrix_norm(xp.asarray(a), ord="nuc")), exact.sum(-1), rtol=1e-5)
+    assert (np.asarray(xp.linalg.matrix_rank(xp.asarray(a))) == min(shape[-2:])).all()
+    pinv = np.asarray(xp.linalg.pinv(xp.asarray(a))).astype(np.complex128)
+    assert (np.abs(a @ pinv @ a - a).max(axis=(-2, -1)) <= 1e-4 * largest).all()
+
+
+@pytest.mark.parametrize("compute_uv", [True, False])
+def test_svd_scaling_matches_the_plain_decomposition(compute_uv):
+    """The accelerators' path (each matrix divided by a power of two) checked where it is not
+    the default: the singular values, and U and Vh, as the plain decomposition's up to rounding."""
+    a = jnp.asarray(
+        np.random.default_rng(2).standard_normal((3, 4, 3)).astype(np.float32) * [[[1e-3]], [[1.0]], [[1e3]]]
+    )
+    scaled = linalg_module._svd_scaled(a, full_matrices=False, compute_uv=compute_uv)
+    plain = jnp.linalg.svd(a, full_matrices=False, compute_uv=compute_uv)
+    for got, want in zip(scaled, plain) if compute_uv else [(scaled, plain)]:
+        np.testing.assert_allclose(np.abs(np.asarray(got)), np.abs(np.asarray(want)), rtol=1e-4, atol=1e-5 * 1e3)
+    pinv = linalg_module._pinv_scaled(a, rtol=jnp.full((3,), 1e-6, jnp.float32))
+    np.testing.assert_allclose(np.asarray(pinv), np.asarray(jnp.linalg.pinv(a, rtol=1e-6)), rtol=1e-4, atol=1e-5)
+
+
 # --- determinants, inverses, solutions ------------------------------------------------------
 
 

@@ -263,12 +263,19 @@ def _qr_as_computed(x: Any, mode: str) -> tuple[Any, Any]:
 
 
 def _qr_column_scaled(x: Any, mode: str) -> tuple[Any, Any]:
-    magnitude = jnp.maximum(jnp.abs(x.real), jnp.abs(x.imag)) if jnp.iscomplexobj(x) else jnp.abs(x)
-    _, exponent = jnp.frexp(jnp.max(magnitude, axis=-2, keepdims=True))
-    # within the normal range both ways (a zero, inf or NaN column gets exponent 0: scale 1)
-    scale = jnp.ldexp(jnp.ones((), magnitude.dtype), jnp.clip(exponent, -120, 120))
+    scale = _power_of_two_scale(x, axis=-2)
     q, r = _qr_as_computed(x / scale, mode)
     return q, r * scale
+
+
+def _power_of_two_scale(x: Any, axis: int | tuple[int, int]) -> Any:
+    """The power of two nearest above the largest magnitude of ``x`` along ``axis`` (kept), so
+    that ``x / scale`` has entries of magnitude below 1 and squares them within float range:
+    dividing by it is exact. A zero, infinite or NaN slice gets 1."""
+    magnitude = jnp.maximum(jnp.abs(x.real), jnp.abs(x.imag)) if jnp.iscomplexobj(x) else jnp.abs(x)
+    _, exponent = jnp.frexp(jnp.max(magnitude, axis=axis, keepdims=True))
+    # within the normal range both ways
+    return jnp.ldexp(jnp.ones((), magnitude.dtype), jnp.clip(exponent, -120, 120))
 
 
 @api
@@ -281,8 +288,35 @@ def svd(x: ArrayLike, /, *, full_matrices: bool = True) -> SVDResult:
 
 @functools.partial(full_precision_kernel, static_argnames="full_matrices")
 def _svd(x: Any, full_matrices: bool) -> Any:
-    u, s, vh = jnp.linalg.svd(_floating_matrices(x, square=False), full_matrices=full_matrices)
-    return u, s, vh
+    return _decomposition(_floating_matrices(x, square=False), full_matrices, compute_uv=True)
+
+
+def _decomposition(x: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    """``jnp.linalg.svd``, each matrix scaled by a power of two first where XLA computes it.
+
+    LAPACK (the CPU) scales a matrix whose entries square out of range; XLA's SVD elsewhere
+    (a TPU's) does not, so entries above about 2**64 in float32 give singular values that are
+    NaN or out of order, and entries near 1e-30 lose their digits. Dividing each matrix by a power
+    of two is exact: ``U`` and ``Vh`` are those of the scaled matrix, ``S`` scales back."""
+    plain = functools.partial(_svd_as_computed, full_matrices=full_matrices, compute_uv=compute_uv)
+    if x.size == 0:
+        return plain(x)
+    scaled = functools.partial(_svd_scaled, full_matrices=full_matrices, compute_uv=compute_uv)
+    return lax.platform_dependent(x, cpu=plain, default=scaled)
+
+
+def _svd_as_computed(x: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    result = jnp.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    return tuple(result) if compute_uv else result
+
+
+def _svd_scaled(x: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    scale = _power_of_two_scale(x, axis=(-2, -1))
+    result = _svd_as_computed(x / scale, full_matrices, compute_uv)
+    if not compute_uv:
+        return result * scale[..., 0]
+    u, s, vh = result
+    return u, s * scale[..., 0], vh
 
 
 @api
@@ -293,7 +327,7 @@ def svdvals(x: ArrayLike, /) -> Array:
 
 @full_precision_kernel
 def _svdvals(x: Any) -> Any:
-    return jnp.linalg.svd(_floating_matrices(x, square=False), compute_uv=False)
+    return _decomposition(_floating_matrices(x, square=False), full_matrices=False, compute_uv=False)
 
 
 # --- determinants, inverses, solutions ------------------------------------------------------
@@ -399,7 +433,21 @@ def pinv(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Array:
 @full_precision_kernel
 def _pinv(x: Any, rtol: Any) -> Any:
     x = _floating_matrices(x, square=False)
-    return jnp.linalg.pinv(x, rtol=_tolerance(x, rtol))
+    tolerance = _tolerance(x, rtol)
+    plain = functools.partial(_pinv_as_computed, rtol=tolerance)
+    if x.size == 0:
+        return plain(x)
+    # off the CPU, of the matrices scaled as the SVD's are (``_decomposition``): pinv(x / c) / c
+    return lax.platform_dependent(x, cpu=plain, default=functools.partial(_pinv_scaled, rtol=tolerance))
+
+
+def _pinv_as_computed(x: Any, rtol: Any) -> Any:
+    return jnp.linalg.pinv(x, rtol=rtol)
+
+
+def _pinv_scaled(x: Any, rtol: Any) -> Any:
+    scale = _power_of_two_scale(x, axis=(-2, -1))
+    return _pinv_as_computed(x / scale, rtol) / scale
 
 
 @api
@@ -412,7 +460,7 @@ def matrix_rank(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Ar
 @full_precision_kernel
 def _matrix_rank(x: Any, rtol: Any) -> Any:
     x = _floating_matrices(x, square=False)
-    s = jnp.linalg.svd(x, compute_uv=False)
+    s = _decomposition(x, full_matrices=False, compute_uv=False)
     largest = jnp.max(s, axis=-1, keepdims=True, initial=0)
     cutoff = _tolerance(x, rtol)[..., None] * largest
     return jnp.sum(s > cutoff, axis=-1, dtype=dt.default_int())
@@ -483,6 +531,11 @@ def _matrix_norm(x: Any, ord: Any, keepdims: bool) -> Any:
         return jnp.zeros(shape, real)
     if ord == "fro":
         return power_norm(x, (x.ndim - 2, x.ndim - 1), keepdims, 2.0)
+    if ord in (2, -2, "nuc"):
+        # the singular values, as svdvals computes them (scaled off the CPU)
+        s = _decomposition(x, full_matrices=False, compute_uv=False)
+        norm = jnp.sum(s, axis=-1) if ord == "nuc" else s[..., 0] if ord == 2 else s[..., -1]
+        return norm[..., None, None] if keepdims else norm
     return jnp.linalg.matrix_norm(x, ord=ord, keepdims=keepdims).astype(real)
 
 
