@@ -35,8 +35,8 @@ from xp._routing import api, implements
 from xp._typing import ArrayLike, Device, DTypeLike
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
+from xp.sparse import _conversion as conversion
 from xp.sparse import _dense_conversion as dense_conversion
-from xp.sparse import _formats as formats
 from xp.sparse import _interop as interop
 from xp.sparse._array import BCOO, BCSR, SparseArray, wrap_sparse
 
@@ -154,7 +154,7 @@ def _nothing_stored(shape: tuple[int, ...], dtype: np.dtype, layout: tuple[str, 
         indices = jax.device_put(np.zeros((*batch, 0, n_sparse), index_dtype), device)
         return BCOO._wrap(buffers.make_bcoo(data, indices, shape, True, True))
     value = _empty(shape, dtype, n_batch, n_dense, index_dtype, fmt)
-    return wrap_sparse(formats.place(value, device))
+    return wrap_sparse(conversion.place(value, device))
 
 
 def _host_device(device: Any) -> bool:
@@ -192,18 +192,18 @@ def asarray(
         if want is not None and want != obj._value.dtype:
             if copy is False:
                 fail(ValueError, "copy=False, but converting the array needs a copy (a dtype change)")
-            result = result._replaced(formats.astype(result._value, want))
-        if not formats.placed_on(obj._value, target):
+            result = result._replaced(conversion.astype(result._value, want))
+        if not conversion.placed_on(obj._value, target):
             if copy is False:
                 fail(ValueError, "copy=False, but converting the array needs a copy (a device transfer)")
-            result = result._replaced(formats.place(result._value, target))
+            result = result._replaced(conversion.place(result._value, target))
         if copy and result is obj:
             result = type(obj)._wrap(obj._value)  # immutable buffers: a new array object is a copy
         return result
     if _is_scipy(obj):
-        return wrap_sparse(formats.place(interop.from_scipy_value(obj, "bcoo", want, None), target))
+        return wrap_sparse(conversion.place(interop.from_scipy_value(obj, "bcoo", want, None), target))
     if type(obj).__module__.split(".")[0] == "sparse" and hasattr(obj, "fill_value"):
-        return wrap_sparse(formats.place(interop.from_pydata_value(obj, "bcoo", want, None), target))
+        return wrap_sparse(conversion.place(interop.from_pydata_value(obj, "bcoo", want, None), target))
     if copy is False:
         fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
     value = dense.asarray.__wrapped__(obj, dtype=want, device=target)._value  # type: ignore[attr-defined]
@@ -408,7 +408,7 @@ def eye(
         indices = jax.device_put(np.stack([position, position + diagonal], axis=-1).astype(index_dtype), target)
         return BCOO._wrap(buffers.make_bcoo(data, indices, (rows, cols), True, True))
     value = _eye(rows, cols, diagonal, want, index_dtype)
-    return BCOO._wrap(formats.place(value, target))
+    return BCOO._wrap(conversion.place(value, target))
 
 
 def _grid_buffers(array_module: Any, data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> tuple[Any, Any]:
@@ -458,7 +458,7 @@ def meshgrid(*arrays: ArrayLike | SparseArray, indexing: Literal["xy", "ij"] = "
     for i, a in enumerate(arrays):
         axis = order.index(i)
         if isinstance(a, SparseArray):
-            v = formats.to_bcoo(a._value)
+            v = conversion.to_bcoo(a._value)
             if v.n_batch or v.n_dense:
                 v = jsparse.bcoo_update_layout(v, n_batch=0, n_dense=0)
             host = buffers.on_host(v.data), buffers.on_host(v.indices)
@@ -516,7 +516,7 @@ def _sparse_triangle(x: SparseArray, k: Any, lower: bool) -> Any:
     if x.ndim < 2:
         fail(ValueError, f"x must have at least 2 dimensions, got shape {x.shape}")
     diagonal = boundary.integer(k, "k")
-    coo = formats.to_bcoo(x._value)
+    coo = conversion.to_bcoo(x._value)
     host = buffers.on_host(coo.data), buffers.on_host(coo.indices)
     if host[0] is not None and host[1] is not None:
         data = _triangle_values(np, host[0], host[1], len(coo.shape), diagonal, lower)

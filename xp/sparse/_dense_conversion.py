@@ -23,7 +23,7 @@ from xp._jit import kernel
 from xp._utility import truth
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
-from xp.sparse import _formats as formats
+from xp.sparse import _conversion as conversion
 
 # --- dense to sparse ------------------------------------------------------------------------
 
@@ -84,7 +84,7 @@ def _fromdense(x: Any, nse: int, n_batch: int, n_dense: int, index_dtype: np.dty
 @functools.partial(kernel, static_argnames=("nse", "n_batch", "n_dense", "index_dtype"))
 def _fromdense_bcsr(x: Any, nse: int, n_batch: int, n_dense: int, index_dtype: np.dtype) -> Any:
     coo = _fromdense(x, nse=nse, n_batch=n_batch, n_dense=n_dense, index_dtype=index_dtype)
-    return formats.bcsr_from_bcoo(coo)
+    return conversion.bcsr_from_bcoo(coo)
 
 
 def _stored_host(x: np.ndarray, n_dense: int) -> np.ndarray:
@@ -166,7 +166,7 @@ def fromdense_value(value: Any, nse: int | None, n_batch: int, n_dense: int, ind
     shape = tuple(value.shape)
     unique = n_sparse > 0 or nse <= 1
     if format == "bcsr":
-        indptr = formats.bcsr_pointers_host(indices[..., 0], shape[n_batch], want_index)
+        indptr = conversion.bcsr_pointers_host(indices[..., 0], shape[n_batch], want_index)
         placed = [buffers.to_device_of(np.ascontiguousarray(a), value) for a in (data, indices[..., 1], indptr)]
         return buffers.make_bcsr(placed[0], placed[1], placed[2], shape, True, unique)
     return buffers.make_bcoo(

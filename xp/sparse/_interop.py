@@ -21,7 +21,7 @@ from xp import _narrowing as narrowing
 from xp._errors import describe, fail
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
-from xp.sparse import _formats as formats
+from xp.sparse import _conversion as conversion
 
 
 def _host_dtype(source: np.dtype, dtype: Any, what: str) -> np.dtype:
@@ -60,7 +60,7 @@ def _from_host_coo(
     if format == "bcsr":
         if n_sparse != 2:
             fail(ValueError, f"format='bcsr' needs a 2-dimensional array, got {n_sparse} dimensions")
-        return formats.bcsr_from_bcoo_buffers(
+        return conversion.bcsr_from_bcoo_buffers(
             values, indices, shape=shape, sorted_=value.indices_sorted, unique=value.unique_indices
         )
     return value
@@ -139,7 +139,7 @@ def to_scipy(v: Any, format: Any, transposed: bool = False) -> Any:
         fail(ValueError, "SciPy has no 0-dimensional sparse arrays")
     if wanted != "coo" and ndim != 2:
         fail(ValueError, f"format={wanted!r} needs a 2-dimensional array, got {ndim} dimensions")
-    coo = formats.to_bcoo(v)
+    coo = conversion.to_bcoo(v)
     data, indices = (np.asarray(a) for a in jax.device_get((coo.data, coo.indices)))
     values, coords = _host_coordinates(data, indices, tuple(coo.shape), coo.n_batch)
     shape = tuple(coo.shape)
