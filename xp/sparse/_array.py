@@ -10,12 +10,11 @@ the types are registered with the router here, where they are defined.
 Sparse arrays are immutable (``__setitem__`` raises) and never convert to dense implicitly:
 ``numpy.asarray(A)`` and DLPack raise, and ``A.todense()`` is the explicit way.
 
-Building and converting (``xp.sparse._build``, ``_dense_conversion``, ``_conversion``,
-``_interop``) work on the JAX sparse values and their buffers and never import this module: the
-methods here call them, wrap what they return (``BCOO._wrap``, :func:`wrap_sparse`) and name
-their argument errors (``xp.sparse.BCOO.to_scipy: ...``). The methods that need the routed xp
-functions (``T``, ``mT``, indexing, operators) are installed from above by
-``xp.sparse._array_methods``.
+Building and converting (``xp.sparse._build``, ``xp.sparse._conversion``) work on the JAX
+sparse values and their buffers and never import this module: the methods here call them, wrap
+what they return (``BCOO._wrap``, :func:`wrap_sparse`) and name their argument errors
+(``xp.sparse.BCOO.to_scipy: ...``). The methods that need the routed xp functions (``T``,
+``mT``, indexing, operators) are installed from above by ``xp.sparse._array_methods``.
 """
 
 from __future__ import annotations
@@ -41,8 +40,6 @@ from xp._routing import reported
 from xp._typing import ArrayLike, Device
 from xp.sparse import _build as build
 from xp.sparse import _conversion as conversion
-from xp.sparse import _dense_conversion as dense_conversion
-from xp.sparse import _interop as interop
 from xp.sparse import _meshes as meshes
 from xp.sparse import _transposed as transposed
 
@@ -242,7 +239,7 @@ class SparseArray:
 
     def todense(self) -> Array:
         """The dense array (the explicit way to densify)."""
-        return wrap(dense_conversion.todense(self._value))
+        return wrap(conversion.todense(self._value))
 
     def to_bcoo(self) -> BCOO:
         """The same array in the BCOO format (the array itself if it is one)."""
@@ -268,8 +265,8 @@ class SparseArray:
         try:
             base = self._plain_view()
             if base is not None:  # the base's entries, coordinates swapped (no transpose formed)
-                return interop.to_scipy(base, format or "coo", transposed=True)
-            return interop.to_scipy(self._value, format)
+                return conversion.to_scipy(base, format or "coo", transposed=True)
+            return conversion.to_scipy(self._value, format)
         except Exception as error:
             where = f"xp.sparse.{type(self).__name__}.to_scipy"
             return routing.failed(error, where, type(self).to_scipy, (self,), {"format": format})

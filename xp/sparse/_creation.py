@@ -36,8 +36,6 @@ from xp._typing import ArrayLike, Device, DTypeLike
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
 from xp.sparse import _conversion as conversion
-from xp.sparse import _dense_conversion as dense_conversion
-from xp.sparse import _interop as interop
 from xp.sparse._array import BCOO, BCSR, SparseArray, wrap_sparse
 
 # --- construction and conversion ------------------------------------------------------------
@@ -68,9 +66,7 @@ def fromdense(
     """
     value = build.dense_argument(x, "x")
     fmt = build.format_argument(format)
-    return wrap_sparse(
-        dense_conversion.fromdense_value(value, build.nse_argument(nse), n_batch, n_dense, index_dtype, fmt)
-    )
+    return wrap_sparse(conversion.fromdense_value(value, build.nse_argument(nse), n_batch, n_dense, index_dtype, fmt))
 
 
 @api
@@ -87,7 +83,7 @@ def from_scipy(
     Duplicates are kept (they add up, as in SciPy); the indices are checked. ``dtype`` converts
     the values explicitly (a float64 matrix with JAX's 64-bit mode off needs it).
     """
-    return wrap_sparse(interop.from_scipy_value(s, format, dtype, index_dtype))
+    return wrap_sparse(conversion.from_scipy_value(s, format, dtype, index_dtype))
 
 
 @api
@@ -101,7 +97,7 @@ def from_pydata(
 ) -> SparseArray:
     """A sparse array with the values of ``s``, a pydata ``sparse`` array (``COO``, ``GCXS``, ...)
     whose fill value is zero."""
-    return wrap_sparse(interop.from_pydata_value(s, format, dtype, index_dtype))
+    return wrap_sparse(conversion.from_pydata_value(s, format, dtype, index_dtype))
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -124,7 +120,7 @@ def _sparse_of(value: Any, *, every_when_traced: bool, layout: tuple[str, int, i
             fail(DataDependentShapeError, "under a JAX transformation the number of nonzero elements of a "
                    "dense input is not known; use xp.sparse.fromdense(x, nse=...) with an upper bound")  # fmt: skip
         nse = math.prod(value.shape[n_batch : value.ndim - n_dense])
-    return wrap_sparse(dense_conversion.fromdense_value(value, nse, n_batch, n_dense, None, fmt))
+    return wrap_sparse(conversion.fromdense_value(value, nse, n_batch, n_dense, None, fmt))
 
 
 @functools.partial(kernel, static_argnames=("shape", "dtype", "n_batch", "n_dense", "index_dtype", "fmt"))
@@ -201,9 +197,9 @@ def asarray(
             result = type(obj)._wrap(obj._value)  # immutable buffers: a new array object is a copy
         return result
     if _is_scipy(obj):
-        return wrap_sparse(conversion.place(interop.from_scipy_value(obj, "bcoo", want, None), target))
+        return wrap_sparse(conversion.place(conversion.from_scipy_value(obj, "bcoo", want, None), target))
     if type(obj).__module__.split(".")[0] == "sparse" and hasattr(obj, "fill_value"):
-        return wrap_sparse(conversion.place(interop.from_pydata_value(obj, "bcoo", want, None), target))
+        return wrap_sparse(conversion.place(conversion.from_pydata_value(obj, "bcoo", want, None), target))
     if copy is False:
         fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
     value = dense.asarray.__wrapped__(obj, dtype=want, device=target)._value  # type: ignore[attr-defined]
