@@ -10,12 +10,11 @@ the types are registered with the router here, where they are defined.
 Sparse arrays are immutable (``__setitem__`` raises) and never convert to dense implicitly:
 ``numpy.asarray(A)`` and DLPack raise, and ``A.todense()`` is the explicit way.
 
-Building and converting (``xp.sparse._build``, ``_dense_conversion``, ``_formats``,
-``_interop``) work on the JAX sparse values and their buffers and never import this module: the
-methods here call them, wrap what they return (``BCOO._wrap``, :func:`wrap_sparse`) and name
-their argument errors (``xp.sparse.BCOO.to_scipy: ...``). The methods that need the routed xp
-functions (``T``, ``mT``, indexing, operators) are installed from above by
-``xp.sparse._array_methods``.
+Building and converting (``xp.sparse._build``, ``xp.sparse._conversion``) work on the JAX
+sparse values and their buffers and never import this module: the methods here call them, wrap
+what they return (``BCOO._wrap``, :func:`wrap_sparse`) and name their argument errors
+(``xp.sparse.BCOO.to_scipy: ...``). The methods that need the routed xp functions (``T``,
+``mT``, indexing, operators) are installed from above by ``xp.sparse._array_methods``.
 """
 
 from __future__ import annotations
@@ -40,9 +39,7 @@ from xp._array import Array, namespace, wrap
 from xp._routing import reported
 from xp._typing import ArrayLike, Device
 from xp.sparse import _build as build
-from xp.sparse import _dense_conversion as dense_conversion
-from xp.sparse import _formats as formats
-from xp.sparse import _interop as interop
+from xp.sparse import _conversion as conversion
 from xp.sparse import _meshes as meshes
 from xp.sparse import _transposed as transposed
 
@@ -226,9 +223,9 @@ class SparseArray:
         try:
             base = self._plain_view()
             if base is not None and isinstance(device, jax.Device):  # the view of the base, moved
-                placed = formats.place(base, boundary.device(device))  # (a sharding names the
+                placed = conversion.place(base, boundary.device(device))  # (a sharding names the
                 return self if placed is base else self._view(placed)  # view's axes: formed)
-            return self._replaced(formats.place(self._value, boundary.device(device)))
+            return self._replaced(conversion.place(self._value, boundary.device(device)))
         except Exception as error:
             return routing.failed(error, where, type(self).to_device, (self, device), {"stream": stream})
 
@@ -242,13 +239,13 @@ class SparseArray:
 
     def todense(self) -> Array:
         """The dense array (the explicit way to densify)."""
-        return wrap(dense_conversion.todense(self._value))
+        return wrap(conversion.todense(self._value))
 
     def to_bcoo(self) -> BCOO:
         """The same array in the BCOO format (the array itself if it is one)."""
         if isinstance(self, BCOO):
             return self
-        return BCOO._wrap(formats.to_bcoo(self._value))
+        return BCOO._wrap(conversion.to_bcoo(self._value))
 
     @reported("xp.sparse.BCOO.to_bcsr")  # only a BCOO array converts, or is rejected
     def to_bcsr(self) -> BCSR:
@@ -256,7 +253,7 @@ class SparseArray:
         have two sparse dimensions."""
         if isinstance(self, BCSR):
             return self
-        return BCSR._wrap(formats.to_bcsr(self._value))
+        return BCSR._wrap(conversion.to_bcsr(self._value))
 
     def to_scipy(self, *, format: str | None = None) -> Any:
         """A ``scipy.sparse`` array with the same values, duplicates summed and indices sorted.
@@ -268,8 +265,8 @@ class SparseArray:
         try:
             base = self._plain_view()
             if base is not None:  # the base's entries, coordinates swapped (no transpose formed)
-                return interop.to_scipy(base, format or "coo", transposed=True)
-            return interop.to_scipy(self._value, format)
+                return conversion.to_scipy(base, format or "coo", transposed=True)
+            return conversion.to_scipy(self._value, format)
         except Exception as error:
             where = f"xp.sparse.{type(self).__name__}.to_scipy"
             return routing.failed(error, where, type(self).to_scipy, (self,), {"format": format})
@@ -285,16 +282,16 @@ class SparseArray:
         except Exception as error:
             where = f"xp.sparse.{type(self).__name__}.sum_duplicates"
             return routing.failed(error, where, type(self).sum_duplicates, (self, nse), {})
-        summed = formats.sum_duplicates(formats.to_bcoo(self._value), count)
-        return type(self)._wrap(formats.to_bcsr(summed) if isinstance(self, BCSR) else summed)
+        summed = conversion.sum_duplicates(conversion.to_bcoo(self._value), count)
+        return type(self)._wrap(conversion.to_bcsr(summed) if isinstance(self, BCSR) else summed)
 
     def sort_indices(self) -> Self:
         """The same array with its entries in lexicographic order of their indices."""
         if self._value.indices_sorted:
             return self
         if isinstance(self, BCOO):
-            return type(self)._wrap(formats.sort_indices(self._value))
-        return type(self)._wrap(formats.to_bcsr(formats.to_bcoo(self._value).sort_indices()))
+            return type(self)._wrap(conversion.sort_indices(self._value))
+        return type(self)._wrap(conversion.to_bcsr(conversion.to_bcoo(self._value).sort_indices()))
 
     def __repr__(self) -> str:
         try:

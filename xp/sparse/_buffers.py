@@ -1,7 +1,7 @@
 """The raw buffers of ``jax.experimental.sparse`` arrays, which every conversion works on.
 
-Building, checking and converting sparse arrays (``xp.sparse._build``, ``_dense_conversion``,
-``_formats``, ``_interop``) works on the JAX sparse arrays and their buffers (``data``,
+Building, checking and converting sparse arrays (``xp.sparse._build``,
+``xp.sparse._conversion``) works on the JAX sparse arrays and their buffers (``data``,
 ``indices``, ``indptr``), never on xp's array types, which wrap the results
 (``xp.sparse._array``). What those modules share is here:
 

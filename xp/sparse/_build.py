@@ -1,7 +1,7 @@
 """Building sparse arrays from user buffers, checked, and the arguments of sparse construction.
 
 User input (``BCOO((data, indices), shape=...)``, ``BCSR(...)``; SciPy and pydata arrays in
-``xp.sparse._interop``) is checked eagerly: shapes, dtypes, and every index against its
+``xp.sparse._conversion``) is checked eagerly: shapes, dtypes, and every index against its
 dimension (an IndexError, never clamped). Under a JAX trace only what the shapes and dtypes tell
 is checked. The checks run in NumPy on CPU arrays and in small kernels elsewhere (see
 ``xp.sparse._buffers``).

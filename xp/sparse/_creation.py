@@ -35,9 +35,7 @@ from xp._routing import api, implements
 from xp._typing import ArrayLike, Device, DTypeLike
 from xp.sparse import _buffers as buffers
 from xp.sparse import _build as build
-from xp.sparse import _dense_conversion as dense_conversion
-from xp.sparse import _formats as formats
-from xp.sparse import _interop as interop
+from xp.sparse import _conversion as conversion
 from xp.sparse._array import BCOO, BCSR, SparseArray, wrap_sparse
 
 # --- construction and conversion ------------------------------------------------------------
@@ -68,9 +66,7 @@ def fromdense(
     """
     value = build.dense_argument(x, "x")
     fmt = build.format_argument(format)
-    return wrap_sparse(
-        dense_conversion.fromdense_value(value, build.nse_argument(nse), n_batch, n_dense, index_dtype, fmt)
-    )
+    return wrap_sparse(conversion.fromdense_value(value, build.nse_argument(nse), n_batch, n_dense, index_dtype, fmt))
 
 
 @api
@@ -87,7 +83,7 @@ def from_scipy(
     Duplicates are kept (they add up, as in SciPy); the indices are checked. ``dtype`` converts
     the values explicitly (a float64 matrix with JAX's 64-bit mode off needs it).
     """
-    return wrap_sparse(interop.from_scipy_value(s, format, dtype, index_dtype))
+    return wrap_sparse(conversion.from_scipy_value(s, format, dtype, index_dtype))
 
 
 @api
@@ -101,7 +97,7 @@ def from_pydata(
 ) -> SparseArray:
     """A sparse array with the values of ``s``, a pydata ``sparse`` array (``COO``, ``GCXS``, ...)
     whose fill value is zero."""
-    return wrap_sparse(interop.from_pydata_value(s, format, dtype, index_dtype))
+    return wrap_sparse(conversion.from_pydata_value(s, format, dtype, index_dtype))
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -124,7 +120,7 @@ def _sparse_of(value: Any, *, every_when_traced: bool, layout: tuple[str, int, i
             fail(DataDependentShapeError, "under a JAX transformation the number of nonzero elements of a "
                    "dense input is not known; use xp.sparse.fromdense(x, nse=...) with an upper bound")  # fmt: skip
         nse = math.prod(value.shape[n_batch : value.ndim - n_dense])
-    return wrap_sparse(dense_conversion.fromdense_value(value, nse, n_batch, n_dense, None, fmt))
+    return wrap_sparse(conversion.fromdense_value(value, nse, n_batch, n_dense, None, fmt))
 
 
 @functools.partial(kernel, static_argnames=("shape", "dtype", "n_batch", "n_dense", "index_dtype", "fmt"))
@@ -154,7 +150,7 @@ def _nothing_stored(shape: tuple[int, ...], dtype: np.dtype, layout: tuple[str, 
         indices = jax.device_put(np.zeros((*batch, 0, n_sparse), index_dtype), device)
         return BCOO._wrap(buffers.make_bcoo(data, indices, shape, True, True))
     value = _empty(shape, dtype, n_batch, n_dense, index_dtype, fmt)
-    return wrap_sparse(formats.place(value, device))
+    return wrap_sparse(conversion.place(value, device))
 
 
 def _host_device(device: Any) -> bool:
@@ -192,18 +188,18 @@ def asarray(
         if want is not None and want != obj._value.dtype:
             if copy is False:
                 fail(ValueError, "copy=False, but converting the array needs a copy (a dtype change)")
-            result = result._replaced(formats.astype(result._value, want))
-        if not formats.placed_on(obj._value, target):
+            result = result._replaced(conversion.astype(result._value, want))
+        if not conversion.placed_on(obj._value, target):
             if copy is False:
                 fail(ValueError, "copy=False, but converting the array needs a copy (a device transfer)")
-            result = result._replaced(formats.place(result._value, target))
+            result = result._replaced(conversion.place(result._value, target))
         if copy and result is obj:
             result = type(obj)._wrap(obj._value)  # immutable buffers: a new array object is a copy
         return result
     if _is_scipy(obj):
-        return wrap_sparse(formats.place(interop.from_scipy_value(obj, "bcoo", want, None), target))
+        return wrap_sparse(conversion.place(conversion.from_scipy_value(obj, "bcoo", want, None), target))
     if type(obj).__module__.split(".")[0] == "sparse" and hasattr(obj, "fill_value"):
-        return wrap_sparse(formats.place(interop.from_pydata_value(obj, "bcoo", want, None), target))
+        return wrap_sparse(conversion.place(conversion.from_pydata_value(obj, "bcoo", want, None), target))
     if copy is False:
         fail(ValueError, "copy=False, but a sparse array made from dense input is always a copy")
     value = dense.asarray.__wrapped__(obj, dtype=want, device=target)._value  # type: ignore[attr-defined]
@@ -408,7 +404,7 @@ def eye(
         indices = jax.device_put(np.stack([position, position + diagonal], axis=-1).astype(index_dtype), target)
         return BCOO._wrap(buffers.make_bcoo(data, indices, (rows, cols), True, True))
     value = _eye(rows, cols, diagonal, want, index_dtype)
-    return BCOO._wrap(formats.place(value, target))
+    return BCOO._wrap(conversion.place(value, target))
 
 
 def _grid_buffers(array_module: Any, data: Any, indices: Any, shape: tuple[int, ...], axis: int) -> tuple[Any, Any]:
@@ -458,7 +454,7 @@ def meshgrid(*arrays: ArrayLike | SparseArray, indexing: Literal["xy", "ij"] = "
     for i, a in enumerate(arrays):
         axis = order.index(i)
         if isinstance(a, SparseArray):
-            v = formats.to_bcoo(a._value)
+            v = conversion.to_bcoo(a._value)
             if v.n_batch or v.n_dense:
                 v = jsparse.bcoo_update_layout(v, n_batch=0, n_dense=0)
             host = buffers.on_host(v.data), buffers.on_host(v.indices)
@@ -516,7 +512,7 @@ def _sparse_triangle(x: SparseArray, k: Any, lower: bool) -> Any:
     if x.ndim < 2:
         fail(ValueError, f"x must have at least 2 dimensions, got shape {x.shape}")
     diagonal = boundary.integer(k, "k")
-    coo = formats.to_bcoo(x._value)
+    coo = conversion.to_bcoo(x._value)
     host = buffers.on_host(coo.data), buffers.on_host(coo.indices)
     if host[0] is not None and host[1] is not None:
         data = _triangle_values(np, host[0], host[1], len(coo.shape), diagonal, lower)

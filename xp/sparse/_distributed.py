@@ -48,8 +48,7 @@ from xp import _routing as routing
 from xp._array import Array, namespace, wrap
 from xp._errors import fail
 from xp._statistical import accumulation_dtype
-from xp.sparse import _dense_conversion as dense_conversion
-from xp.sparse import _interop as interop
+from xp.sparse import _conversion as conversion
 from xp.sparse import _meshes as meshes
 from xp.sparse._products import kernels
 
@@ -163,7 +162,7 @@ class RowPartitioned:
         if len(shapes) != 1 or (columns is not None and next(iter(shapes))[1] != columns):
             fail(ValueError, f"the blocks must all have one shape, got {sorted(shapes)}")
         block_rows, n = next(iter(shapes))
-        want = interop._host_dtype(np.dtype(next(iter(host.values())).dtype), dtype, "the blocks")
+        want = conversion._host_dtype(np.dtype(next(iter(host.values())).dtype), dtype, "the blocks")
         itype = boundary.optional_dtype(index_dtype) or np.dtype(np.int32)
         if itype.kind not in "iu" or np.iinfo(itype).max < max(n, block_rows):
             fail(ValueError, f"index_dtype {itype} cannot hold the indices of a block of shape {(block_rows, n)}")
@@ -249,7 +248,7 @@ class RowPartitioned:
         rows = m // _parts(self._mesh, self._axis)
 
         def local(data: Any, indices: Any, indptr: Any) -> Any:
-            return dense_conversion.todense(_block(data, indices, indptr, (rows, n)))
+            return conversion.todense(_block(data, indices, indptr, (rows, n)))
 
         out = self._mapped(local, (), (), P(self._axis, None))
         return wrap(out.T if self._transposed else out)

@@ -24,7 +24,7 @@ from xp._array import Array, wrap
 from xp._errors import fail
 from xp._jit import Tracer
 from xp._routing import api
-from xp.sparse import _dense_conversion as dense_conversion
+from xp.sparse import _conversion as conversion
 from xp.sparse import _jax_boundary as jax_boundary
 from xp.sparse._array import BCOO, BCSR
 
@@ -98,7 +98,7 @@ def bcoo_todense(mat: Any) -> Array:
     """The dense array of a BCOO (the explicit densification)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCOO)
     if value.dtype == bool:  # JAX's sums duplicates with add, which has no bool: xp's combines them with "or"
-        return wrap(dense_conversion.todense(value))
+        return wrap(conversion.todense(value))
     return jax_boundary.result(jax_boundary.call_jax(jsparse.bcoo_todense, value))
 
 
@@ -107,7 +107,7 @@ def bcsr_todense(mat: Any) -> Array:
     """The dense array of a BCSR (the explicit densification)."""
     value = jax_boundary.sparse_argument(mat, "mat", BCSR)
     if value.dtype == bool:  # as in bcoo_todense
-        return wrap(dense_conversion.todense(value))
+        return wrap(conversion.todense(value))
     return jax_boundary.result(jax_boundary.call_jax(jsparse.bcsr_todense, value))
 
 

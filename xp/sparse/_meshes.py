@@ -24,7 +24,7 @@ operand's sharding is not known while tracing; the product then uses the kernels
 can split (gather and ``segment_sum``), not xp's native kernel or JAX's CSR kernel (custom calls it would run
 replicated), and the compiler places the result.
 
-Functions here take and return raw JAX values (``xp.sparse._formats`` and the products call them).
+Functions here take and return raw JAX values (``xp.sparse._conversion`` and the products call them).
 """
 
 from __future__ import annotations
