@@ -194,10 +194,12 @@ def stablehlo_precisions(jitted, *args, setting=None):
 @pytest.mark.parametrize("name", list(PRODUCTS))
 def test_the_users_setting_is_followed(name, setting):
     function, reference, args = PRODUCTS[name]
-    expected = traced(reference, *args, setting=setting)
+    # the distinct precisions: where xp chooses a computation per platform at lowering (pinv),
+    # its trace holds every platform's branch, each with its products
+    expected = set(traced(reference, *args, setting=setting))
     assert expected
-    assert traced(function, *args, setting=setting) == expected
-    assert traced(user_jit(function), *args, setting=setting) == expected
+    assert set(traced(function, *args, setting=setting)) == expected
+    assert set(traced(user_jit(function), *args, setting=setting)) == expected
 
 
 @pytest.mark.parametrize("setting", OPT_INS)
