@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from _machine import describe
+from eager import block
 
 import xp
 
@@ -55,23 +56,18 @@ def xp_function(x: xp.Array, idx: xp.Array, picks: xp.Array) -> xp.Array:
     return acc
 
 
-def _block(result: object) -> None:
-    for leaf in jax.tree.leaves(result):
-        leaf.block_until_ready()
-
-
 def measure(cases: dict[str, Callable[[], object]], rounds: int, calls: int) -> dict[str, float]:
     """Median seconds per call of each case, the cases interleaved within every round."""
     for fn in cases.values():  # compile and warm up
         for _ in range(3):
-            _block(fn())
+            block(fn())
     times: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(rounds):
         for name, fn in cases.items():
             start = time.process_time()
             for _ in range(calls):
                 result = fn()
-            _block(result)
+            block(result)
             times[name].append((time.process_time() - start) / calls)
     return {name: statistics.median(t) for name, t in times.items()}
 

@@ -45,6 +45,7 @@ from collections.abc import Callable
 from typing import Any
 
 from _machine import describe
+from eager import block
 
 DEVICES = 8
 FLAG = f"--xla_force_host_platform_device_count={DEVICES}"
@@ -70,22 +71,14 @@ PIPELINES = {
 }
 
 
-def _block(result: object) -> None:
-    import jax
-
-    for leaf in jax.tree.leaves(result, is_leaf=lambda v: hasattr(v, "block_until_ready")):
-        if hasattr(leaf, "block_until_ready"):
-            leaf.block_until_ready()
-
-
 def measure(cases: dict[str, Callable[[], object]], rounds: int, budget: float) -> dict[str, float]:
     """Median wall-clock seconds per call of each case, the cases interleaved within every round;
     each case gets a batch of calls lasting about ``budget`` seconds per round."""
     batches = {}
     for name, fn in cases.items():  # compile, warm up, size the batch
-        _block(fn())
+        block(fn())
         start = time.perf_counter()
-        _block(fn())
+        block(fn())
         batches[name] = max(1, int(budget / max(time.perf_counter() - start, 1e-6)))
     times: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(rounds):
@@ -93,7 +86,7 @@ def measure(cases: dict[str, Callable[[], object]], rounds: int, budget: float) 
             start = time.perf_counter()
             for _ in range(batches[name]):
                 result = fn()
-            _block(result)
+            block(result)
             times[name].append((time.perf_counter() - start) / batches[name])
     return {name: statistics.median(t) for name, t in times.items()}
 
@@ -101,7 +94,7 @@ def measure(cases: dict[str, Callable[[], object]], rounds: int, budget: float) 
 def _refusal(call: Callable[[], object]) -> str | None:
     """The name of the error JAX raises for ``call``, or None when it runs."""
     try:
-        _block(call())
+        block(call())
     except Exception as e:  # a refusal to infer a sharding, whatever JAX calls it
         return type(e).__name__
     return None
@@ -191,11 +184,11 @@ def sparse_matvec(rounds: int, budget: float) -> list[str]:
     jax_copies = [jax.device_put(v, d) for d in devices]
 
     def xp_blocked() -> Any:
-        parts = [(block @ copy).jax for block, copy in zip(xp_blocks, xp_copies, strict=True)]
+        parts = [(M @ w).jax for M, w in zip(xp_blocks, xp_copies, strict=True)]
         return xp.asarray(jax.make_array_from_single_device_arrays((SIZE,), rows, parts))
 
     def jax_blocked() -> Any:
-        parts = [jax_product(block, copy) for block, copy in zip(jax_blocks, jax_copies, strict=True)]
+        parts = [jax_product(M, w) for M, w in zip(jax_blocks, jax_copies, strict=True)]
         return jax.make_array_from_single_device_arrays((SIZE,), rows, parts)
 
     cases: dict[str, Callable[[], object]] = {

@@ -487,7 +487,7 @@ HUGE_VALUES = (2**62, 10**20, -(2**62))
 
 def huge_calls() -> list[tuple[str, str, int]]:
     """(function, parameter, value) for every size-like parameter and huge value."""
-    calls = []
+    calls: list[tuple[str, str, int]] = []
     for name in public_functions():
         for p in parameters(name):
             if role(name, p) in ("shape", "size") and p.kind is not p.VAR_POSITIONAL:
@@ -507,8 +507,8 @@ def replaced(name: str, param: inspect.Parameter, value: Any) -> Call:
     ):
         return args, {**kwargs, param.name: value}
     position = params.index(param)
-    args = list(args)
-    for p in params[len(args) : position + 1]:  # fill defaulted positional-only parameters up to it
-        args.append(p.default)
-    args[position] = value
-    return tuple(args), kwargs
+    filled = list(args)
+    for p in params[len(filled) : position + 1]:  # fill defaulted positional-only parameters up to it
+        filled.append(p.default)
+    filled[position] = value
+    return tuple(filled), kwargs

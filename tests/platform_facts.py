@@ -18,7 +18,7 @@ BACKEND = jax.default_backend()  # "cpu", "tpu", "gpu"
 ON_CPU = BACKEND == "cpu"
 
 
-def cpu_only_skip(item, backend: str = BACKEND):
+def cpu_only_skip(item: pytest.Item, backend: str = BACKEND) -> pytest.MarkDecorator | None:
     """The skip mark for ``item`` when it is marked ``cpu_only`` and ``backend`` is not the CPU,
     else None. The marker must give its reason (why the test needs the CPU)."""
     mark = item.get_closest_marker("cpu_only")

@@ -8,9 +8,10 @@ would otherwise fail on libtpu's lock file while this process holds the chip. Th
 children here check what is the same on every backend (an example script, an import, an error
 message); tests whose point is the CPU itself are marked ``cpu_only`` (tests/platform_facts.py).
 
-What a child runs is a script in tests/scripts/ (linted like the tests; ``run_script``), never
-source in a string: a failing script raises with its message, and ``failure`` shows the test its
-command, exit status and both outputs."""
+What a child runs is a script in tests/scripts/ (linted like the tests, type-checked like xp:
+pyproject.toml's ``[tool.mypy]``; ``run_script``), never source in a string: a failing script
+raises with its message, and ``failure`` shows the test its command, exit status and both
+outputs."""
 
 import os
 import subprocess

@@ -442,7 +442,7 @@ def test_svd_scaling_matches_the_plain_decomposition(compute_uv):
     )
     scaled = linalg_module._svd_scaled(a, full_matrices=False, compute_uv=compute_uv)
     plain = jnp.linalg.svd(a, full_matrices=False, compute_uv=compute_uv)
-    for got, want in zip(scaled, plain) if compute_uv else [(scaled, plain)]:
+    for got, want in zip(scaled, plain, strict=True) if compute_uv else [(scaled, plain)]:
         np.testing.assert_allclose(np.abs(np.asarray(got)), np.abs(np.asarray(want)), rtol=1e-4, atol=1e-5 * 1e3)
     pinv = linalg_module._pinv_scaled(a, rtol=jnp.full((3,), 1e-6, jnp.float32))
     np.testing.assert_allclose(np.asarray(pinv), np.asarray(jnp.linalg.pinv(a, rtol=1e-6)), rtol=1e-4, atol=1e-5)

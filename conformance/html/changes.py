@@ -49,36 +49,16 @@ def section(name: str, old: dict[str, Any], found: list[cmp.Change], columns: Se
                 rid = col.result_ids.get(id(r)) if col else None
                 check = f'<a href="#{rid}">{esc(r["check"])}</a>' if rid else esc(r["check"])
                 was = "not checked" if before == cmp.ABSENT else WORD.get(before, before)
-                rows.append(
-                    f"<tr><td><code>{esc(r['function'])}</code></td><td>{esc(r['chapter'])}</td><td>{check}</td>"
-                    f"<td>{esc(r.get('detail', ''))}</td><td>{esc(was)}</td></tr>"
-                )
-            out.append(
-                table(
-                    f"New failures of {label}",
-                    ["function", "chapter", "check", "first line of the error", "before"],
-                    rows,
-                    "new-failures",
-                )
-            )
+                rows.append(_row(r, check, r.get("detail", ""), was))
+            head = ["function", "chapter", "check", "first line of the error", "before"]
+            out.append(table(f"New failures of {label}", head, rows, "new-failures"))
         if ch.fixed:
-            rows = [
-                f"<tr><td><code>{esc(r['function'])}</code></td><td>{esc(r['chapter'])}</td><td>{esc(r['check'])}</td>"
-                f"<td>{esc(r.get('detail', ''))}</td><td>{esc(WORD.get(now, now))}</td></tr>"
-                for r, now in ch.fixed
-            ]
-            out.append(
-                table(
-                    f"Fixed in {label}",
-                    ["function", "chapter", "check", "the error it had", "now"],
-                    rows,
-                    "fixed",
-                )
-            )
+            rows = [_row(r, esc(r["check"]), r.get("detail", ""), WORD.get(now, now)) for r, now in ch.fixed]
+            head = ["function", "chapter", "check", "the error it had", "now"]
+            out.append(table(f"Fixed in {label}", head, rows, "fixed"))
         if ch.other:
             rows = [
-                f"<tr><td><code>{esc(r['function'])}</code></td><td>{esc(r['chapter'])}</td><td>{esc(r['check'])}</td>"
-                f"<td>{esc(WORD.get(a, 'not checked'))} → {esc(WORD.get(b, 'not checked'))}</td></tr>"
+                _row(r, esc(r["check"]), f"{WORD.get(a, 'not checked')} → {WORD.get(b, 'not checked')}")
                 for a, b, r in ch.other
             ]
             folded = table(f"Other changes of {label}", ["function", "chapter", "check", "status"], rows, "other")
@@ -87,3 +67,10 @@ def section(name: str, old: dict[str, Any], found: list[cmp.Change], columns: Se
             )
     out.append("</section>")
     return "\n".join(out)
+
+
+def _row(r: dict[str, Any], check: str, *cells: object) -> str:
+    """A table row of one check's result: its function, chapter and ``check`` (HTML: a link to the
+    failure on the page, or the escaped name), then ``cells`` (text, escaped here)."""
+    rest = "".join(f"<td>{esc(cell)}</td>" for cell in cells)
+    return f"<tr><td><code>{esc(r['function'])}</code></td><td>{esc(r['chapter'])}</td><td>{check}</td>{rest}</tr>"

@@ -14,8 +14,11 @@ A = xs.fromdense(xp.asarray(a))
 moved = A.to_device(devices[3])
 rows = xp.asarray(np.array([4, 0, 4], np.int32))
 for out in (A @ moved, moved @ A, moved[rows], moved[rows.to_device(devices[3])]):
+    assert isinstance(out, xs.SparseArray), type(out)  # (a product or rows of sparse arrays may be dense)
     assert out.device == devices[3] and out.jax.data.committed, out.device
-assert np.array_equal(np.asarray((A @ moved).todense()), a @ a)
+product = A @ moved
+assert isinstance(product, xs.SparseArray), type(product)
+assert np.array_equal(np.asarray(product.todense()), a @ a)
 with pytest.raises(ValueError, match="incompatible devices"):
     moved @ A.to_device(devices[5])
 with pytest.raises(ValueError, match="^xp.sparse.BCOO.__getitem__: the arrays are on different devices .cpu:3, cpu:5."):

@@ -15,7 +15,7 @@ a = np.where(rng.random((16, 24)) < 0.25, rng.standard_normal((16, 24)), 0).asty
 for kind in KINDS:
     mesh = jax.make_mesh((8,), ("x",), axis_types=(kind,))
 
-    def on(spec, value):
+    def on(spec: P, value: np.ndarray) -> xp.Array:
         return xp.asarray(value.astype(np.float32), device=NamedSharding(mesh, spec))
 
     X = on(P(None, "x"), rng.standard_normal((24, 16)))  # sharded by columns

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import warnings
+from typing import Any
 
 assert os.environ["SCIPY_ARRAY_API"] == "1"
 warnings.simplefilter("ignore")
@@ -24,14 +25,14 @@ a_np = rng.uniform(0.5, 5.0, 12)
 b_np = rng.uniform(0.5, 5.0, 12)
 a, b = xp.asarray(a_np), xp.asarray(b_np)
 
-report = {"dispatch": {}, "calls": {}}
+report: dict[str, dict[str, Any]] = {"dispatch": {}, "calls": {}}
 # which function SciPy's dispatcher picks for xp arrays, for every function of its table
 for info in dispatch._special_funcs:
     chosen = info._wrapper_for(xp)
     report["dispatch"][info.name] = getattr(chosen, "__module__", "") + "." + getattr(chosen, "__name__", "")
 
 
-def outcome(result, expected):
+def outcome(result: object, expected: np.ndarray) -> dict[str, bool | str]:
     if not isinstance(result, xp.Array):
         return {"ok": False, "why": f"returned {type(result).__name__}"}
     value = np.asarray(result)

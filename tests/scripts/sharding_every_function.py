@@ -10,7 +10,7 @@ import xp
 
 warnings.simplefilter("ignore")  # (densifying sparse fallbacks are not what this checks)
 device1 = jax.devices()[1]
-inputs = {
+inputs: dict[str, xp.Array | xp.sparse.SparseArray] = {
     "float32": xp.asarray(np.arange(1, 7, dtype=np.float32).reshape(2, 3) / 7, device=device1),
     "int32": xp.asarray(np.arange(6, dtype=np.int32).reshape(2, 3), device=device1),
     "bool": xp.asarray(np.arange(6).reshape(2, 3) % 2 == 0, device=device1),

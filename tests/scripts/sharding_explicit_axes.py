@@ -1,6 +1,8 @@
 """Standard calls JAX refuses on Explicit axes follow xp's rule of placement (docs/sharding.md;
 tests/test_sharding.py; 8 simulated CPU devices)."""
 
+from collections.abc import Callable
+
 import jax
 import numpy as np
 from jax.sharding import AxisType, NamedSharding
@@ -11,8 +13,8 @@ import xp
 data = (np.arange(128.0).reshape(16, 8) / 7).astype(np.float32)
 
 
-def write(key, value):
-    def f(x):
+def write(key: int | slice | tuple[slice, int], value: float) -> Callable[[xp.Array], xp.Array]:
+    def f(x: xp.Array) -> xp.Array:
         x[key] = value
         return x
 

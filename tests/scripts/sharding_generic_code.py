@@ -11,7 +11,7 @@ import xp
 assert len(jax.devices()) == 8
 
 
-def standardize(x):
+def standardize(x: xp.Array) -> xp.Array:
     # generic array-API code: written once, knows nothing about JAX
     ns = x.__array_namespace__()
     mean = ns.mean(x, axis=0) if hasattr(ns, "mean") else ns.sum(x, axis=0) / x.shape[0]
@@ -19,7 +19,7 @@ def standardize(x):
     return centered / ns.sqrt(ns.sum(centered * centered, axis=0) / x.shape[0])
 
 
-data = (np.arange(64.0).reshape(16, 4) ** 1.5).astype(np.float64 if jax.config.jax_enable_x64 else np.float32)
+data = (np.arange(64.0).reshape(16, 4) ** 1.5).astype(np.float64 if jax.config.read("jax_enable_x64") else np.float32)
 expected = (data - data.mean(0)) / data.std(0)
 for axis_type in (AxisType.Auto, AxisType.Explicit):
     mesh = jax.make_mesh((8,), ("rows",), axis_types=(axis_type,))

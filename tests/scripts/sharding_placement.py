@@ -2,17 +2,31 @@
 on the host; sizes the mesh does not divide are named errors (tests/test_sharding.py; 8
 simulated CPU devices)."""
 
+from collections.abc import Callable
+from typing import Any
+
 import jax
 import numpy as np
-from jax.sharding import AxisType, NamedSharding, SingleDeviceSharding
+from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 import xp
 
 
-def spec_of(x):
+def spec_of(x: xp.Array) -> P:
     sharding = x.jax.sharding
-    return sharding.device_set if isinstance(sharding, SingleDeviceSharding) else sharding.spec
+    assert isinstance(sharding, NamedSharding), sharding  # (an array on one device has no spec)
+    return sharding.spec
+
+
+def recording(put: Callable[..., Any], seen: list[object], what: Callable[[Any], object]) -> Callable[..., Any]:
+    """``put`` (jax.device_put) noting, in ``seen``, ``what`` of each value it is given."""
+
+    def device_put(value: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(what(value))
+        return put(value, *args, **kwargs)
+
+    return device_put
 
 
 device3 = jax.devices()[3]
@@ -39,9 +53,9 @@ for axis_type in (AxisType.Auto, AxisType.Explicit):
         assert on_device3.device == device3, (axis_type, name, on_device3.device)
         assert np.array_equal(np.asarray(jitted), np.asarray(eager))
     # eagerly, a sharded array is built shard by shard: nothing whole is put on the mesh
-    moved = []
+    moved: list[object] = []
     put = jax.device_put
-    jax.device_put = lambda value, *a, **k: (moved.append(getattr(value, "shape", None)), put(value, *a, **k))[1]
+    jax.device_put = recording(put, moved, lambda value: getattr(value, "shape", None))
     try:
         for make in makers.values():
             make(rows)
@@ -49,8 +63,8 @@ for axis_type in (AxisType.Auto, AxisType.Explicit):
         jax.device_put = put
     assert not moved, moved
     # host data is split on the host, each shard sent to its device (never whole on device 0)
-    sources = []
-    jax.device_put = lambda value, *a, **k: (sources.append(type(value)), put(value, *a, **k))[1]
+    sources: list[object] = []
+    jax.device_put = recording(put, sources, type)
     try:
         from_host = {
             "asarray of a NumPy array": xp.asarray(np.arange(32.0, dtype=np.float32).reshape(16, 2), device=rows),

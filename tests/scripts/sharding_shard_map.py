@@ -12,7 +12,7 @@ import xp.sparse
 
 # generic per-shard code: constants made from Python scalars, lists and NumPy arrays, creation,
 # writes, reductions, a sparse matrix closed over
-def body(v):
+def body(v: xp.Array) -> tuple[xp.Array, xp.Array]:
     assert type(v) is xp.Array, type(v)
     w = xp.asarray(v, copy=True)
     w[:, 0] = -1.0
@@ -25,7 +25,7 @@ def body(v):
     return xp.where(w < 3, w, xp.sort(w, axis=1)), lax.psum(xp.sum(v), "rows")
 
 
-def reference(block):
+def reference(block: np.ndarray) -> np.ndarray:
     w = block.copy()
     w[:, 0] = -1.0
     w[w > 40] = 0.5
