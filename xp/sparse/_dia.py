@@ -82,9 +82,9 @@ def _diagonals(data: Any, plan: tpu_dia.Plan, transposed: bool) -> Any:
     if not transposed:
         return values
     n = plan.shape[1]  # the transpose's diagonal -o, row-aligned: A.T[j, j - o] = data[d, j - o]
-    flat = data.reshape(data.shape[0], -1)
+    stored = tpu_dia.flat(data)
     base = plan.front * tpu_dia.LANES
-    turned = [flat[d, base - o : base - o + n] for d, o in enumerate(plan.offsets)]
+    turned = [stored[d, base - o : base - o + n] for d, o in enumerate(plan.offsets)]
     return jnp.stack(turned[::-1]) if turned else jnp.zeros((0, n), data.dtype)
 
 
@@ -93,8 +93,9 @@ def _todense(data: Any, plan: tpu_dia.Plan) -> Any:
     m, n = plan.shape
     out = jnp.zeros((m, n), data.dtype)
     rows = jnp.arange(m)
-    for d, o in enumerate(plan.offsets):
-        out = out.at[rows, rows + o].add(tpu_dia.diagonals(plan, data)[d], mode="drop")
+    for d, o in enumerate(plan.offsets):  # (a column outside the matrix: n, dropped; not wrapped around)
+        cols = jnp.where((rows + o >= 0) & (rows + o < n), rows + o, n)
+        out = out.at[rows, cols].add(tpu_dia.diagonals(plan, data)[d], mode="drop")
     return out
 
 

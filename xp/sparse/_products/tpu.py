@@ -29,6 +29,7 @@ is one product with more columns, over the matrix a ``lax.map``.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -192,7 +193,7 @@ def _batcher(primitive: Any) -> Any:
     def batch(args: Any, dims: Any, *, spec: Any) -> tuple[Any, int]:
         if all(d is None for d in dims[:-1]):
             x = jnp.moveaxis(args[-1], dims[-1], -1)  # (n, [k,] B) -> (n, k * B)
-            y = primitive.bind(*args[:-1], x.reshape(x.shape[0], -1), spec=spec)
+            y = primitive.bind(*args[:-1], x.reshape(x.shape[0], math.prod(x.shape[1:])), spec=spec)
             y = y.reshape(y.shape[0], *x.shape[1:])
             return y, y.ndim - 1
         return rules.mapped(primitive, args, dims, spec=spec)

@@ -30,6 +30,7 @@ reference of the kernel.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, NamedTuple
 
 import jax
@@ -57,6 +58,12 @@ def _padded_rows(x: Any, rows: int) -> Any:
     return x if x.shape[0] == rows else jnp.pad(x, ((0, rows - x.shape[0]),) + ((0, 0),) * (x.ndim - 1))
 
 
+def _tiles(x: Any, count: int, side: int) -> Any:
+    """``x`` (1-d or 2-d) as ``count`` tiles of ``side`` rows (zeros past its end) by its columns."""
+    columns = x.reshape(x.shape[0], math.prod(x.shape[1:]))
+    return _padded_rows(columns, count * side).reshape(count, side, columns.shape[1])
+
+
 def _roles(plan: Plan, rows: Any, cols: Any, order: Any, transposed: bool) -> tuple[Any, ...]:
     """Per step: the stored block, the block of the result and the block of ``x`` (and the sizes
     of the result's and ``x``'s blocks, and their numbers)."""
@@ -70,17 +77,14 @@ def xla_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Pl
     """``A @ x`` (``A.T @ x`` where ``transposed``) for ``x`` of one or two dimensions: the blocks
     times the tiles of ``x`` they meet, summed by block row (by block column)."""
     (m, n), (bm, bk), (block_rows, block_cols) = plan.shape, plan.block, plan.grid
-    columns = x.reshape(x.shape[0], -1)
     if transposed:
-        tiles = _padded_rows(columns, block_rows * bm).reshape(block_rows, bm, -1)
-        terms = jnp.einsum("bij,bik->bjk", data, jnp.take(tiles, rows, axis=0))
-        out = jax.ops.segment_sum(terms, cols, num_segments=block_cols).reshape(block_cols * bk, -1)[:n]
+        terms = jnp.einsum("bij,bik->bjk", data, jnp.take(_tiles(x, block_rows, bm), rows, axis=0))
+        out = jax.ops.segment_sum(terms, cols, num_segments=block_cols)
     else:
-        tiles = _padded_rows(columns, block_cols * bk).reshape(block_cols, bk, -1)
-        terms = jnp.einsum("bij,bjk->bik", data, jnp.take(tiles, cols, axis=0))
+        terms = jnp.einsum("bij,bjk->bik", data, jnp.take(_tiles(x, block_cols, bk), cols, axis=0))
         out = jax.ops.segment_sum(terms, rows, num_segments=block_rows, indices_are_sorted=True)
-        out = out.reshape(block_rows * bm, -1)[:m]
-    return out.reshape(out.shape[0], *x.shape[1:])
+    size = n if transposed else m
+    return out.reshape(out.shape[0] * out.shape[1], out.shape[2])[:size].reshape(size, *x.shape[1:])
 
 
 def sampled(ct: Any, x: Any, rows: Any, cols: Any, *, plan: Plan, transposed: bool) -> Any:
@@ -88,8 +92,7 @@ def sampled(ct: Any, x: Any, rows: Any, cols: Any, *, plan: Plan, transposed: bo
     block ``b`` gets ``ct[its rows] @ x[its columns].T`` (``x[its rows] @ ct[its columns].T``)."""
     (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
     left, right = (x, ct) if transposed else (ct, x)  # the row side (m rows) and the column side (n)
-    left = _padded_rows(left.reshape(left.shape[0], -1), block_rows * bm).reshape(block_rows, bm, -1)
-    right = _padded_rows(right.reshape(right.shape[0], -1), block_cols * bk).reshape(block_cols, bk, -1)
+    left, right = _tiles(left, block_rows, bm), _tiles(right, block_cols, bk)
     return jnp.einsum("bik,bjk->bij", jnp.take(left, rows, axis=0), jnp.take(right, cols, axis=0))
 
 
@@ -130,7 +133,7 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
 
     (bm, bk) = plan.block
     blocks, outs, ins, (out_side, in_side), (out_count, in_count) = _roles(plan, rows, cols, order, transposed)
-    columns = x.reshape(x.shape[0], -1)
+    columns = x.reshape(x.shape[0], math.prod(x.shape[1:]))
     k = columns.shape[1]
     width = column_tile(k)
     assert width is not None

@@ -204,10 +204,15 @@ def stored(plan: Plan, diagonals: Any) -> Any:
     return flat.reshape(count, plan.rows, LANES)
 
 
+def flat(data: Any) -> Any:
+    """The stored diagonals ``(n_diagonals, rows * 128)``."""
+    return data.reshape(data.shape[0], data.shape[1] * LANES)
+
+
 def diagonals(plan: Plan, data: Any) -> Any:
     """The row-aligned diagonals ``(n_diagonals, m)`` of the stored layout."""
     start = plan.front * LANES
-    return data.reshape(data.shape[0], -1)[:, start : start + plan.shape[0]]
+    return flat(data)[:, start : start + plan.shape[0]]
 
 
 # --- the XLA formulation ----------------------------------------------------------------------
@@ -224,7 +229,7 @@ def xla_product(data: Any, x: Any, *, plan: Plan, transposed: bool) -> Any:
     or two dimensions: the sum over diagonals of a stored diagonal times a shifted slice of ``x``."""
     m, n = plan.shape
     out = n if transposed else m
-    flat = data.reshape(data.shape[0], -1)
+    values = flat(data)
     base = plan.front * LANES
     total = jnp.zeros((out, *x.shape[1:]), x.dtype)
     if not plan.offsets:
@@ -233,13 +238,12 @@ def xla_product(data: Any, x: Any, *, plan: Plan, transposed: bool) -> Any:
         front = max(0, *plan.offsets)
         padded = _rows(x, front, front + out - min(0, *plan.offsets))
         for d, o in enumerate(plan.offsets):
-            values = flat[d, base - o : base - o + out]
-            total = total + _column(values, x.ndim) * padded[front - o : front - o + out]
+            total = total + _column(values[d, base - o : base - o + out], x.ndim) * padded[front - o : front - o + out]
         return total
     front = max(0, *(-o for o in plan.offsets))
     padded = _rows(x, front, front + out + max(0, *plan.offsets))
     for d, o in enumerate(plan.offsets):
-        total = total + _column(flat[d, base : base + out], x.ndim) * padded[front + o : front + o + out]
+        total = total + _column(values[d, base : base + out], x.ndim) * padded[front + o : front + o + out]
     return total
 
 
@@ -265,30 +269,35 @@ def sampled(ct: Any, x: Any, *, plan: Plan, transposed: bool) -> Any:
 # --- the Pallas kernels -----------------------------------------------------------------------
 
 
+def _rotated(x: Any, shift: int, axis: int) -> Any:
+    """``jnp.roll(x, shift, axis)`` by the TPU's rotation (its shift an int32, as Mosaic wants it
+    also where JAX's 64-bit mode would make a Python integer an int64)."""
+    from jax.experimental.pallas import tpu as pltpu
+
+    return pltpu.roll(x, jnp.int32(shift), axis)
+
+
 def _aligned_rows(ref: Any, row: int, tile: int) -> Any:
     """Rows ``row`` to ``row + tile`` of a window: an aligned slice, rotated over the sublanes."""
     from jax.experimental import pallas as pl
-    from jax.experimental.pallas import tpu as pltpu
 
     skew = row % SUBLANES
     if skew == 0:
         return ref[pl.ds(row, tile), :]
     block = ref[pl.ds(row - skew, tile + SUBLANES), :]
-    return pltpu.roll(block, tile + SUBLANES - skew, 0)[:tile]
+    return _rotated(block, tile + SUBLANES - skew, 0)[:tile]
 
 
 def _shifted(ref: Any, pick: Pick, tile: int) -> Any:
     """The tile's values of an operand shifted by ``pick``: element ``e`` of the result is element
     ``e + 128 * row + lane`` of the window, in rows of 128."""
-    from jax.experimental.pallas import tpu as pltpu
-
     low = _aligned_rows(ref, pick.row, tile)
     if pick.lane == 0:
         return low
     high = _aligned_rows(ref, pick.row + 1, tile)
     turn = LANES - pick.lane
     lane = lax.broadcasted_iota(jnp.int32, low.shape, 1)
-    return jnp.where(lane < turn, pltpu.roll(low, turn, 1), pltpu.roll(high, turn, 1))
+    return jnp.where(lane < turn, _rotated(low, turn, 1), _rotated(high, turn, 1))
 
 
 def _stored_ref(refs: Any, found: tuple[Window, ...], picks: tuple[Pick, ...], d: int) -> Any:
