@@ -13,6 +13,8 @@
   ``to_bcoo``, ``to_bcsr`` convert.
 - ``RowPartitioned``: a sparse matrix whose rows are partitioned over the devices of a mesh axis
   (docs/sharding.md, "Sparse arrays on meshes").
+- ``DIA`` (a banded matrix by its diagonals) and ``BSR`` (dense blocks): matrices kept in the layout
+  of their products, Pallas kernels on a TPU (docs/sparse.md, "On a TPU").
 - JAX's sparse API (``bcoo_fromdense``, ``bcoo_dot_general``, ..., ``sparsify``) is here with
   xp's argument handling.
 """
