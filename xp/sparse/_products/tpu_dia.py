@@ -49,6 +49,9 @@ SUBLANES = 8
 VECTOR_TILE = 512
 """Rows of 128 values per grid step of the vector kernels (64k values: a step costs about 0.35 µs
 of its own, so each must move a few hundred kB)."""
+CHUNK = 32
+"""Rows of 128 values a vector kernel computes at a time within its tile: 4 registers of 8 x 128 per
+value, so that a step's values stay in the 64 registers instead of a tile's spilling to VMEM."""
 MATRIX_TILE = 1024
 """Rows of ``X`` per grid step of the matrix kernels: 8 x 128 stored values of each diagonal."""
 VMEM_BUDGET = 24 * 2**20
@@ -162,12 +165,13 @@ def _vector_vmem(offsets: tuple[int, ...], shape: tuple[int, int], tile: int) ->
 def plan(shape: tuple[int, int], offsets: tuple[int, ...], most: int | None = None) -> Plan:
     """The layout of a matrix of ``shape`` with diagonals at ``offsets`` (sorted, distinct), with at
     most ``most`` rows per step of its vector kernels (:data:`VECTOR_TILE`; tests take fewer, to
-    have several tiles in small matrices)."""
+    have several tiles in small matrices; a multiple of :data:`CHUNK` where larger)."""
     m, n = shape
     if not offsets:
         return Plan(shape, offsets, SUBLANES, 0, SUBLANES)
     rows_needed = -(-max(m, n, 1) // LANES)
     tile = min(VECTOR_TILE if most is None else most, rows_needed - rows_needed % -SUBLANES)
+    tile = tile if tile <= CHUNK else tile - tile % -CHUNK  # a whole number of steps of CHUNK rows
     while tile > SUBLANES and _vector_vmem(offsets, shape, tile) > VMEM_BUDGET:
         tile = max(SUBLANES, tile // 2 - tile // 2 % SUBLANES)
     fronts, ends = [], []
@@ -277,24 +281,28 @@ def _rotated(x: Any, shift: int, axis: int) -> Any:
     return pltpu.roll(x, jnp.int32(shift), axis)
 
 
-def _aligned_rows(ref: Any, row: int, tile: int) -> Any:
-    """Rows ``row`` to ``row + tile`` of a window: an aligned slice, rotated over the sublanes."""
+def _aligned_rows(ref: Any, row: int, size: int, start: Any = 0, lanes: Any = None) -> Any:
+    """Rows ``start + row`` to ``start + row + size`` of a window (``start`` a multiple of 8, traced
+    or not; ``lanes`` its columns, all by default): an aligned slice, rotated over the sublanes."""
     from jax.experimental import pallas as pl
 
     skew = row % SUBLANES
+    first = start + row - skew
+    if not isinstance(first, int):
+        first = pl.multiple_of(first, SUBLANES)
+    columns = slice(None) if lanes is None else lanes
     if skew == 0:
-        return ref[pl.ds(row, tile), :]
-    block = ref[pl.ds(row - skew, tile + SUBLANES), :]
-    return _rotated(block, tile + SUBLANES - skew, 0)[:tile]
+        return ref[pl.ds(first, size), columns]
+    return _rotated(ref[pl.ds(first, size + SUBLANES), columns], size + SUBLANES - skew, 0)[:size]
 
 
-def _shifted(ref: Any, pick: Pick, tile: int) -> Any:
-    """The tile's values of an operand shifted by ``pick``: element ``e`` of the result is element
-    ``e + 128 * row + lane`` of the window, in rows of 128."""
-    low = _aligned_rows(ref, pick.row, tile)
+def _shifted(ref: Any, pick: Pick, size: int, start: Any = 0) -> Any:
+    """Rows ``start`` to ``start + size`` of an operand shifted by ``pick``: element ``e`` of the
+    result is element ``e + 128 * row + lane`` of the window, in rows of 128."""
+    low = _aligned_rows(ref, pick.row, size, start)
     if pick.lane == 0:
         return low
-    high = _aligned_rows(ref, pick.row + 1, tile)
+    high = _aligned_rows(ref, pick.row + 1, size, start)
     turn = LANES - pick.lane
     lane = lax.broadcasted_iota(jnp.int32, low.shape, 1)
     return jnp.where(lane < turn, _rotated(low, turn, 1), _rotated(high, turn, 1))
@@ -306,14 +314,22 @@ def _stored_ref(refs: Any, found: tuple[Window, ...], picks: tuple[Pick, ...], d
 
 
 def _vector_kernel(*refs: Any, reads: Any, tile: int) -> None:
+    from jax.experimental import pallas as pl
+
     (stored, stored_picks), (_, dense_picks) = reads
     stored_refs, dense_refs, out = refs[: len(stored)], refs[len(stored) : -1], refs[-1]
-    total = jnp.zeros((tile, LANES), jnp.float32)
-    for d in range(len(stored_picks)):
-        values = _shifted(_stored_ref(stored_refs, stored, stored_picks, d), stored_picks[d], tile)
-        pick = dense_picks[d]
-        total = total + values * _shifted(dense_refs[pick.window], pick, tile)
-    out[...] = total
+    chunk = min(CHUNK, tile)
+
+    def rows(step: Any, carry: Any) -> Any:
+        start = pl.multiple_of(step * chunk, chunk)
+        total = jnp.zeros((chunk, LANES), jnp.float32)
+        for d, pick in enumerate(dense_picks):
+            values = _shifted(_stored_ref(stored_refs, stored, stored_picks, d), stored_picks[d], chunk, start)
+            total = total + values * _shifted(dense_refs[pick.window], pick, chunk, start)
+        out[pl.ds(start, chunk), :] = total
+        return carry
+
+    lax.fori_loop(jnp.int32(0), jnp.int32(tile // chunk), rows, 0)  # (int32 indices also in 64-bit mode)
 
 
 def _compiler_params(vmem: int, dims: int) -> Any:
@@ -356,24 +372,29 @@ def vector_product(data: Any, x: Any, *, plan: Plan, transposed: bool, interpret
     return result.reshape(-1)[:out]
 
 
-def _as_column(slab: Any) -> Any:
-    """A slab of 8 x 128 stored values (value ``128 * r + c`` at row ``r``, lane ``c``) as a column of
-    1024 rows: one 128 x 128 transpose (the slab padded with zero rows), its first 8 columns stacked."""
-    square = jnp.concatenate([slab, jnp.zeros((LANES - SUBLANES, LANES), slab.dtype)], axis=0)
-    turned = square.T
-    return jnp.concatenate([turned[:, r : r + 1] for r in range(SUBLANES)], axis=0)
+def _turned(slab: Any) -> Any:
+    """A slab of 8 x 128 stored values (value ``128 * r + c`` at row ``r``, lane ``c``) turned so that
+    column ``r`` holds its row ``r``: one 128 x 128 transpose of the slab padded with zero rows."""
+    return jnp.concatenate([slab, jnp.zeros((LANES - SUBLANES, LANES), slab.dtype)], axis=0).T
 
 
 def _matrix_kernel(*refs: Any, reads: Any) -> None:
+    from jax.experimental import pallas as pl
+
     (stored, stored_picks), (_, dense_picks) = reads
     stored_refs, dense_refs, out = refs[: len(stored)], refs[len(stored) : -1], refs[-1]
-    total = jnp.zeros(out.shape, jnp.float32)
     slab = MATRIX_TILE // LANES
-    for d in range(len(stored_picks)):
-        values = _as_column(_shifted(_stored_ref(stored_refs, stored, stored_picks, d), stored_picks[d], slab))
-        pick = dense_picks[d]
-        total = total + values * _aligned_rows(dense_refs[pick.window], pick.row, MATRIX_TILE)
-    out[...] = total
+    turned = [_turned(_shifted(_stored_ref(stored_refs, stored, stored_picks, d), stored_picks[d], slab))
+              for d in range(len(stored_picks))]  # fmt: skip
+    width = out.shape[1]
+    for r in range(slab):  # the tile's rows 128 r to 128 (r + 1), 128 columns at a time
+        for j in range(0, width, LANES):
+            lanes = pl.ds(j, min(LANES, width - j))
+            total = jnp.zeros((LANES, lanes.size), jnp.float32)
+            for d, pick in enumerate(dense_picks):
+                rows = _aligned_rows(dense_refs[pick.window], pick.row + LANES * r, LANES, lanes=lanes)
+                total = total + turned[d][:, r : r + 1] * rows
+            out[pl.ds(LANES * r, LANES), lanes] = total
 
 
 def _matrix_vmem(reads: Any, columns: int) -> int:
