@@ -389,8 +389,9 @@ def _matrix_kernel(*refs: Any, reads: Any) -> None:
     width = out.shape[1]
     for r in range(slab):  # the tile's rows 128 r to 128 (r + 1), 128 columns at a time
         for j in range(0, width, LANES):
-            lanes = pl.ds(j, min(LANES, width - j))
-            total = jnp.zeros((LANES, lanes.size), jnp.float32)
+            size = min(LANES, width - j)
+            lanes = pl.ds(j, size)
+            total = jnp.zeros((LANES, size), jnp.float32)
             for d, pick in enumerate(dense_picks):
                 rows = _aligned_rows(dense_refs[pick.window], pick.row + LANES * r, LANES, lanes=lanes)
                 total = total + turned[d][:, r : r + 1] * rows
