@@ -162,6 +162,12 @@ def _vector_vmem(offsets: tuple[int, ...], shape: tuple[int, int], tile: int) ->
     return most
 
 
+def _steps(rows: int) -> int:
+    """``rows`` rounded up to a whole number of the vector kernels' steps: of :data:`CHUNK` rows
+    where more, else of 8."""
+    return rows - rows % -CHUNK if rows > CHUNK else max(SUBLANES, rows - rows % -SUBLANES)
+
+
 def plan(shape: tuple[int, int], offsets: tuple[int, ...], most: int | None = None) -> Plan:
     """The layout of a matrix of ``shape`` with diagonals at ``offsets`` (sorted, distinct), with at
     most ``most`` rows per step of its vector kernels (:data:`VECTOR_TILE`; tests take fewer, to
@@ -169,11 +175,9 @@ def plan(shape: tuple[int, int], offsets: tuple[int, ...], most: int | None = No
     m, n = shape
     if not offsets:
         return Plan(shape, offsets, SUBLANES, 0, SUBLANES)
-    rows_needed = -(-max(m, n, 1) // LANES)
-    tile = min(VECTOR_TILE if most is None else most, rows_needed - rows_needed % -SUBLANES)
-    tile = tile if tile <= CHUNK else tile - tile % -CHUNK  # a whole number of steps of CHUNK rows
+    tile = _steps(min(VECTOR_TILE if most is None else most, -(-max(m, n, 1) // LANES)))
     while tile > SUBLANES and _vector_vmem(offsets, shape, tile) > VMEM_BUDGET:
-        tile = max(SUBLANES, tile // 2 - tile // 2 % SUBLANES)
+        tile = _steps(tile // 2)
     fronts, ends = [], []
     for transposed in (False, True):
         (stored, _), _, tiles = _vector_reads(offsets, shape, tile, transposed)
@@ -189,11 +193,11 @@ def plan(shape: tuple[int, int], offsets: tuple[int, ...], most: int | None = No
 # --- the stored diagonals ---------------------------------------------------------------------
 
 
-def valid(plan: Plan, dtype: Any) -> Any:
+def valid(plan: Plan) -> Any:
     """Where the row-aligned diagonals ``(n_diagonals, m)`` hold elements of the matrix."""
     m, n = plan.shape
     i = jnp.arange(m)
-    return jnp.stack([(i + o >= 0) & (i + o < n) for o in plan.offsets]).astype(dtype) if plan.offsets else None
+    return jnp.stack([(i + o >= 0) & (i + o < n) for o in plan.offsets])
 
 
 def stored(plan: Plan, diagonals: Any) -> Any:
@@ -202,7 +206,7 @@ def stored(plan: Plan, diagonals: Any) -> Any:
     m = plan.shape[0]
     count = len(plan.offsets)
     if count:
-        diagonals = jnp.where(valid(plan, bool), diagonals, jnp.zeros((), diagonals.dtype))
+        diagonals = jnp.where(valid(plan), diagonals, jnp.zeros((), diagonals.dtype))
     start = plan.front * LANES
     flat = jnp.pad(diagonals, ((0, 0), (start, plan.rows * LANES - start - m)))
     return flat.reshape(count, plan.rows, LANES)
@@ -319,6 +323,7 @@ def _vector_kernel(*refs: Any, reads: Any, tile: int) -> None:
     (stored, stored_picks), (_, dense_picks) = reads
     stored_refs, dense_refs, out = refs[: len(stored)], refs[len(stored) : -1], refs[-1]
     chunk = min(CHUNK, tile)
+    assert tile % chunk == 0, (tile, chunk)  # (plan's tiles are whole numbers of steps)
 
     def rows(step: Any, carry: Any) -> Any:
         start = pl.multiple_of(step * chunk, chunk)
