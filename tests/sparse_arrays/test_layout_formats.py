@@ -66,9 +66,9 @@ def blocked(draw):
     m, n = draw(st.sampled_from([(8, 8), (37, 50), (64, 64), (100, 90)]))
     block = draw(st.sampled_from([(8, 8), (16, 8), (8, 16)]))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    a = rng.standard_normal((m, n)).astype(np.float32)
     held = rng.random((-(-m // block[0]), -(-n // block[1]))) < 0.3
-    return a * np.kron(held, np.ones(block))[:m, :n].astype(np.float32), block
+    inside = np.kron(held, np.ones(block, bool))[:m, :n]
+    return np.where(inside, rng.standard_normal((m, n)), 0).astype(np.float32), block
 
 
 def operands(rng, a):
@@ -402,6 +402,15 @@ def test_argument_errors():
         xs.BSR()
     with pytest.raises(ValueError, match=r"xp.sparse.BSR.fromdense: block_shape must be 2 positive sizes"):
         xs.BSR.fromdense(xp.eye(4), block_shape=(0, 8))
+
+
+def test_negative_zeros_are_kept_as_fromdense_keeps_them():
+    a = np.array([[0.0, -0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.0]], np.float32)
+    for A in (xs.DIA.fromdense(xp.asarray(a)), xs.BSR.fromdense(xp.asarray(a), block_shape=(8, 8), max_fill=100)):
+        back = np.asarray(A.todense())
+        np.testing.assert_array_equal(np.signbit(back), np.signbit(a))
+        np.testing.assert_array_equal(back, a)
+    assert xs.DIA.fromdense(xp.asarray(a)).offsets == (-1, 1)
 
 
 def test_repr_and_attributes():

@@ -55,7 +55,7 @@ def _product(leaves: tuple[Any, ...], x: Any, plan: tpu_bsr.Plan, transposed: bo
 @functools.partial(kernel, static_argnames="plan")
 def _todense(data: Any, rows: Any, cols: Any, plan: tpu_bsr.Plan) -> Any:
     (m, n), (bm, bk), (block_rows, block_cols) = plan.shape, plan.block, plan.grid
-    grid = jax.numpy.zeros((block_rows, block_cols, bm, bk), data.dtype).at[rows, cols].add(data)
+    grid = jax.numpy.zeros((block_rows, block_cols, bm, bk), data.dtype).at[rows, cols].set(data)
     return grid.transpose(0, 2, 1, 3).reshape(block_rows * bm, block_cols * bk)[:m, :n]
 
 

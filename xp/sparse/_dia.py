@@ -33,6 +33,7 @@ from xp._errors import fail
 from xp._jit import kernel
 from xp._routing import reported
 from xp._typing import ArrayLike
+from xp.sparse import _buffers as buffers
 from xp.sparse import _layout_matrix as layout
 from xp.sparse._products import kernels, tpu_dia
 
@@ -95,7 +96,7 @@ def _todense(data: Any, plan: tpu_dia.Plan) -> Any:
     rows = jnp.arange(m)
     for d, o in enumerate(plan.offsets):  # (a column outside the matrix: n, dropped; not wrapped around)
         cols = jnp.where((rows + o >= 0) & (rows + o < n), rows + o, n)
-        out = out.at[rows, cols].add(tpu_dia.diagonals(plan, data)[d], mode="drop")
+        out = out.at[rows, cols].set(tpu_dia.diagonals(plan, data)[d], mode="drop")
     return out
 
 
@@ -167,8 +168,8 @@ class DIA(layout.LayoutMatrix):
             if value.ndim != 2:
                 fail(ValueError, f"x must be 2-dimensional, got shape {tuple(value.shape)}")
             m, n = (int(s) for s in value.shape)
-            given = tuple(sorted(_offsets(offsets, m, n)))
-            return cls._make((_from_dense(value, tpu_dia.plan((m, n), given)),), tpu_dia.plan((m, n), given), False)
+            plan = tpu_dia.plan((m, n), tuple(sorted(_offsets(offsets, m, n))))
+            return cls._make((_from_dense(value, plan),), plan, False)
         except Exception as error:
             kwargs = {"offsets": offsets, "max_fill": max_fill}
             return routing.failed(error, "xp.sparse.DIA.fromdense", cls.fromdense, (x,), kwargs)
@@ -180,7 +181,7 @@ class DIA(layout.LayoutMatrix):
         found = np.unique(cols - rows)
         layout.check_fill(len(found) * shape[0], len(values), limit, "DIA")
         diagonals = np.zeros((len(found), shape[0]), values.dtype)
-        np.add.at(diagonals, (np.searchsorted(found, cols - rows), rows), values)
+        buffers.added_host(diagonals, (np.searchsorted(found, cols - rows), rows), values)
         plan = tpu_dia.plan(shape, tuple(int(o) for o in found))
         order = tuple(range(len(found)))
         return cls._make((_stored(layout.placed_like(diagonals, source), order, plan),), plan, False)

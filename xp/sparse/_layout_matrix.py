@@ -30,6 +30,7 @@ from xp import _linear_algebra as dense
 from xp import _routing as routing
 from xp._array import Array, namespace, wrap
 from xp._errors import fail
+from xp.sparse import _dense_conversion as dense_conversion
 from xp.sparse._array import SparseArray
 
 
@@ -186,7 +187,8 @@ def host_entries(matrix: Any, where: str) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def dense_entries(x: Any, where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
-    """The nonzero entries of a 2-d dense array ``x`` (as :func:`host_entries`), read eagerly."""
+    """The entries of a 2-d dense array ``x`` (as :func:`host_entries`), read eagerly: the elements
+    ``xp.sparse.fromdense`` stores (nonzero, or a negative zero)."""
     value = boundary.array(x, "x")
     if value.ndim != 2:
         fail(ValueError, f"x must be 2-dimensional, got shape {tuple(value.shape)}")
@@ -194,7 +196,7 @@ def dense_entries(x: Any, where: str) -> tuple[np.ndarray, np.ndarray, np.ndarra
         fail(TypeError, f"x is traced: {where} reads where x's nonzero elements are, so it runs eagerly (outside "
              "jax.jit)")  # fmt: skip
     host = np.asarray(value)
-    rows, cols = np.nonzero(host)
+    rows, cols = np.nonzero(dense_conversion._stored_host(host, 0))
     return rows.astype(np.int64), cols.astype(np.int64), host[rows, cols], (int(host.shape[0]), int(host.shape[1]))
 
 

@@ -37,6 +37,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from xp.sparse import _buffers as buffers
+
 COLUMN_TILES = (512, 256, 128)
 """Columns of ``X`` per grid step where ``X`` has more than the first (else all of them)."""
 
@@ -179,7 +181,7 @@ def host_layout(rows: Any, cols: Any, values: Any, plan: Plan) -> tuple[Any, Any
     held.update(empty_cols)  # row 0 of an empty block column
     ordered = np.array(sorted(held), np.int64)
     data = np.zeros((len(ordered), bm, bk), values.dtype)
-    np.add.at(data, (np.searchsorted(ordered, keys), rows % bm, cols % bk), values)
+    buffers.added_host(data, (np.searchsorted(ordered, keys), rows % bm, cols % bk), values)
     block_row, block_col = (ordered // block_cols).astype(np.int32), (ordered % block_cols).astype(np.int32)
     order = np.lexsort((block_row, block_col)).astype(np.int32)
     return data, block_row, block_col, order
