@@ -5,15 +5,15 @@ The kernels are those of two layouts, each a format of its own (``xp.sparse.DIA`
 ``xp.sparse.BSR``) built once per matrix: :mod:`.tpu_dia` (a banded matrix by its diagonals:
 shifted slices, the vector unit) and :mod:`.tpu_bsr` (a matrix of dense blocks: the matrix unit).
 A BCOO or BCSR keeps XLA's and the CPU's kernels (:mod:`.kernels`): on a TPU a general sparse
-product is a gather and a scatter-add, which XLA serializes there, and no layout made on the fly
-for each product would repay its cost.
+product is a gather and a scatter-add, which XLA serializes there; the layouts that avoid both are
+built once per matrix, by the user's conversion, not for each product.
 
 **The choice** is made when XLA lowers a product, as for the native CPU kernel (:mod:`.native`):
 each product is a primitive with a lowering rule for the TPU (the Pallas kernel, or XLA's
 formulation where :data:`ON_TPU` says it is as fast) and one for every other platform (XLA's
 formulation), so one jitted or exported program takes the right one on each platform. The Pallas
-kernels take float32 (a TPU's float); other dtypes, and shapes a kernel does not tile (below),
-lower to XLA's formulation everywhere.
+kernels take float32 (a TPU's float); other dtypes, and shapes a kernel does not tile
+(:func:`_pallas_takes`), lower to XLA's formulation everywhere.
 
 :func:`forced` makes every product traced inside it lower to one kind on every platform: the
 Pallas kernels (run by Pallas's interpreter where the platform is not a TPU: how the tests check
