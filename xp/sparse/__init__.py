@@ -13,6 +13,8 @@
   ``to_bcoo``, ``to_bcsr`` convert.
 - ``RowPartitioned``: a sparse matrix whose rows are partitioned over the devices of a mesh axis
   (docs/sharding.md, "Sparse arrays on meshes").
+- ``DIA`` (a banded matrix by its diagonals) and ``BSR`` (dense blocks): matrices kept in the layout
+  of their products, Pallas kernels on a TPU (docs/sparse.md, "On a TPU").
 - JAX's sparse API (``bcoo_fromdense``, ``bcoo_dot_general``, ..., ``sparsify``) is here with
   xp's argument handling.
 """
@@ -177,6 +179,7 @@ from xp.sparse import linalg as linalg
 from xp.sparse._array import BCOO as BCOO
 from xp.sparse._array import BCSR as BCSR
 from xp.sparse._array import SparseArray as SparseArray
+from xp.sparse._bsr import BSR as BSR
 from xp.sparse._creation import arange as arange
 from xp.sparse._creation import asarray as asarray
 from xp.sparse._creation import empty as empty
@@ -196,6 +199,7 @@ from xp.sparse._creation import tril as tril
 from xp.sparse._creation import triu as triu
 from xp.sparse._creation import zeros as zeros
 from xp.sparse._creation import zeros_like as zeros_like
+from xp.sparse._dia import DIA as DIA
 from xp.sparse._distributed import RowPartitioned as RowPartitioned
 from xp.sparse._jax_conversion import bcoo_eliminate_zeros as bcoo_eliminate_zeros
 from xp.sparse._jax_conversion import bcoo_fromdense as bcoo_fromdense

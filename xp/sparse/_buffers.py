@@ -150,3 +150,14 @@ def _full_batch_host(
     batch = shape[:n_batch]
     return (np.broadcast_to(data, (*batch, *data.shape[n_batch:])),
             np.broadcast_to(indices, (*batch, *indices.shape[n_batch:])))  # fmt: skip
+
+
+def added_host(target: np.ndarray, index: tuple[np.ndarray, ...], values: np.ndarray) -> None:
+    """``target[index] += values`` in NumPy, the values of a position given several times summed;
+    where each position is given once, the values are written as they are (so that a stored
+    negative zero stays one: ``0.0 + -0.0`` is ``0.0``)."""
+    flat = np.ravel_multi_index(index, target.shape) if values.size else np.zeros(0, np.int64)
+    if len(np.unique(flat)) == len(flat):
+        target[index] = values
+    else:
+        np.add.at(target, index, values)

@@ -12,6 +12,13 @@ pointers). It is a primitive whose lowering chooses: on other platforms, for ``j
 ``xla_*_product``) are what runs. ``custom_kernels=False`` (products XLA must partition over a mesh) skips
 it and JAX's CSR kernel alike.
 
+**On a TPU, the BCOO and BCSR products are XLA's** (below): a general sparse product is a gather
+and a scatter-add there, which XLA serializes. What runs at the TPU's speed are the layouts of
+their own, built once per matrix: ``xp.sparse.DIA`` (a banded matrix by its diagonals) and
+``xp.sparse.BSR`` (dense blocks), whose products (:func:`dia_matmul`, :func:`bsr_matmul`) are
+primitives of :mod:`xp.sparse._products.tpu` lowering to Pallas kernels on a TPU and to XLA's
+formulations elsewhere (docs/sparse.md, "On a TPU").
+
 The XLA fallback:
 
 ============================  ===========================================================================
@@ -75,7 +82,7 @@ from typing import Any
 
 import jax
 
-from xp.sparse._products import native
+from xp.sparse._products import native, tpu
 from xp.sparse._products.xla import (
     coo_matmul,
     csr_matmul,
@@ -86,7 +93,7 @@ from xp.sparse._products.xla import (
     xla_csr_rproduct,
 )
 
-__all__ = ["bcoo_matmul", "bcoo_rmatmul", "bcsr_matmul", "bcsr_rmatmul", "coo_matmul", "csr_matmul",
+__all__ = ["bcoo_matmul", "bcoo_rmatmul", "bcsr_matmul", "bcsr_rmatmul", "bsr_matmul", "coo_matmul", "csr_matmul", "dia_matmul",
            "native_for", "rows_from_indptr", "take"]  # fmt: skip
 
 # --- choosing ---------------------------------------------------------------------------------
@@ -148,3 +155,18 @@ def bcsr_rmatmul(matrix: Any, x: Any, custom_kernels: bool = True) -> Any:
         indices, indptr = native.common_index(matrix.indices, matrix.indptr)
         return native.product(matrix.data, indices, indptr, x, native.Spec("csr_t", matrix.shape[1]))
     return xla_csr_rproduct(matrix.data, matrix.indices, matrix.indptr, x, n_cols=matrix.shape[1])
+
+
+# --- the layouts of their own: DIA and BSR (xp/sparse/_products/tpu.py) -----------------------
+
+
+def dia_matmul(data: Any, x: Any, plan: Any, transposed: bool = False) -> Any:
+    """``A @ x`` (``A.T @ x`` where ``transposed``) of an ``xp.sparse.DIA`` matrix's stored
+    diagonals: the Pallas kernel on a TPU, XLA's shifted slices elsewhere (:mod:`.tpu`)."""
+    return tpu.dia_product(data, x, plan, transposed)
+
+
+def bsr_matmul(data: Any, rows: Any, cols: Any, order: Any, x: Any, plan: Any, transposed: bool = False) -> Any:
+    """``A @ x`` (``A.T @ x``) of an ``xp.sparse.BSR`` matrix's blocks: the Pallas kernel on a TPU,
+    XLA's batched block products elsewhere (:mod:`.tpu`)."""
+    return tpu.bsr_product(data, rows, cols, order, x, plan, transposed)

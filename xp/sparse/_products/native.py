@@ -63,7 +63,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from xp.sparse._products import xla
+from xp.sparse._products import rules, xla
 
 # The products' FFI kernels, and the host product of two sparse matrices (called through ctypes)
 SOURCES = (Path(__file__).with_name("native_spmm.cc"), Path(__file__).with_name("native_spgemm.cc"))
@@ -331,30 +331,15 @@ def _lowering(native_call: Any, xla_call: Any) -> Any:
     """The lowering rule of a primitive whose native and XLA forms are ``native_call`` and ``xla_call``."""
 
     def lower(ctx: Any, *args: Any, spec: Spec) -> Any:
-        from jax.interpreters import mlir
-
         module = ctx.module_context
         native = tuple(module.platforms) == ("cpu",) and not module.lowering_parameters.for_export
-        fn = native_call if native and _state["loaded"] else xla_call
-        return mlir.lower_fun(functools.partial(fn, spec=spec), multiple_results=False)(ctx, *args)
+        return rules.lowered(native_call if native and _state["loaded"] else xla_call, ctx, *args, spec=spec)
 
     return lower
 
 
 def _primitive(name: str, abstract: Any, native_call: Any, xla_call: Any) -> Any:
-    from jax.extend.core import Primitive
-    from jax.interpreters import mlir
-
-    primitive = Primitive(name)
-    primitive.def_abstract_eval(abstract)
-    primitive.def_impl(lambda *args, spec: _jitted_bind(primitive, spec)(*args))
-    mlir.register_lowering(primitive, _lowering(native_call, xla_call))
-    return primitive
-
-
-@functools.cache
-def _jitted_bind(primitive: Any, spec: Spec) -> Any:
-    return jax.jit(lambda *args: primitive.bind(*args, spec=spec))
+    return rules.primitive(name, abstract, _lowering(native_call, xla_call))
 
 
 _PRODUCT = _primitive("xp_sparse_product", _abstract, _native_call, _xla_call)
@@ -411,27 +396,6 @@ def _transposed(spec: Spec, n_in: int) -> Spec:
     return Spec("csr_t" if spec.kind == "csr" else "csr", n_in)
 
 
-def _bilinear_jvp(primitive: Any, linear: tuple[int, int]) -> Any:
-    """The JVP rule of ``primitive``, bilinear in its operands at the positions ``linear``: the sum
-    of the primitive applied to each tangent with the other operand kept."""
-
-    def jvp(primals: Any, tangents: Any, *, spec: Spec) -> tuple[Any, Any]:
-        from jax.interpreters import ad
-
-        y = primitive.bind(*primals, spec=spec)
-        terms = []
-        for position in linear:
-            if type(tangents[position]) is not ad.Zero:
-                operands = list(primals)
-                operands[position] = tangents[position]
-                terms.append(primitive.bind(*operands, spec=spec))
-        if not terms:  # JAX does not call the rule then; kept total
-            return y, jnp.zeros_like(y)
-        return y, terms[0] if len(terms) == 1 else terms[0] + terms[1]
-
-    return jvp
-
-
 def _transpose(ct: Any, data: Any, a: Any, b: Any, x: Any, *, spec: Spec) -> tuple[Any, ...]:
     from jax.interpreters import ad
 
@@ -456,15 +420,7 @@ def _batch(args: Any, dims: Any, *, spec: Spec) -> tuple[Any, int]:
         y = _PRODUCT.bind(data, a, b, x.reshape(x.shape[0], -1), spec=spec)
         y = y.reshape(spec.n_out, *x.shape[1:])
         return y, y.ndim - 1
-    return _mapped(_PRODUCT, args, dims, spec=spec)
-
-
-def _mapped(primitive: Any, args: Any, dims: Any, *, spec: Spec) -> tuple[Any, int]:
-    """A batching rule's general case: ``primitive`` applied to each batch element (``lax.map``)."""
-    size = next(v.shape[d] for v, d in zip(args, dims, strict=True) if d is not None)
-    operands = tuple(jnp.moveaxis(v, d, 0) if d is not None else jnp.broadcast_to(v, (size, *v.shape))
-                     for v, d in zip(args, dims, strict=True))  # fmt: skip
-    return jax.lax.map(lambda o: primitive.bind(*o, spec=spec), operands), 0
+    return rules.mapped(_PRODUCT, args, dims, spec=spec)
 
 
 # The data cotangent is bilinear in (ct, x) too, and its transposes are products with the
@@ -488,12 +444,12 @@ def _sampled_transpose(g: Any, a: Any, b: Any, ct: Any, x: Any, *, spec: Spec) -
 def _register_rules() -> None:
     from jax.interpreters import ad, batching
 
-    ad.primitive_jvps[_PRODUCT] = _bilinear_jvp(_PRODUCT, (0, 3))  # (data, x)
+    ad.primitive_jvps[_PRODUCT] = rules.bilinear_jvp(_PRODUCT, (0, 3))  # (data, x)
     ad.primitive_transposes[_PRODUCT] = _transpose
     batching.primitive_batchers[_PRODUCT] = _batch
-    ad.primitive_jvps[_SAMPLED] = _bilinear_jvp(_SAMPLED, (2, 3))  # (ct, x)
+    ad.primitive_jvps[_SAMPLED] = rules.bilinear_jvp(_SAMPLED, (2, 3))  # (ct, x)
     ad.primitive_transposes[_SAMPLED] = _sampled_transpose
-    batching.primitive_batchers[_SAMPLED] = functools.partial(_mapped, _SAMPLED)
+    batching.primitive_batchers[_SAMPLED] = functools.partial(rules.mapped, _SAMPLED)
 
 
 _register_rules()

@@ -1,0 +1,278 @@
+"""Sparse products on a TPU: xp.sparse.DIA and BSR (Pallas kernels and XLA's formulations) against
+JAX's BCOO, xp's BCOO and the dense product, and against the time the data takes to stream.
+
+    python bench/run.py sparse_tpu          # writes bench/RESULTS.md (section sparse_tpu-tpu on a TPU)
+    python bench/sparse_tpu.py [--quick]    # prints the section
+
+The three matrices of issue #43 (float32, jitted products):
+
+- **Poisson**: the 2-D Poisson matrix of a 1000 x 1000 grid (1M rows, 5 diagonals): ``A @ x`` and
+  ``A.T @ x`` as a DIA, Pallas and XLA; JAX's BCOO where a trial on a 62,500-row matrix says it
+  ends within a few seconds a call (it is a scatter there; the dense matrix would take 4 TB).
+- **Blocks**: 8192 x 8192 of 128 x 128 blocks, 10% of them stored (random), ``A @ X`` with ``X`` of
+  512 columns: BSR (Pallas, XLA) against the dense product at float32's precision, as xp's.
+- **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO and
+  the dense matrix (no layout of #43 suits it; the row for the goal of 0.5 ms).
+
+Each product is checked against a reference (largest relative error shown), then all of a matrix's
+implementations are timed interleaved: rounds of batches of calls, the median per call. The
+"memory floor" is the time XLA takes to stream as many bytes as the product must read and write
+(``b + 1`` on a buffer of half as many bytes: read once, written once): a product near it is at
+the memory's speed. Off a TPU (CI, a laptop) the same code runs on small matrices, the Pallas
+kernels in Pallas's interpreter: it checks that the benchmark works, its times say nothing.
+"""
+
+# ruff: noqa: N803, N806  (A and X are matrices, named as in the operations)
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from _machine import describe
+
+SIZES = {  # (Poisson grid side, blocks side and block, random side and entries, X's columns)
+    "tpu": (1000, 8192, 128, 20000, 400_000, 512),
+    "small": (60, 512, 128, 2000, 4000, 64),
+}
+BCOO_TRIAL_SIDE = 250  # the Poisson grid on which JAX's BCOO is tried first
+BCOO_LIMIT_S = 5.0  # the time a call may take at full size, extrapolated, for JAX's BCOO to run
+DENSE_LIMIT = 4 * 2**30  # the bytes of a dense matrix that is multiplied too
+
+
+def poisson_diagonals(nx: int) -> tuple[Any, tuple[int, ...]]:
+    """The row-aligned diagonals of the 2-D Poisson matrix of an ``nx`` x ``nx`` grid (NumPy)."""
+    import numpy as np
+
+    n = nx * nx
+    i = np.arange(n)
+    same_row_left, same_row_right = i % nx != 0, i % nx != nx - 1
+    diagonals = np.stack([
+        np.where(i >= nx, -1.0, 0.0), np.where(same_row_left, -1.0, 0.0), np.full(n, 4.0),
+        np.where(same_row_right, -1.0, 0.0), np.where(i < n - nx, -1.0, 0.0),
+    ]).astype(np.float32)  # fmt: skip
+    return diagonals, (-nx, -1, 0, 1, nx)
+
+
+def coo_of(diagonals: Any, offsets: tuple[int, ...], n: int) -> tuple[Any, Any]:
+    """The stored entries of a square matrix's row-aligned diagonals, in row order (NumPy)."""
+    import numpy as np
+
+    rows = np.repeat(np.arange(n)[:, None], len(offsets), axis=1)
+    cols = rows + np.asarray(offsets)[None, :]
+    values = diagonals.T
+    keep = (cols >= 0) & (cols < n) & (values != 0)
+    return values[keep], np.stack([rows[keep], cols[keep]], axis=1).astype(np.int32)
+
+
+def floor_call(nbytes: int) -> Callable[[], Any]:
+    """A jitted ``b + 1`` that reads and writes ``nbytes`` in all: the memory floor's stand-in."""
+    import jax
+    import jax.numpy as jnp
+
+    buffer = jnp.zeros(max(nbytes // 8, 1), jnp.float32)
+    add = jax.jit(lambda b: b + 1)
+    return lambda: add(buffer)
+
+
+def interleaved(calls: dict[str, Callable[[], Any]], rounds: int, budget: float) -> dict[str, float]:
+    """The median seconds per call of each of ``calls``, timed in interleaved rounds of batches."""
+    import jax
+
+    batch = {}
+    for name, call in calls.items():
+        jax.block_until_ready(call())  # compiled
+        start = time.perf_counter()
+        jax.block_until_ready(call())
+        batch[name] = max(1, min(200, int(budget / max(time.perf_counter() - start, 1e-6))))
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            for _ in range(batch[name]):
+                out = call()
+            jax.block_until_ready(out)
+            times[name].append((time.perf_counter() - start) / batch[name])
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def error(got: Any, want: Any) -> float:
+    import numpy as np
+
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30))
+
+
+def kernel(kind: str) -> Any:
+    """Products traced inside take the Pallas kernels or XLA's formulation (xp/sparse/_products/tpu.py)."""
+    from xp.sparse._products import tpu
+
+    return tpu.forced(kind)
+
+
+def jitted(kind: str | None, product: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    """``product(*args)`` jitted and compiled now, under :func:`kernel` ``kind`` (None: as chosen)."""
+    import jax
+
+    with kernel(kind) if kind else contextlib.nullcontext():
+        compiled = jax.jit(product).lower(*args).compile()
+    return lambda: compiled(*args)
+
+
+def run_case(title: str, calls: dict[str, tuple[Callable[[], Any], Any]], nbytes: int, rounds: int, budget: float,
+             notes: dict[str, str]) -> list[str]:  # fmt: skip
+    """One matrix's table: for each implementation (a call and the result it must give), its median,
+    its ratio to the memory floor and its error."""
+    errors = {name: error(call(), want) for name, (call, want) in calls.items()}
+    timed = {name: call for name, (call, _) in calls.items()}
+    medians = interleaved({**timed, "memory floor": floor_call(nbytes)}, rounds, budget)
+    floor = medians.pop("memory floor")
+    lines = [f"### {title}", "", f"Memory floor ({nbytes / 1e6:.1f} MB streamed): {floor * 1e6:.1f} µs.", "",
+             "| implementation | median µs | / floor | relative error |", "|---|---:|---:|---:|"]  # fmt: skip
+    for name, seconds in medians.items():
+        lines.append(f"| {name} | {seconds * 1e6:.1f} | {seconds / floor:.2f} | {errors[name]:.1e} |")
+    for name, note in notes.items():
+        lines.append(f"| {name} | {note} | | |")
+    return [*lines, ""]
+
+
+def poisson_case(nx: int, rounds: int, budget: float) -> list[str]:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.experimental import sparse as jsparse
+
+    import xp
+    import xp.sparse as xs
+
+    diagonals, offsets = poisson_diagonals(nx)
+    n = nx * nx
+    A = xs.DIA((xp.asarray(diagonals), offsets), shape=(n, n))
+    x = xp.asarray(np.random.default_rng(0).standard_normal(n).astype(np.float32))
+    want = np.asarray(jitted("xla", lambda A, x: (A @ x).jax, A, x)())  # (A is symmetric: A.T @ x too)
+    calls = {f"DIA {kind} A @ x": (jitted(kind, lambda A, x: (A @ x).jax, A, x), want) for kind in ("pallas", "xla")}
+    for kind in ("pallas", "xla"):
+        calls[f"DIA {kind} A.T @ x"] = (jitted(kind, lambda A, x: (A.T @ x).jax, A, x), want)
+    notes = {}
+    if n * n * 4 <= DENSE_LIMIT:
+        calls["dense A @ x"] = (jitted(None, lambda a, x: (a @ x).jax, A.todense(), x), want)
+    else:
+        notes["dense A @ x"] = f"n/a: the dense matrix would take {n * n * 4 / 1e12:.0f} TB"
+    # JAX's BCOO: tried on a smaller grid first, run at full size only if it would end in time
+    trial_diagonals, _ = poisson_diagonals(BCOO_TRIAL_SIDE)
+    trial_values, trial_indices = coo_of(trial_diagonals, (-BCOO_TRIAL_SIDE, -1, 0, 1, BCOO_TRIAL_SIDE),
+                                         BCOO_TRIAL_SIDE**2)  # fmt: skip
+    trial = jsparse.BCOO((jnp.asarray(trial_values), jnp.asarray(trial_indices)), shape=(BCOO_TRIAL_SIDE**2,) * 2,
+                         indices_sorted=True, unique_indices=True)  # fmt: skip
+    trial_x = jnp.ones(BCOO_TRIAL_SIDE**2, jnp.float32)
+    trial_call = jitted(None, lambda A, x: A @ x, trial, trial_x)
+    jax.block_until_ready(trial_call())
+    start = time.perf_counter()
+    jax.block_until_ready(trial_call())
+    estimate = (time.perf_counter() - start) * n / BCOO_TRIAL_SIDE**2
+    if estimate <= BCOO_LIMIT_S or n <= BCOO_TRIAL_SIDE**2:
+        values, indices = coo_of(diagonals, offsets, n)
+        bcoo = jsparse.BCOO((jnp.asarray(values), jnp.asarray(indices)), shape=(n, n), indices_sorted=True,
+                            unique_indices=True)  # fmt: skip
+        calls["JAX BCOO A @ x"] = (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want)
+        calls["xp BCOO A @ x"] = (jitted(None, lambda A, x: (A @ x).jax, xs.BCOO.from_jax(bcoo), x), want)
+    else:
+        notes["JAX BCOO A @ x"] = f"not run: about {estimate:.0f} s a call (from the {BCOO_TRIAL_SIDE**2:,}-row matrix)"
+    nbytes = (len(offsets) * n + 2 * n) * 4
+    title = f"2-D Poisson, {n:,} rows, 5 diagonals: `A @ x` (goal: at most 100 µs)"
+    return run_case(title, calls, nbytes, rounds, budget, notes)
+
+
+def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float) -> list[str]:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import xp
+    import xp.sparse as xs
+
+    rng = np.random.default_rng(1)
+    count = side // block
+    held = rng.random((count, count)) < 0.1
+    dense = (rng.standard_normal((side, side)) * np.kron(held, np.ones((block, block)))).astype(np.float32)
+    A = xs.BSR.fromdense(xp.asarray(dense), block_shape=(block, block))
+    X = xp.asarray(rng.standard_normal((side, columns)).astype(np.float32))
+    with jax.default_matmul_precision("highest"):
+        want, want_t = np.asarray(jnp.dot(jnp.asarray(dense), X.jax)), np.asarray(jnp.dot(jnp.asarray(dense).T, X.jax))
+    calls = {f"BSR {kind} A @ X": (jitted(kind, lambda A, X: (A @ X).jax, A, X), want) for kind in ("pallas", "xla")}
+    calls["BSR pallas A.T @ X"] = (jitted("pallas", lambda A, X: (A.T @ X).jax, A, X), want_t)
+    matrix = xp.asarray(dense)
+    calls["dense A @ X (xp.matmul, float32's precision)"] = (jitted(None, lambda a, X: (a @ X).jax, matrix, X), want)
+    stored = int(held.sum()) * block * block
+    nbytes = (stored + 2 * side * columns) * 4
+    title = (f"Blocks: {side} x {side}, {int(held.sum())} of {count * count} blocks of {block} x {block} stored, "
+             f"`A @ X` with {columns} columns (goal: 5 times faster than dense)")  # fmt: skip
+    return run_case(title, calls, nbytes, rounds, budget, {})
+
+
+def random_case(side: int, entries: int, rounds: int, budget: float) -> list[str]:
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.experimental import sparse as jsparse
+
+    import xp
+    import xp.sparse as xs
+
+    rng = np.random.default_rng(2)
+    flat = np.unique(rng.integers(0, side * side, entries))
+    indices = np.stack([flat // side, flat % side], axis=1).astype(np.int32)
+    values = rng.standard_normal(len(flat)).astype(np.float32)
+    bcoo = jsparse.BCOO((jnp.asarray(values), jnp.asarray(indices)), shape=(side, side), indices_sorted=True,
+                        unique_indices=True)  # fmt: skip
+    A = xs.BCOO.from_jax(bcoo)
+    x = xp.asarray(rng.standard_normal(side).astype(np.float32))
+    dense = bcoo.todense()
+    want = np.asarray(dense, np.float64) @ np.asarray(x, np.float64)
+    calls = {
+        "xp BCOO A @ x": (jitted(None, lambda A, x: (A @ x).jax, A, x), want),
+        "xp BCSR A @ x": (jitted(None, lambda A, x: (A @ x).jax, A.to_bcsr(), x), want),
+        "JAX BCOO A @ x": (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want),
+        "dense A @ x": (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want),
+    }
+    nbytes = len(flat) * 12 + 2 * side * 4
+    title = f"Random: {side} x {side}, {len(flat):,} entries: `A @ x` (goal: at most 500 µs)"
+    return run_case(title, calls, nbytes, rounds, budget, {})
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
+    args = parser.parse_args(argv)
+    import jax
+
+    load_start = os.getloadavg()[0]
+    device = jax.devices()[0]
+    on_tpu = device.platform == "tpu"
+    nx, side, block, random_side, entries, columns = SIZES["tpu" if on_tpu else "small"]
+    rounds, budget = (3, 0.02) if args.quick else (15, 0.1)
+    lines = poisson_case(nx, rounds, budget)
+    lines += blocks_case(side, block, columns, rounds, budget)
+    lines += random_case(random_side, entries, rounds, budget)
+    where = (f"{device.device_kind}" if on_tpu else f"{device.platform} ({describe()}): small matrices, the Pallas "
+             "kernels interpreted; these times say nothing about a TPU")  # fmt: skip
+    head = [
+        "## Sparse products on a TPU: xp.sparse.DIA and BSR",
+        "",
+        f"Measured with jax {jax.__version__}, Python {platform.python_version()}, on {where}; load average "
+        f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end. Medians of {rounds} interleaved rounds. "
+        '"pallas" and "xla": the two lowerings of a DIA or BSR product (xp/sparse/_products/tpu.py; `ON_TPU` '
+        "there says which a TPU takes). bench/sparse_tpu.py describes the matrices.",
+        "",
+    ]
+    return "\n".join(head + lines)
+
+
+if __name__ == "__main__":
+    print(main(sys.argv[1:]))

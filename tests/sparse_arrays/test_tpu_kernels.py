@@ -1,0 +1,241 @@
+"""The TPU kernels of xp.sparse's DIA and BSR layouts (xp/sparse/_products/tpu_dia.py, tpu_bsr.py):
+each Pallas kernel and each XLA formulation against the dense product, on hypothesis-drawn shapes,
+offsets, block patterns and operands (empty rows, a last tile that the matrix does not fill,
+several tiles, windows split into groups, blocks of zeros added for empty block rows and columns).
+
+Where the default backend is not a TPU, the kernels run in Pallas's interpreter (``interpret``):
+their logic (windows, shifts, rotations, the walk over the blocks) is checked here, what Mosaic
+makes of them only on a TPU, where the same tests run the compiled kernels. The TPU interpreter
+(``pltpu.InterpretParams``) also checks that no block reads outside its array.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from xp.sparse._products import tpu_bsr, tpu_dia
+
+ON_TPU = jax.default_backend() == "tpu"
+INTERPRET = not ON_TPU
+# float32 sums of a few products: the kernels and the dense product add in different orders
+TOLERANCE = {"rtol": 2e-5, "atol": 2e-5}
+
+# (m, n): one tile and several (with at most 8 rows of 128 per tile), a last tile the matrix does
+# not fill, wider and taller matrices, more rows than one matrix kernel's tile of 1024
+DIA_SHAPES = [(1, 1), (5, 9), (37, 29), (130, 300), (1100, 1300), (2100, 1900)]
+# offsets that are multiples of 128 and not, across a row of 128 either way, and far apart (groups)
+OFFSETS = (0, 1, -1, 2, -3, 127, 128, 129, -128, -129, -130, 300, -1000, 1200)
+
+
+def dia_reference(shape, offsets, diagonals, x, transposed):
+    """``A @ x`` (``A.T @ x``) in float64 from the row-aligned diagonals, entry by entry (NumPy; the
+    dense matrix of the largest cases would not fit)."""
+    m, n = shape
+    x = x.astype(np.float64)
+    out = np.zeros(((n if transposed else m), *x.shape[1:]))
+    for d, o in enumerate(offsets):
+        i = np.arange(max(0, -o), min(m, n - o))
+        values = diagonals[d, i].astype(np.float64).reshape(-1, *([1] * (x.ndim - 1)))
+        if transposed:
+            out[i + o] += values * x[i]
+        else:
+            out[i] += values * x[i + o]
+    return out
+
+
+@st.composite
+def dia_problems(draw):
+    m, n = draw(st.sampled_from(DIA_SHAPES))
+    candidates = sorted({o for o in (*OFFSETS, n - 1, 1 - m) if -m < o < n})
+    offsets = tuple(sorted(draw(st.sets(st.sampled_from(candidates), min_size=1, max_size=5))))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    diagonals = rng.standard_normal((len(offsets), m)).astype(np.float32)
+    diagonals[:, rng.random(m) < 0.2] = 0  # empty rows
+    k = draw(st.sampled_from([None, 1, 3]))
+    return {
+        "plan": tpu_dia.plan((m, n), offsets, draw(st.sampled_from([8, 512]))),
+        "diagonals": diagonals,
+        "x": rng.standard_normal((n,) if k is None else (n, k)).astype(np.float32),
+        "y": rng.standard_normal((m,) if k is None else (m, k)).astype(np.float32),
+    }
+
+
+@given(p=dia_problems())
+def test_dia_kernels_match_the_dense_product(p):
+    plan = p["plan"]
+    data = tpu_dia.stored(plan, jnp.asarray(p["diagonals"]))
+    kept = np.asarray(tpu_dia.diagonals(plan, data))
+    np.testing.assert_array_equal(
+        np.asarray(tpu_dia.diagonals(plan, data)) != 0, _on_matrix(plan) & (p["diagonals"] != 0)
+    )
+    pallas = tpu_dia.vector_product if p["x"].ndim == 1 else tpu_dia.matrix_product
+    for transposed, x in ((False, p["x"]), (True, p["y"])):
+        want = dia_reference(plan.shape, plan.offsets, kept, x, transposed)
+        got = tpu_dia.xla_product(data, jnp.asarray(x), plan=plan, transposed=transposed)
+        np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+        if x.ndim == 1 or tpu_dia.column_tile(plan, x.shape[1], transposed) is not None:
+            got = pallas(data, jnp.asarray(x), plan=plan, transposed=transposed, interpret=INTERPRET)
+            np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+
+
+def _on_matrix(plan):
+    """Where the row-aligned diagonals hold elements of the matrix."""
+    m, n = plan.shape
+    i = np.arange(m)
+    return np.stack([(i + o >= 0) & (i + o < n) for o in plan.offsets])
+
+
+@given(p=dia_problems())
+def test_dia_data_cotangent_is_the_dense_gradient_on_the_diagonals(p):
+    plan = p["plan"]
+    for transposed, ct, x in ((False, p["y"], p["x"]), (True, p["x"], p["y"])):
+        got = tpu_dia.diagonals(
+            plan, tpu_dia.sampled(jnp.asarray(ct), jnp.asarray(x), plan=plan, transposed=transposed)
+        )
+        # d<ct, A @ x>/dA = ct x^T (of A.T @ x: x ct^T), read on each diagonal
+        outer = np.outer(ct, x) if ct.ndim == 1 else ct @ x.T
+        gradient = outer.T if transposed else outer
+        want = np.zeros(p["diagonals"].shape)
+        for d, o in enumerate(plan.offsets):
+            for i in range(max(0, -o), min(plan.shape[0], plan.shape[1] - o)):
+                want[d, i] = gradient[i, i + o]
+        np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+
+
+def test_dia_windows_group_close_offsets_and_split_far_ones():
+    found, picks = tpu_dia.windows((-1000, -1, 0, 1, 1000), 512, 128)
+    assert [(w.first, w.stop) for w in found] == [(0, 5)]  # 2000 values: 16 rows, within a tile
+    found, picks = tpu_dia.windows((-100_000, 0, 100_000), 8, 128)
+    assert [(w.first, w.stop) for w in found] == [(0, 1), (1, 2), (2, 3)]
+    assert all(w.start % 8 == 0 and w.rows % 8 == 0 for w in found)
+    # a shift is rows and lanes: 129 = 1 row of 128 and 1 lane
+    found, picks = tpu_dia.windows((129,), 8, 128)
+    assert picks[0].lane == 1 and found[0].start + picks[0].row == 1
+
+
+def test_dia_layout_is_a_few_tiles_more_than_the_diagonals():
+    plan = tpu_dia.plan((1_000_000, 1_000_000), (-1000, -1, 0, 1, 1000))
+    assert plan.tile == tpu_dia.VECTOR_TILE
+    stored_values = plan.rows * tpu_dia.LANES
+    assert 1_000_000 <= stored_values <= 1_000_000 + 2 * plan.tile * tpu_dia.LANES
+
+
+# Pallas's interpreter (on a TPU: the compiled kernels), and the TPU interpreter, which checks that
+# no block reads outside its array (slow: a callback per access)
+INTERPRETERS = [
+    pytest.param(INTERPRET, id="interpreted" if INTERPRET else "compiled"),
+    pytest.param("checked", id="reads-checked", marks=[
+        pytest.mark.slow, pytest.mark.skipif(ON_TPU, reason="the TPU interpreter checks reads of interpreted kernels")
+    ]),
+]  # fmt: skip
+
+
+# (shape, offsets, rows of 128 per tile): 3 tiles of 8 rows; 3 tiles of 64 rows, each computed in two
+# steps of 32 (tpu_dia.CHUNK); a wide matrix and far offsets (several windows)
+SEVERAL = [((2100, 1900), (-1000, -129, 0, 1, 300), 8), ((300, 2100), (-299, 1200, 2099), 8),
+           ((17000, 16900), (-1000, -129, 0, 1, 300), 64)]  # fmt: skip
+
+
+@pytest.mark.parametrize("interpret", INTERPRETERS)
+@pytest.mark.parametrize("shape, offsets, most", SEVERAL)
+def test_dia_kernels_on_several_tiles_and_windows(shape, offsets, most, interpret):
+    if interpret == "checked":
+        from jax.experimental.pallas import tpu as pltpu
+
+        interpret = pltpu.InterpretParams(out_of_bounds_reads="raise", uninitialized_memory="nan")
+    plan = tpu_dia.plan(shape, offsets, most)
+    rng = np.random.default_rng(0)
+    diagonals = rng.standard_normal((len(offsets), shape[0])).astype(np.float32)
+    data = tpu_dia.stored(plan, jnp.asarray(diagonals))
+    kept = np.asarray(tpu_dia.diagonals(plan, data))
+    for transposed in (False, True):
+        length = shape[0] if transposed else shape[1]
+        for x in (rng.standard_normal(length), rng.standard_normal((length, 3))):
+            pallas = tpu_dia.vector_product if x.ndim == 1 else tpu_dia.matrix_product
+            got = pallas(data, jnp.asarray(x.astype(np.float32)), plan=plan, transposed=transposed, interpret=interpret)
+            want = dia_reference(shape, offsets, kept, x.astype(np.float32), transposed)
+            np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+
+
+# --- BSR ----------------------------------------------------------------------------------------
+
+BSR_SHAPES = [(8, 8), (37, 50), (64, 64), (100, 90)]
+BLOCKS = [(8, 8), (16, 8), (8, 16)]
+
+
+@st.composite
+def bsr_problems(draw):
+    m, n = draw(st.sampled_from(BSR_SHAPES))
+    plan = tpu_bsr.Plan((m, n), draw(st.sampled_from(BLOCKS)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    density = draw(st.sampled_from([0.0, 0.05, 0.3]))
+    a = np.where(rng.random((m, n)) < density, rng.standard_normal((m, n)), 0).astype(np.float32)
+    k = draw(st.sampled_from([None, 1, 3, 640]))  # 640: five tiles of 128 columns
+    return {
+        "plan": plan,
+        "a": a,
+        "x": rng.standard_normal((n,) if k is None else (n, k)).astype(np.float32),
+        "y": rng.standard_normal((m,) if k is None else (m, k)).astype(np.float32),
+    }
+
+
+def _bsr_layout(p):
+    rows, cols = np.nonzero(p["a"])
+    return [jnp.asarray(leaf) for leaf in tpu_bsr.host_layout(rows, cols, p["a"][rows, cols], p["plan"])]
+
+
+@given(p=bsr_problems())
+def test_bsr_kernels_match_the_dense_product(p):
+    layout = _bsr_layout(p)
+    rows, cols = layout[1:3]
+    block_rows, block_cols = p["plan"].grid
+    assert set(np.asarray(rows).tolist()) == set(range(block_rows))  # every block row holds a block
+    assert set(np.asarray(cols).tolist()) == set(range(block_cols))  # and every block column
+    a = p["a"].astype(np.float64)
+    with jax.default_matmul_precision("highest"):
+        for transposed, x, want in ((False, p["x"], a @ p["x"]), (True, p["y"], a.T @ p["y"])):
+            got = tpu_bsr.xla_product(*layout, jnp.asarray(x), plan=p["plan"], transposed=transposed)
+            np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+            got = tpu_bsr.pallas_product(*layout, jnp.asarray(x), plan=p["plan"], transposed=transposed,
+                                         interpret=INTERPRET)  # fmt: skip
+            np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+
+
+@given(p=bsr_problems())
+def test_bsr_block_cotangent_is_the_dense_gradient_on_the_blocks(p):
+    rows, cols = _bsr_layout(p)[1:3]
+    (bm, bk), (m, n) = p["plan"].block, p["plan"].shape
+    with jax.default_matmul_precision("highest"):
+        got = tpu_bsr.sampled(jnp.asarray(p["y"]), jnp.asarray(p["x"]), rows, cols, plan=p["plan"], transposed=False)
+    y, x = p["y"].astype(np.float64), p["x"].astype(np.float64)
+    gradient = np.outer(y, x) if y.ndim == 1 else y @ x.T
+    padded = np.zeros((p["plan"].grid[0] * bm, p["plan"].grid[1] * bk))
+    padded[:m, :n] = gradient
+    for b, (r, c) in enumerate(zip(np.asarray(rows), np.asarray(cols), strict=True)):
+        want = padded[r * bm : (r + 1) * bm, c * bk : (c + 1) * bk]
+        np.testing.assert_allclose(np.asarray(got[b]), want, **TOLERANCE)
+
+
+def test_bsr_layout_sorts_blocks_and_fills_empty_block_rows_and_columns():
+    a = np.zeros((24, 24), np.float32)
+    a[0, 20] = 1.0  # block (0, 2)
+    a[17, 3] = 2.0  # block (2, 0)
+    rows, cols = np.nonzero(a)
+    data, block_rows, block_cols, order = tpu_bsr.host_layout(rows, cols, a[rows, cols], tpu_bsr.Plan((24, 24), (8, 8)))
+    assert list(zip(block_rows.tolist(), block_cols.tolist(), strict=True)) == [(0, 1), (0, 2), (1, 0), (2, 0)]
+    assert [float(np.abs(block).sum()) for block in data] == [
+        0.0,
+        1.0,
+        0.0,
+        2.0,
+    ]  # zeros where a row or column was empty
+    assert block_cols[order].tolist() == sorted(block_cols.tolist())  # the transposed walk: by block column
+
+
+def test_bsr_column_tiles():
+    assert tpu_bsr.column_tile(1) == 1 and tpu_bsr.column_tile(512) == 512
+    assert tpu_bsr.column_tile(1024) == 512 and tpu_bsr.column_tile(640) == 128
+    assert tpu_bsr.column_tile(600) is None  # not tiled: XLA's product

@@ -1,0 +1,230 @@
+"""The TPU kernels of the sparse products, and how a product chooses them: primitives whose lowering
+picks a Pallas kernel on a TPU and XLA's formulation elsewhere.
+
+The kernels are those of two layouts, each a format of its own (``xp.sparse.DIA``,
+``xp.sparse.BSR``) built once per matrix: :mod:`.tpu_dia` (a banded matrix by its diagonals:
+shifted slices, the vector unit) and :mod:`.tpu_bsr` (a matrix of dense blocks: the matrix unit).
+A BCOO or BCSR keeps XLA's and the CPU's kernels (:mod:`.kernels`): on a TPU a general sparse
+product is a gather and a scatter-add, which XLA serializes there; the layouts that avoid both are
+built once per matrix, by the user's conversion, not for each product.
+
+**The choice** is made when XLA lowers a product, as for the native CPU kernel (:mod:`.native`):
+each product is a primitive with a lowering rule for the TPU (the Pallas kernel, or XLA's
+formulation where :data:`ON_TPU` says it is as fast) and one for every other platform (XLA's
+formulation), so one jitted or exported program takes the right one on each platform. The Pallas
+kernels take float32 (a TPU's float); other dtypes, and shapes a kernel does not tile
+(:func:`_pallas_takes`), lower to XLA's formulation everywhere.
+
+:func:`forced` makes every product traced inside it lower to one kind on every platform: the
+Pallas kernels (run by Pallas's interpreter where the platform is not a TPU: how the tests check
+their logic on a CPU), or XLA's formulation (to measure one against the other on a TPU).
+
+**Transformations**, rules of the primitives as the native kernel's: each product is bilinear in
+``(data, x)``, so its JVP is two products, its transpose with respect to ``x`` the transposed
+product (a kernel too), with respect to ``data`` the sampled product (``ct[i] . x[j]`` at each
+stored position, in XLA: element-wise for DIA, a batched product for BSR); ``vmap`` over ``x``
+is one product with more columns, over the matrix a ``lax.map``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from xp.sparse._products import rules, tpu_bsr, tpu_dia
+
+ON_TPU = {"dia": "pallas", "bsr": "pallas"}
+"""What each layout's products lower to on a TPU, "pallas" or "xla". Not yet measured on a TPU:
+bench/sparse_tpu.py times both (docs/sparse.md, "On a TPU")."""
+
+_state = {"forced": "auto"}
+
+
+@contextlib.contextmanager
+def forced(kind: str) -> Iterator[None]:
+    """Within this block, the DIA and BSR products traced lower to ``kind`` on every platform:
+    "pallas" (interpreted where the platform is not a TPU) or "xla". JAX's caches are cleared on
+    the way in and out (xp's products are jitted kernels, whose traces JAX caches without regard
+    to this switch)."""
+    if kind not in ("pallas", "xla"):
+        raise ValueError(f"kind must be 'pallas' or 'xla', got {kind!r}")
+    saved = _state["forced"]
+    _state["forced"] = kind
+    jax.clear_caches()
+    try:
+        yield
+    finally:
+        _state["forced"] = saved
+        jax.clear_caches()
+
+
+def _precision() -> str:
+    """The matmul precision of a product traced now: the user's JAX setting, else float32's."""
+    chosen = jax.config.jax_default_matmul_precision  # type: ignore[attr-defined]
+    return "highest" if chosen is None else str(chosen)
+
+
+# --- the lowering: a Pallas kernel or XLA's formulation, per platform ---------------------------
+
+
+class DiaSpec(NamedTuple):
+    """A DIA product: the matrix's layout, ``A.T @ x`` where ``transposed``, and what it was traced
+    under (``forced``: "auto", "pallas" or "xla")."""
+
+    plan: tpu_dia.Plan
+    transposed: bool
+    forced: str
+
+
+class BsrSpec(NamedTuple):
+    """A BSR product, as :class:`DiaSpec`, with the matmul precision it was traced at."""
+
+    plan: tpu_bsr.Plan
+    transposed: bool
+    forced: str
+    precision: str
+
+
+def _pallas_takes(spec: Any, avals: Any) -> bool:
+    """Whether the Pallas kernel of ``spec`` takes this product (its operands' ``avals``): float32, a
+    matrix with stored values, and a shape it tiles."""
+    data, x = avals[0], avals[-1]
+    if x.dtype != np.float32 or data.shape[0] == 0:
+        return False
+    columns = int(np.prod(x.shape[1:])) if x.ndim > 1 else 0
+    if isinstance(spec, DiaSpec):
+        return x.ndim == 1 or tpu_dia.column_tile(spec.plan, columns, spec.transposed) is not None
+    return tpu_bsr.fits(spec.plan) and tpu_bsr.column_tile(max(columns, 1)) is not None
+
+
+def _lowering(pallas: Any, xla: Any, on_tpu: bool) -> Any:
+    """The lowering rule, for a TPU (``on_tpu``) or any other platform, of a product whose Pallas
+    kernel is ``pallas(*args, spec, interpret)`` and XLA formulation ``xla(*args, spec)``."""
+
+    def lower(ctx: Any, *args: Any, spec: Any) -> Any:
+        layout = "dia" if isinstance(spec, DiaSpec) else "bsr"
+        kind = spec.forced if spec.forced != "auto" else ON_TPU[layout] if on_tpu else "xla"
+        if kind == "pallas" and _pallas_takes(spec, ctx.avals_in):
+            return rules.lowered(lambda *a, spec: pallas(*a, spec=spec, interpret=not on_tpu), ctx, *args, spec=spec)
+        return rules.lowered(xla, ctx, *args, spec=spec)
+
+    return lower
+
+
+def _abstract(*args: Any, spec: Any) -> Any:
+    from jax.core import ShapedArray
+
+    x = args[-1]
+    m, n = spec.plan.shape
+    return ShapedArray((n if spec.transposed else m, *x.shape[1:]), x.dtype)
+
+
+def _dia_pallas(data: Any, x: Any, *, spec: DiaSpec, interpret: bool) -> Any:
+    product = tpu_dia.vector_product if x.ndim == 1 else tpu_dia.matrix_product
+    return product(data, x, plan=spec.plan, transposed=spec.transposed, interpret=interpret)
+
+
+def _dia_xla(data: Any, x: Any, *, spec: DiaSpec) -> Any:
+    return tpu_dia.xla_product(data, x, plan=spec.plan, transposed=spec.transposed)
+
+
+def _bsr_pallas(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, spec: BsrSpec, interpret: bool) -> Any:
+    with jax.default_matmul_precision(spec.precision):
+        return tpu_bsr.pallas_product(data, rows, cols, order, x, plan=spec.plan, transposed=spec.transposed,
+                                      interpret=interpret)  # fmt: skip
+
+
+def _bsr_xla(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, spec: BsrSpec) -> Any:
+    with jax.default_matmul_precision(spec.precision):
+        return tpu_bsr.xla_product(data, rows, cols, order, x, plan=spec.plan, transposed=spec.transposed)
+
+
+_DIA = rules.primitive("xp_dia_product", _abstract, _lowering(_dia_pallas, _dia_xla, False),
+                       {"tpu": _lowering(_dia_pallas, _dia_xla, True)})  # fmt: skip
+_BSR = rules.primitive("xp_bsr_product", _abstract, _lowering(_bsr_pallas, _bsr_xla, False),
+                       {"tpu": _lowering(_bsr_pallas, _bsr_xla, True)})  # fmt: skip
+
+
+# --- transformation rules ----------------------------------------------------------------------
+
+
+def _flipped(spec: Any) -> Any:
+    return spec._replace(transposed=not spec.transposed)
+
+
+def _dia_transpose(ct: Any, data: Any, x: Any, *, spec: DiaSpec) -> tuple[Any, Any]:
+    from jax.interpreters import ad
+
+    linear_data, linear_x = ad.is_undefined_primal(data), ad.is_undefined_primal(x)
+    if linear_data == linear_x:
+        raise NotImplementedError("xp.sparse: the DIA product is linear in data or in x, not in both")
+    if type(ct) is ad.Zero:
+        return (None, ad.Zero(x.aval)) if linear_x else (ad.Zero(data.aval), None)
+    if linear_x:
+        return None, _DIA.bind(data, ct, spec=_flipped(spec))
+    return tpu_dia.sampled(ct, x, plan=spec.plan, transposed=spec.transposed), None
+
+
+def _bsr_transpose(ct: Any, data: Any, rows: Any, cols: Any, order: Any, x: Any, *, spec: BsrSpec) -> tuple[Any, ...]:
+    from jax.interpreters import ad
+
+    linear_data, linear_x = ad.is_undefined_primal(data), ad.is_undefined_primal(x)
+    if linear_data == linear_x:
+        raise NotImplementedError("xp.sparse: the BSR product is linear in data or in x, not in both")
+    if type(ct) is ad.Zero:
+        return (None, None, None, None, ad.Zero(x.aval)) if linear_x else (ad.Zero(data.aval), None, None, None, None)
+    if linear_x:
+        return None, None, None, None, _BSR.bind(data, rows, cols, order, ct, spec=_flipped(spec))
+    with jax.default_matmul_precision(spec.precision):
+        blocks = tpu_bsr.sampled(ct, x, rows, cols, plan=spec.plan, transposed=spec.transposed)
+    return blocks, None, None, None, None
+
+
+def _batcher(primitive: Any) -> Any:
+    """vmap: a batch of dense operands (the last operand) is one product with more columns; a
+    batch of matrices, one product per element."""
+
+    def batch(args: Any, dims: Any, *, spec: Any) -> tuple[Any, int]:
+        if all(d is None for d in dims[:-1]):
+            x = jnp.moveaxis(args[-1], dims[-1], -1)  # (n, [k,] B) -> (n, k * B)
+            y = primitive.bind(*args[:-1], x.reshape(x.shape[0], math.prod(x.shape[1:])), spec=spec)
+            y = y.reshape(y.shape[0], *x.shape[1:])
+            return y, y.ndim - 1
+        return rules.mapped(primitive, args, dims, spec=spec)
+
+    return batch
+
+
+def _register_rules() -> None:
+    from jax.interpreters import ad, batching
+
+    ad.primitive_jvps[_DIA] = rules.bilinear_jvp(_DIA, (0, 1))  # (data, x)
+    ad.primitive_transposes[_DIA] = _dia_transpose
+    batching.primitive_batchers[_DIA] = _batcher(_DIA)
+    ad.primitive_jvps[_BSR] = rules.bilinear_jvp(_BSR, (0, 4))  # (data, x)
+    ad.primitive_transposes[_BSR] = _bsr_transpose
+    batching.primitive_batchers[_BSR] = _batcher(_BSR)
+
+
+_register_rules()
+
+
+# --- the products -------------------------------------------------------------------------------
+
+
+def dia_product(data: Any, x: Any, plan: tpu_dia.Plan, transposed: bool) -> Any:
+    """``A @ x`` (``A.T @ x``) of a DIA matrix's stored diagonals ``data`` and ``x`` (1-d or 2-d,
+    of ``data``'s dtype), traced inside the caller's kernel."""
+    return _DIA.bind(data, x, spec=DiaSpec(plan, transposed, _state["forced"]))
+
+
+def bsr_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, plan: tpu_bsr.Plan, transposed: bool) -> Any:
+    """``A @ x`` (``A.T @ x``) of a BSR matrix's layout and ``x`` (1-d or 2-d, of ``data``'s dtype)."""
+    spec = BsrSpec(plan, transposed, _state["forced"], _precision())
+    return _BSR.bind(data, rows, cols, order, x, spec=spec)

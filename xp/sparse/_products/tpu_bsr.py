@@ -1,0 +1,187 @@
+"""The products of a block-sparse matrix (``xp.sparse.BSR``): its layout, its Pallas kernels for
+the TPU and its XLA formulation.
+
+A matrix whose entries come in dense blocks (of 128 x 128 on a TPU: the MXU's tile) is multiplied
+block by block on the matrix unit: ``Y[block row r] += block @ X[block column c]`` for each stored
+block. What is irregular is only which blocks there are, a few thousand integers, not which
+entries.
+
+**The layout** (built once per matrix by ``xp.sparse.BSR``): ``data`` ``(n_blocks, bm, bk)``, the
+blocks sorted by block row then block column; their block rows and block columns (``int32``);
+and ``order``, the blocks sorted by block column then block row (the transposed product's order).
+Every block row and every block column holds at least one block (blocks of zeros are added where
+one would be empty), so that every block of the result is written by some step of the kernel.
+
+**The kernel** (:func:`pallas_product`, the layout of the Pallas TPU guide's block-sparse product
+and of megablox's grouped matmul): a grid ``(column tiles of X, stored blocks)`` whose second axis
+walks the blocks in order; the blocks' rows, columns and order are scalar-prefetched into SMEM
+(``PrefetchScalarGridSpec``), where the index maps read them, so each step's block and tile of
+``X`` are fetched by DMA ahead of it and the output block changes only when the block row does:
+the steps of one block row accumulate in the output block in VMEM, which is written back once.
+``A.T @ X`` walks the blocks in ``order`` and multiplies each transposed. The products take JAX's
+default matmul precision in force where they are traced (:mod:`.tpu` traces them at float32's
+unless the user set one, as xp's dense products: xp/_precision.py).
+
+**The XLA formulation** (:func:`xla_product`): the blocks times the gathered tiles of ``X``
+(one batched product) summed by block row (``segment_sum``): every other platform, and the
+reference of the kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from xp.sparse import _buffers as buffers
+
+COLUMN_TILES = (512, 256, 128)
+"""Columns of ``X`` per grid step where ``X`` has more than the first (else all of them)."""
+
+
+class Plan(NamedTuple):
+    """The static part of a BSR matrix: its ``shape`` and the shape of its blocks ``block``."""
+
+    shape: tuple[int, int]
+    block: tuple[int, int]
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """Block rows and block columns (the last of each may reach past the matrix)."""
+        (m, n), (bm, bk) = self.shape, self.block
+        return -(-m // bm), -(-n // bk)
+
+
+def _padded_rows(x: Any, rows: int) -> Any:
+    return x if x.shape[0] == rows else jnp.pad(x, ((0, rows - x.shape[0]),) + ((0, 0),) * (x.ndim - 1))
+
+
+def _tiles(x: Any, count: int, side: int) -> Any:
+    """``x`` (1-d or 2-d) as ``count`` tiles of ``side`` rows (zeros past its end) by its columns."""
+    columns = x.reshape(x.shape[0], math.prod(x.shape[1:]))
+    return _padded_rows(columns, count * side).reshape(count, side, columns.shape[1])
+
+
+def _roles(plan: Plan, rows: Any, cols: Any, order: Any, transposed: bool) -> tuple[Any, ...]:
+    """Per step: the stored block, the block of the result and the block of ``x`` (and the sizes
+    of the result's and ``x``'s blocks, and their numbers)."""
+    (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
+    if transposed:
+        return order, jnp.take(cols, order), jnp.take(rows, order), (bk, bm), (block_cols, block_rows)
+    return jnp.arange(rows.shape[0], dtype=rows.dtype), rows, cols, (bm, bk), (block_rows, block_cols)
+
+
+def xla_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Plan, transposed: bool) -> Any:
+    """``A @ x`` (``A.T @ x`` where ``transposed``) for ``x`` of one or two dimensions: the blocks
+    times the tiles of ``x`` they meet, summed by block row (by block column)."""
+    (m, n), (bm, bk), (block_rows, block_cols) = plan.shape, plan.block, plan.grid
+    if transposed:
+        terms = jnp.einsum("bij,bik->bjk", data, jnp.take(_tiles(x, block_rows, bm), rows, axis=0))
+        out = jax.ops.segment_sum(terms, cols, num_segments=block_cols)
+    else:
+        terms = jnp.einsum("bij,bjk->bik", data, jnp.take(_tiles(x, block_cols, bk), cols, axis=0))
+        out = jax.ops.segment_sum(terms, rows, num_segments=block_rows, indices_are_sorted=True)
+    size = n if transposed else m
+    return out.reshape(out.shape[0] * out.shape[1], out.shape[2])[:size].reshape(size, *x.shape[1:])
+
+
+def sampled(ct: Any, x: Any, rows: Any, cols: Any, *, plan: Plan, transposed: bool) -> Any:
+    """The cotangent of the blocks of ``A @ x`` (``A.T @ x``) for the result's cotangent ``ct``:
+    block ``b`` gets ``ct[its rows] @ x[its columns].T`` (``x[its rows] @ ct[its columns].T``)."""
+    (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
+    left, right = (x, ct) if transposed else (ct, x)  # the row side (m rows) and the column side (n)
+    left, right = _tiles(left, block_rows, bm), _tiles(right, block_cols, bk)
+    return jnp.einsum("bik,bjk->bij", jnp.take(left, rows, axis=0), jnp.take(right, cols, axis=0))
+
+
+def column_tile(columns: int) -> int | None:
+    """The columns of ``X`` per grid step (all of them up to 512, else a divisor of their number),
+    or None where none fits (XLA's product then)."""
+    if columns <= COLUMN_TILES[0]:
+        return columns
+    return next((c for c in COLUMN_TILES if columns % c == 0), None)
+
+
+def fits(plan: Plan) -> bool:
+    """Whether the kernel takes blocks of this shape: both sides multiples of 8 (a block's rows
+    and columns are each the sublanes of some tile: of the result, of ``X``)."""
+    return all(side % 8 == 0 for side in plan.block)
+
+
+def _kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, transposed: bool) -> None:
+    from jax.experimental import pallas as pl
+
+    step = pl.program_id(1)
+    first = (step == 0) | (outs[step] != outs[jnp.maximum(step - 1, 0)])
+
+    @pl.when(first)
+    def _() -> None:
+        out[...] = jnp.zeros(out.shape, out.dtype)
+
+    contracted = 0 if transposed else 1
+    numbers = (((contracted,), (0,)), ((), ()))
+    out[...] += lax.dot_general(a[...], x[...], numbers, preferred_element_type=jnp.float32)
+
+
+def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Plan, transposed: bool,
+                   interpret: bool) -> Any:  # fmt: skip
+    """:func:`xla_product` as a Pallas kernel (float32, ``fits(plan)``, ``column_tile`` not None)."""
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    (bm, bk) = plan.block
+    blocks, outs, ins, (out_side, in_side), (out_count, in_count) = _roles(plan, rows, cols, order, transposed)
+    columns = x.reshape(x.shape[0], math.prod(x.shape[1:]))
+    k = columns.shape[1]
+    width = column_tile(k)
+    assert width is not None
+    columns = _padded_rows(columns, in_count * in_side)
+    spec = pltpu.PrefetchScalarGridSpec(
+        num_scalar_prefetch=3,
+        grid=(k // width, data.shape[0]),
+        in_specs=[
+            pl.BlockSpec((None, bm, bk), lambda j, b, blocks, outs, ins: (blocks[b], 0, 0)),
+            pl.BlockSpec((in_side, width), lambda j, b, blocks, outs, ins: (ins[b], j)),
+        ],
+        out_specs=pl.BlockSpec((out_side, width), lambda j, b, blocks, outs, ins: (outs[b], j)),
+    )
+    vmem = 2 * 4 * (bm * bk + (in_side + out_side) * width)
+    product = pl.pallas_call(
+        functools.partial(_kernel, transposed=transposed),
+        grid_spec=spec,
+        out_shape=jax.ShapeDtypeStruct((out_count * out_side, k), jnp.float32),
+        compiler_params=pltpu.CompilerParams(
+            dimension_semantics=("parallel", "arbitrary"), vmem_limit_bytes=vmem + vmem // 2 + 2**22
+        ),
+        interpret=interpret,
+    )(blocks, outs, ins, data, columns)
+    size = plan.shape[1] if transposed else plan.shape[0]
+    return product[:size].reshape(size, *x.shape[1:])
+
+
+def host_layout(rows: Any, cols: Any, values: Any, plan: Plan) -> tuple[Any, Any, Any, Any]:
+    """The layout (``data``, block rows, block columns, ``order``; NumPy) of the entries ``values``
+    at ``(rows, cols)`` (NumPy, inside the shape; duplicates summed): the blocks that hold an entry,
+    sorted, and a block of zeros in each block row and block column that would be empty."""
+    import numpy as np
+
+    (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
+    if not block_rows or not block_cols:  # an empty matrix: no blocks (no product has a block to write)
+        empty = np.zeros(0, np.int32)
+        return np.zeros((0, bm, bk), values.dtype), empty, empty, empty
+    keys = (rows // bm).astype(np.int64) * block_cols + cols // bk
+    held = set(np.unique(keys).tolist())
+    empty_rows = sorted(set(range(block_rows)) - {key // block_cols for key in held})
+    held.update(r * block_cols for r in empty_rows)  # column 0 of an empty block row
+    empty_cols = sorted(set(range(block_cols)) - {key % block_cols for key in held})
+    held.update(empty_cols)  # row 0 of an empty block column
+    ordered = np.array(sorted(held), np.int64)
+    data = np.zeros((len(ordered), bm, bk), values.dtype)
+    buffers.added_host(data, (np.searchsorted(ordered, keys), rows % bm, cols % bk), values)
+    block_row, block_col = (ordered // block_cols).astype(np.int32), (ordered % block_cols).astype(np.int32)
+    order = np.lexsort((block_row, block_col)).astype(np.int32)
+    return data, block_row, block_col, order
