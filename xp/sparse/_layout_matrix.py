@@ -30,7 +30,7 @@ from xp import _linear_algebra as dense
 from xp import _routing as routing
 from xp._array import Array, namespace, wrap
 from xp._errors import fail
-from xp.sparse import _dense_conversion as dense_conversion
+from xp.sparse import _conversion as conversion
 from xp.sparse._array import SparseArray
 
 
@@ -196,7 +196,7 @@ def dense_entries(x: Any, where: str) -> tuple[np.ndarray, np.ndarray, np.ndarra
         fail(TypeError, f"x is traced: {where} reads where x's nonzero elements are, so it runs eagerly (outside "
              "jax.jit)")  # fmt: skip
     host = np.asarray(value)
-    rows, cols = np.nonzero(dense_conversion._stored_host(host, 0))
+    rows, cols = np.nonzero(conversion._stored_host(host, 0))
     return rows.astype(np.int64), cols.astype(np.int64), host[rows, cols], (int(host.shape[0]), int(host.shape[1]))
 
 
