@@ -78,16 +78,17 @@ from platform_facts import BACKEND, cpu_only_skip  # noqa: E402
 # marked slow instead). dev and ci draw the same examples on every run; thorough explores.
 # Why so few: most of a run's time is XLA compiling a kernel for each new shape and dtype, not
 # running examples, and few examples of fixed shapes (tests/fixed_shapes.py) compile few kernels;
-# most kernels belong to a test, not to an example. dev's 10 keep the unit tier within its budget
-# on two cores (CONTRIBUTING.md, "The fast loop"); ci's 10 keep CI's whole run (both tiers, two
+# most kernels belong to a test, not to an example. dev's 5 are the loop run after every change
+# (CONTRIBUTING.md, "The fast loop"; about a fifth of the unit tier's time fewer than 10), CI runs
+# 10 of each property; ci's 10 keep CI's whole run (both tiers, two
 # passes, from a cold cache at worst) well under 30 minutes on two cores, also on machines where
 # XLA compiles several times slower (CONTRIBUTING.md, "What CI runs"). modes' 5 is CI's second
 # pass (64-bit mode and the native kernel off), where what differs is the dtypes and the kernels,
 # which every example shows; that pass also leaves out the modules the modes do not reach
-# (.ci/run). ci differs from dev by the slow tests.
+# (.ci/run). ci differs from dev by the slow tests and twice the examples.
 
 PROFILES = {
-    "dev": {"max_examples": 10, "derandomize": True},
+    "dev": {"max_examples": 5, "derandomize": True},
     "ci": {"max_examples": 10, "derandomize": True},
     "modes": {"max_examples": 5, "derandomize": True},
     "thorough": {"max_examples": 300, "derandomize": False},
