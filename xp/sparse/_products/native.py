@@ -257,20 +257,10 @@ def available() -> bool:
     return bool(_state["loaded"]) and bool(_state["enabled"])
 
 
-@contextlib.contextmanager
-def disabled() -> Any:
+def disabled() -> contextlib.AbstractContextManager[None]:
     """Within this block, products traced choose XLA's kernels (tests and bench/sparse.py compare
-    both). JAX's caches are cleared on the way in and out: xp's sparse functions are jitted
-    kernels whose traces JAX caches without regard to this switch, so a product traced natively
-    before the block would be reused inside it, and one traced inside, after it."""
-    saved = _state["enabled"]
-    _state["enabled"] = False
-    jax.clear_caches()
-    try:
-        yield
-    finally:
-        _state["enabled"] = saved
-        jax.clear_caches()
+    both); JAX's caches are cleared on the way in and out (:func:`rules.switched`)."""
+    return rules.switched(_state, "enabled", False)
 
 
 def host_functions() -> Any:

@@ -12,8 +12,9 @@ element (:func:`mapped`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 import jax
@@ -76,3 +77,19 @@ def mapped(primitive: Any, args: Any, dims: Any, *, spec: Any) -> tuple[Any, int
     operands = tuple(jnp.moveaxis(v, d, 0) if d is not None else jnp.broadcast_to(v, (size, *v.shape))
                      for v, d in zip(args, dims, strict=True))  # fmt: skip
     return jax.lax.map(lambda o: primitive.bind(*o, spec=spec), operands), 0
+
+
+@contextlib.contextmanager
+def switched(state: dict[str, Any], key: str, value: Any) -> Iterator[None]:
+    """``state[key]`` set to ``value`` within the block (a choice of kernel that a product's
+    lowering reads), JAX's caches cleared on the way in and out: xp's products are jitted kernels
+    whose traces JAX caches without regard to such a switch, so a product traced before the block
+    would be reused inside it, and one traced inside, after it."""
+    saved = state[key]
+    state[key] = value
+    jax.clear_caches()
+    try:
+        yield
+    finally:
+        state[key] = saved
+        jax.clear_caches()

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import jax
@@ -46,22 +45,13 @@ bench/sparse_tpu.py times both (docs/sparse.md, "On a TPU")."""
 _state = {"forced": "auto"}
 
 
-@contextlib.contextmanager
-def forced(kind: str) -> Iterator[None]:
+def forced(kind: str) -> contextlib.AbstractContextManager[None]:
     """Within this block, the DIA and BSR products traced lower to ``kind`` on every platform:
     "pallas" (interpreted where the platform is not a TPU) or "xla". JAX's caches are cleared on
-    the way in and out (xp's products are jitted kernels, whose traces JAX caches without regard
-    to this switch)."""
+    the way in and out (:func:`rules.switched`)."""
     if kind not in ("pallas", "xla"):
         raise ValueError(f"kind must be 'pallas' or 'xla', got {kind!r}")
-    saved = _state["forced"]
-    _state["forced"] = kind
-    jax.clear_caches()
-    try:
-        yield
-    finally:
-        _state["forced"] = saved
-        jax.clear_caches()
+    return rules.switched(_state, "forced", kind)
 
 
 def _precision() -> str:
