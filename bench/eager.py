@@ -187,9 +187,24 @@ def block(result: object) -> None:
             leaf.block_until_ready()
 
 
+BY_WALL_CLOCK = jax.default_backend() != "cpu"
+"""What a case is measured by: process CPU time on a CPU (steadier than wall-clock time on a shared
+machine), wall-clock time on an accelerator (there a call's cost is the host's wait for the device,
+which CPU time leaves out, and the host's CPU clock may advance in steps of 10 ms)."""
+CLOCK = "wall-clock time" if BY_WALL_CLOCK else "CPU time"
+
+
+def schedule(quick: bool, rounds: int, budget: float) -> tuple[int, float, int]:
+    """``(rounds, seconds per case, passes)`` of a run: few for ``quick``; on an accelerator, whose
+    host is not shared, one pass of fewer rounds (its device time is rationed)."""
+    if quick:
+        return 3, 0.05, 1
+    return (rounds, budget / 2.5, 1) if BY_WALL_CLOCK else (rounds, budget, 3)
+
+
 @dataclass
 class Timed:
-    """Median seconds per call of one case, process CPU time: xp, jax.numpy and (where the case has
+    """Median seconds per call of one case by :data:`CLOCK`: xp, jax.numpy and (where the case has
     one) the floor; and the wall-clock medians of xp and jax.numpy from the same batches."""
 
     case: Case
@@ -223,8 +238,9 @@ def time_case(case: Case, rounds: int, budget: float) -> Timed:
             for _ in range(calls):
                 result = fn()
             block(result)
-            sink.append((time.process_time() - start) / calls)
-            wall_sink.append((time.perf_counter() - wall_start) / calls)
+            wall = (time.perf_counter() - wall_start) / calls
+            sink.append(wall if BY_WALL_CLOCK else (time.process_time() - start) / calls)
+            wall_sink.append(wall)
     medians = [statistics.median(s) for s in samples]
     return Timed(case, *medians, ours_wall=statistics.median(walls[0]), theirs_wall=statistics.median(walls[1]))
 
@@ -313,7 +329,7 @@ def environment() -> str:
 
 
 NOTE = (
-    "Each cell: the ratio of median CPU times per call (xp / jax.numpy; below 1 is faster), then both times;"
+    f"Each cell: the ratio of median {CLOCK}s per call (xp / jax.numpy; below 1 is faster), then both times;"
     " the last row, the geometric mean of the ratios of median wall-clock times of the same batches. "
 )
 
@@ -321,7 +337,7 @@ NOTE = (
 FLOOR_NOTE = (
     "The floor of a call is the kernels it needs, each a bare `jax.jit` of the jax.numpy computation called"
     " with jax arrays positionally: one cached kernel's dispatch and run, with no Python around it (timed"
-    " in the same rounds as xp and jax.numpy). Each cell: µs of CPU time per call that xp adds to the floor"
+    f" in the same rounds as xp and jax.numpy). Each cell: µs of {CLOCK} per call that xp adds to the floor"
     " / that jax.numpy adds, then (in parentheses) floor / jax.numpy, the lowest ratio to jax.numpy that"
     " any namespace dispatching these kernels through jax.jit could reach. Rows without a floor dispatch no"
     " kernel in xp (a conversion, a view). "
@@ -334,7 +350,7 @@ def main(argv: list[str] | None = None) -> str:
     args = parser.parse_args(argv)
     # (a call is a few µs; its CPU time varies from batch to batch on a shared machine: 15 rounds,
     # 1.5 s in all per case, interleaved; and from minute to minute: three passes, a median)
-    rounds, budget, passes = (3, 0.05, 1) if args.quick else (15, 1.5, 3)
+    rounds, budget, passes = schedule(args.quick, 15, 1.5)
     elementwise = run([c for shape in SHAPES for c in elementwise_cases(shape)], rounds, budget, passes)
     functions = run([c for shape in FUNCTION_SHAPES for c in function_cases(shape)], rounds, budget, passes)
     return (

@@ -29,7 +29,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from eager import Case, Timed, environment, geometric_mean, run
+from eager import CLOCK, Case, Timed, environment, geometric_mean, run, schedule
 from jax.experimental import sparse as jsparse
 
 import xp
@@ -61,9 +61,21 @@ def matvec_sum(ns: Any, a: Any, x: Any) -> Any:
     return ns.sum(a @ x)
 
 
+def _at_float32(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` traced at float32's precision, as xp computes float32 products by default: the
+    jax.numpy twin of a case then runs the same program (on a TPU, jax.numpy's default would multiply
+    through bfloat16: less work, another result)."""
+
+    def traced(*args: Any) -> Any:
+        with jax.default_matmul_precision("highest"):
+            return fn(*args)
+
+    return traced
+
+
 def _pair(name: str, shape: tuple[int, ...], fn: Callable[..., Any], xp_args: list[Any], jnp_args: list[Any]) -> Case:
     ours = jax.jit(lambda *a: fn(xp, *a))
-    theirs = jax.jit(lambda *a: fn(jnp, *a))
+    theirs = jax.jit(_at_float32(lambda *a: fn(jnp, *a)))
     return Case(name, shape, lambda: ours(*xp_args), lambda: theirs(*jnp_args))
 
 
@@ -87,7 +99,7 @@ def jitted_cases() -> list[Case]:
     vector = _random(200)
     for kind, theirs_of in (("BCOO", jsparse.BCOO.fromdense), ("BCSR", jsparse.BCSR.fromdense)):
         ours = jax.jit(lambda a, v: matvec_sum(xp, a, v))
-        theirs = jax.jit(lambda a, v: jnp.sum(a @ v))
+        theirs = jax.jit(_at_float32(lambda a, v: jnp.sum(a @ v)))
         a_xp, v_xp = xp.sparse.fromdense(xp.asarray(matrix), format=kind.lower()), xp.asarray(vector)
         a_j, v_j = theirs_of(jnp.asarray(matrix)), jnp.asarray(vector)
         cases.append(
@@ -187,9 +199,9 @@ def wrapper_cases() -> list[Case]:
     return cases
 
 
-def _wrapper_table(inline: dict[str, tuple[float, float]]) -> str:
+def _wrapper_table(inline: dict[str, tuple[float, float]], how: str = "executed inline") -> str:
     lines = [
-        "| jitted identity, executed inline | xp array | dataclass node | custom node |",
+        f"| jitted identity, {how} | xp array | dataclass node | custom node |",
         "|---|---:|---:|---:|",
     ]
     for part, label in WRAPPER_KINDS.items():
@@ -200,6 +212,13 @@ def _wrapper_table(inline: dict[str, tuple[float, float]]) -> str:
         lines.append(f"| {label} | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
 
+
+WRAPPER_NOTE_ACCELERATOR = (
+    "What `jax.jit` adds to a call for pytree nodes around the arrays, as in the CPU's section but"
+    " timed in this process (asynchronous dispatch on): µs of wall-clock time per call over the same"
+    " jitted function called with the jax arrays themselves (and the ratio), for xp's `Array`, a"
+    " dataclass node and a custom node (bench/overhead.py)."
+)
 
 WRAPPER_NOTE = (
     "What `jax.jit` adds to a call for pytree nodes around the arrays, measured in the same fresh"
@@ -260,16 +279,15 @@ def import_times(rounds: int) -> dict[str, tuple[float, float]]:
 
 def time_calls(quick: bool) -> tuple[list[Timed], list[Timed]]:
     """The jitted and the eager cases, timed."""
-    rounds, budget, passes = (3, 0.05, 1) if quick else (15, 0.6, 3)
     # The jitted calls are the smallest and the noisiest (a few µs, half of it on XLA's threads):
     # three times the rounds and the budget. Rows still move between runs (JITTED_NOTE says how much).
-    jitted = run(jitted_cases(), rounds if quick else 45, budget if quick else 2.0, passes)
-    return jitted, run(eager_cases(), rounds, budget, passes)
+    jitted = run(jitted_cases(), *schedule(quick, 45, 2.0))
+    return jitted, run(eager_cases(), *schedule(quick, 15, 0.6))
 
 
 def time_wrappers(quick: bool) -> list[Timed]:
     """The wrapper cases, timed (meaningful with asynchronous dispatch off: see inline_times)."""
-    return run(wrapper_cases(), *((3, 0.05, 1) if quick else (45, 1.0, 3)))
+    return run(wrapper_cases(), *schedule(quick, 45, 1.0))
 
 
 def inline_times(quick: bool) -> dict[str, tuple[float, float]]:
@@ -351,8 +369,9 @@ JITTED_NOTE = (
 
 def _note() -> str:
     return (
-        "Median CPU time per call, xp / jax.numpy (below 1 is faster); the last column, the ratio of"
-        " median wall-clock times of the same batches. " + environment()
+        f"Median {CLOCK} per call, xp / jax.numpy (below 1 is faster); the last column, the ratio of"
+        " median wall-clock times of the same batches. The jitted jax.numpy twins are traced at float32's"
+        ' precision, xp\'s default (`jax.default_matmul_precision("highest")`): the same programs. ' + environment()
     )
 
 
@@ -364,9 +383,14 @@ def main(argv: list[str] | None = None) -> str:
     jitted, eager = time_calls(args.quick)
     if jax.default_backend() != "cpu":
         # Inline execution is XLA's CPU client's; and the fresh interpreters these sections start
-        # could not claim an accelerator this process holds.
+        # could not claim an accelerator this process holds. The wrapper cases run here instead.
+        wrappers = {_key(row): (row.ours, row.theirs) for row in time_wrappers(args.quick)}
         return (
             _table("Jitted calls: generic functions, per call", _note(), jitted, "function", {})
+            + "\n"
+            + WRAPPER_NOTE_ACCELERATOR
+            + "\n\n"
+            + _wrapper_table(wrappers, "on the accelerator")
             + "\n"
             + _table("Eager generic pipelines", _note() + " Target: at most 1.0 each.", eager, "pipeline", {})
         )

@@ -93,12 +93,8 @@ def measure(n: int, rounds: int) -> list[tuple[str, float, float, float, float]]
     return rows
 
 
-def main(argv: list[str] | None = None) -> str:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small matrices, few rounds (a smoke test)")
-    args = parser.parse_args(argv)
-    n, rounds = (64, 2) if args.quick else (1024, 5)
-    rows = measure(n, rounds)
+def markdown(rows: list[tuple[str, float, float, float, float]]) -> str:
+    """The section of measured ``rows``."""
     lines = [
         "## float32 precision: xp's default against the opt-in fast path",
         "",
@@ -115,6 +111,14 @@ def main(argv: list[str] | None = None) -> str:
             f"| {name} | {full_ms:.3f} | {full_err:.1e} | {fast_ms:.3f} | {fast_err:.1e} | {full_ms / fast_ms:.2f} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small matrices, few rounds (a smoke test)")
+    args = parser.parse_args(argv)
+    n, rounds = (64, 2) if args.quick else (1024, 5)
+    return markdown(measure(n, rounds))
 
 
 if __name__ == "__main__":

@@ -140,6 +140,7 @@ def run_case(title: str, calls: dict[str, tuple[Callable[[], Any], Any]], nbytes
         lines.append(f"| {name} | {seconds * 1e6:.1f} | {seconds / floor:.2f} | {errors[name]:.1e} |")
     for name, note in notes.items():
         lines.append(f"| {name} | {note} | | |")
+    print("\n".join(lines), file=sys.stderr)  # as it goes: a run stopped later keeps this table
     return [*lines, ""]
 
 

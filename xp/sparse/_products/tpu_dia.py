@@ -337,6 +337,15 @@ def _vector_kernel(*refs: Any, reads: Any, tile: int) -> None:
     lax.fori_loop(jnp.int32(0), jnp.int32(tile // chunk), rows, 0)  # (int32 indices also in 64-bit mode)
 
 
+def _on_tiles(row: Any) -> Any:
+    """A window's first row, which the kernels keep a multiple of 8, marked so: Mosaic must prove
+    that an element window starts on the tiling, and its proof sees through products and constants
+    but not sums."""
+    from jax.experimental import pallas as pl
+
+    return pl.multiple_of(row, SUBLANES)
+
+
 def _compiler_params(vmem: int, dims: int) -> Any:
     from jax.experimental.pallas import tpu as pltpu
 
@@ -359,10 +368,12 @@ def vector_product(data: Any, x: Any, *, plan: Plan, transposed: bool, interpret
 
     def stored_spec(w: Window) -> Any:
         block = (pl.Element(w.stop - w.first), pl.Element(w.rows), pl.Element(LANES))
-        return pl.BlockSpec(block, lambda t: (w.first, plan.front + t * tile + w.start, 0))
+        return pl.BlockSpec(block, lambda t: (w.first, _on_tiles(plan.front + t * tile + w.start), 0))
 
     def dense_spec(w: Window) -> Any:
-        return pl.BlockSpec((pl.Element(w.rows), pl.Element(LANES)), lambda t: (front + t * tile + w.start, 0))
+        return pl.BlockSpec(
+            (pl.Element(w.rows), pl.Element(LANES)), lambda t: (_on_tiles(front + t * tile + w.start), 0)
+        )
 
     vmem = 2 * LANES * 4 * (sum((w.stop - w.first) * w.rows for w in stored) + sum(w.rows for w in dense) + tile)
     result = pl.pallas_call(
@@ -436,10 +447,11 @@ def matrix_product(data: Any, x: Any, *, plan: Plan, transposed: bool, interpret
 
     def stored_spec(w: Window) -> Any:
         block = (pl.Element(w.stop - w.first), pl.Element(w.rows), pl.Element(LANES))
-        return pl.BlockSpec(block, lambda t, j: (w.first, plan.front + t * slab + w.start, 0))
+        return pl.BlockSpec(block, lambda t, j: (w.first, _on_tiles(plan.front + t * slab + w.start), 0))
 
     def dense_spec(w: Window) -> Any:
-        index = lambda t, j: (front + t * MATRIX_TILE + w.start, j * width)  # noqa: E731
+        # (one step over the columns where they are not a multiple of the tile: the index then 0)
+        index = lambda t, j: (_on_tiles(front + t * MATRIX_TILE + w.start), j * width if width < columns else 0)  # noqa: E731
         return pl.BlockSpec((pl.Element(w.rows), pl.Element(width)), index)
 
     result = pl.pallas_call(
