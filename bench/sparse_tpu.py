@@ -15,10 +15,12 @@ The three matrices of issue #43 (float32, jitted products):
   the dense matrix (no layout of #43 suits it; the row for the goal of 0.5 ms).
 
 Each product is checked against a reference (largest relative error shown), then all of a matrix's
-implementations are timed interleaved: rounds of batches of calls, the median per call. The
-"memory floor" is the time XLA takes to stream as many bytes as the product must read and write
-(``b + 1`` on a buffer of half as many bytes: read once, written once): a product near it is at
-the memory's speed. Off a TPU (CI, a laptop) the same code runs on small matrices, the Pallas
+implementations are timed interleaved: rounds of batches of calls, the median per call; then, for
+calls shorter than 10 ms, the same with 16 products chained in one call: a call's dispatch (about
+130 µs on a TPU v5e host, more than a fast product) drops out of the difference, which gives a
+product's own time. The "memory floor" is the time XLA takes to stream as many bytes as the product
+must read and write (``b + 1`` on a buffer of half as many bytes: read once, written once),
+measured the same way: a product near it is at the memory's speed. Off a TPU (CI, a laptop) the same code runs on small matrices, the Pallas
 kernels in Pallas's interpreter: it checks that the benchmark works, its times say nothing.
 """
 
@@ -28,13 +30,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import platform
 import statistics
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from _machine import describe
 
@@ -45,6 +48,9 @@ SIZES = {  # (Poisson grid side, blocks side and block, random side and entries,
 BCOO_TRIAL_SIDE = 250  # the Poisson grid on which JAX's BCOO is tried first
 BCOO_LIMIT_S = 5.0  # the time a call may take at full size, extrapolated, for JAX's BCOO to run
 DENSE_LIMIT = 4 * 2**30  # the bytes of a dense matrix that is multiplied too
+REPEAT = 16  # products a looped call makes (the matrices' growth over them stays inside float32)
+LOOP_LIMIT_S = 0.01  # the longest call that is also timed looped
+FAST = "default"  # the matmul precision of the opt-in rows (bench/precision.py)
 
 
 def poisson_diagonals(nx: int) -> tuple[Any, tuple[int, ...]]:
@@ -72,14 +78,14 @@ def coo_of(diagonals: Any, offsets: tuple[int, ...], n: int) -> tuple[Any, Any]:
     return values[keep], np.stack([rows[keep], cols[keep]], axis=1).astype(np.int32)
 
 
-def floor_call(nbytes: int) -> Callable[[], Any]:
+def floor_call(nbytes: int) -> Call:
     """A jitted ``b + 1`` that reads and writes ``nbytes`` in all: the memory floor's stand-in."""
     import jax
     import jax.numpy as jnp
 
     buffer = jnp.zeros(max(nbytes // 8, 1), jnp.float32)
-    add = jax.jit(lambda b: b + 1)
-    return lambda: add(buffer)
+    add, looped = jax.jit(lambda b: b + 1), jax.jit(repeated(lambda _, b: b + 1, REPEAT))
+    return Call(lambda: add(buffer), lambda: looped(None, buffer))
 
 
 def interleaved(calls: dict[str, Callable[[], Any]], rounds: int, budget: float) -> dict[str, float]:
@@ -117,29 +123,63 @@ def kernel(kind: str) -> Any:
     return tpu.forced(kind)
 
 
-def jitted(kind: str | None, product: Callable[..., Any], *args: Any) -> Callable[[], Any]:
-    """``product(*args)`` jitted and compiled now, under :func:`kernel` ``kind`` (None: as chosen)."""
+def jitted(kind: str | None, product: Callable[..., Any], *args: Any) -> Call:
+    """``product(*args)`` jitted and compiled now, under :func:`kernel` ``kind`` (None: as chosen): one
+    product a call, and :data:`REPEAT` products a call (:func:`repeated`)."""
     import jax
 
     with kernel(kind) if kind else contextlib.nullcontext():
-        compiled = jax.jit(product).lower(*args).compile()
-    return lambda: compiled(*args)
+        once = jax.jit(product).lower(*args).compile()
+        # traced now, under ``kind``; compiled where it is timed (not for a call too long to loop)
+        looped = functools.cache(jax.jit(repeated(product, REPEAT)).lower(*args).compile)
+    return Call(lambda: once(*args), lambda: looped()(*args))
 
 
-def run_case(title: str, calls: dict[str, tuple[Callable[[], Any], Any]], nbytes: int, rounds: int, budget: float,
+def repeated(product: Callable[..., Any], repeat: int) -> Callable[..., Any]:
+    """``product(A, x)`` applied ``repeat`` times in one program, each to the last result (the
+    matrices are square): a product's own time, without the call's dispatch, is the difference
+    between this and one product a call, over ``repeat - 1``."""
+    from jax import lax
+
+    import xp
+
+    def run(A: Any, x: Any) -> Any:
+        like = xp.asarray if isinstance(x, xp.Array) else (lambda v: v)
+        return lax.fori_loop(0, repeat, lambda _, v: like(product(A, v)), x)
+
+    return run
+
+
+class Call(NamedTuple):
+    """One implementation's jitted calls: one product, and :data:`REPEAT` products."""
+
+    once: Callable[[], Any]
+    looped: Callable[[], Any]
+
+
+def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds: int, budget: float,
              notes: dict[str, str]) -> list[str]:  # fmt: skip
-    """One matrix's table: for each implementation (a call and the result it must give), its median,
-    its ratio to the memory floor and its error."""
-    errors = {name: error(call(), want) for name, (call, want) in calls.items()}
+    """One matrix's table: for each implementation (its calls and the result a product must give),
+    the median time of a call and of a product, the product's ratio to the memory floor, its error."""
+    errors = {name: error(call.once(), want) for name, (call, want) in calls.items()}
     timed = {name: call for name, (call, _) in calls.items()}
-    medians = interleaved({**timed, "memory floor": floor_call(nbytes)}, rounds, budget)
-    floor = medians.pop("memory floor")
-    lines = [f"### {title}", "", f"Memory floor ({nbytes / 1e6:.1f} MB streamed): {floor * 1e6:.1f} µs.", "",
-             "| implementation | median µs | / floor | relative error |", "|---|---:|---:|---:|"]  # fmt: skip
-    for name, seconds in medians.items():
-        lines.append(f"| {name} | {seconds * 1e6:.1f} | {seconds / floor:.2f} | {errors[name]:.1e} |")
+    timed["memory floor"] = floor_call(nbytes)
+    once = interleaved({name: call.once for name, call in timed.items()}, rounds, budget)
+    # a product's own time where a call is short enough to loop (else the dispatch is a rounding error)
+    short = {name: call.looped for name, call in timed.items() if once[name] < LOOP_LIMIT_S}
+    looped = interleaved(short, rounds, budget)
+    each = {name: (looped[name] - once[name]) / (REPEAT - 1) if name in looped else once[name] for name in once}
+    floor = each.pop("memory floor")
+    lines = [f"### {title}", "",
+             f"Memory floor ({nbytes / 1e6:.1f} MB streamed): {floor * 1e6:.1f} µs a pass "
+             f"({once['memory floor'] * 1e6:.1f} µs a call).", "",
+             "| implementation | µs a call | µs a product | product / floor | relative error |",
+             "|---|---:|---:|---:|---:|"]  # fmt: skip
+    for name, seconds in each.items():
+        lines.append(f"| {name} | {once[name] * 1e6:.1f} | {seconds * 1e6:.1f} | {seconds / floor:.2f} "
+                     f"| {errors[name]:.1e} |")  # fmt: skip
     for name, note in notes.items():
-        lines.append(f"| {name} | {note} | | |")
+        lines.append(f"| {name} | {note} | | | |")
     print("\n".join(lines), file=sys.stderr)  # as it goes: a run stopped later keeps this table
     return [*lines, ""]
 
@@ -157,7 +197,7 @@ def poisson_case(nx: int, rounds: int, budget: float) -> list[str]:
     n = nx * nx
     A = xs.DIA((xp.asarray(diagonals), offsets), shape=(n, n))
     x = xp.asarray(np.random.default_rng(0).standard_normal(n).astype(np.float32))
-    want = np.asarray(jitted("xla", lambda A, x: (A @ x).jax, A, x)())  # (A is symmetric: A.T @ x too)
+    want = np.asarray(jitted("xla", lambda A, x: (A @ x).jax, A, x).once())  # (A is symmetric: A.T @ x too)
     calls = {f"DIA {kind} A @ x": (jitted(kind, lambda A, x: (A @ x).jax, A, x), want) for kind in ("pallas", "xla")}
     for kind in ("pallas", "xla"):
         calls[f"DIA {kind} A.T @ x"] = (jitted(kind, lambda A, x: (A.T @ x).jax, A, x), want)
@@ -174,9 +214,9 @@ def poisson_case(nx: int, rounds: int, budget: float) -> list[str]:
                          indices_sorted=True, unique_indices=True)  # fmt: skip
     trial_x = jnp.ones(BCOO_TRIAL_SIDE**2, jnp.float32)
     trial_call = jitted(None, lambda A, x: A @ x, trial, trial_x)
-    jax.block_until_ready(trial_call())
+    jax.block_until_ready(trial_call.once())
     start = time.perf_counter()
-    jax.block_until_ready(trial_call())
+    jax.block_until_ready(trial_call.once())
     estimate = (time.perf_counter() - start) * n / BCOO_TRIAL_SIDE**2
     if estimate <= BCOO_LIMIT_S or n <= BCOO_TRIAL_SIDE**2:
         values, indices = coo_of(diagonals, offsets, n)
@@ -211,6 +251,9 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float)
     calls["BSR pallas A.T @ X"] = (jitted("pallas", lambda A, X: (A.T @ X).jax, A, X), want_t)
     matrix = xp.asarray(dense)
     calls["dense A @ X (xp.matmul, float32's precision)"] = (jitted(None, lambda a, X: (a @ X).jax, matrix, X), want)
+    with jax.default_matmul_precision(FAST):  # the opt-in: what the products cost in one bfloat16 pass
+        calls[f"BSR pallas A @ X ({FAST} precision)"] = (jitted("pallas", lambda A, X: (A @ X).jax, A, X), want)
+        calls[f"dense A @ X ({FAST} precision)"] = (jitted(None, lambda a, X: (a @ X).jax, matrix, X), want)
     stored = int(held.sum()) * block * block
     nbytes = (stored + 2 * side * columns) * 4
     title = (f"Blocks: {side} x {side}, {int(held.sum())} of {count * count} blocks of {block} x {block} stored, "
