@@ -70,6 +70,7 @@ BINARY = [
 finite = st.one_of(st.just(0.0), st.floats(1e-3, 100), st.floats(-100, -1e-3))
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @given(hnp.arrays(np.float64, 5, elements=finite), hnp.arrays(np.float64, 5, elements=st.floats(0.5, 3)))
 @pytest.mark.parametrize(("op", "reference"), BINARY)
@@ -529,6 +530,7 @@ def test_to_device():
 # --- JAX transformations --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_pytree_jit_grad_vmap():
     x = xp.asarray([1.0, 2.0, 3.0])
@@ -604,6 +606,7 @@ def test_a_write_of_nothing_through_a_0d_mask_needs_a_false_mask():
         jax.jit(lambda a, m: a.__setitem__(m, xp.zeros((0,))))(x, xp.asarray(False))
 
 
+@pytest.mark.slow
 @given(
     hnp.arrays(np.bool_, st.sampled_from([(4,), (2, 3), (3, 1), (2, 2, 2)])),
     st.data(),

@@ -119,6 +119,7 @@ def test_constant_numpy_indices_inside_a_traced_function_are_checked_when_traced
 # --- checked mode: reads and writes ---------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(n=st.integers(1, 6), i=st.integers(-14, 13))
 def test_checked_reads_and_writes_under_jit(n, i):
     v = vector(n)
@@ -140,6 +141,7 @@ def test_checked_reads_and_writes_under_jit(n, i):
     np.testing.assert_array_equal(np.asarray(v), np.arange(10, 10 + n))  # the input is never changed
 
 
+@pytest.mark.slow
 @given(n=st.integers(1, 6), indices=st.lists(st.integers(-9, 8), min_size=1, max_size=4))
 def test_checked_take_and_take_along_axis(n, indices):
     v = vector(n)
@@ -179,6 +181,7 @@ def test_checked_of_a_jitted_function_compiles_it_once_with_its_checks():
         checked(v, xp.asarray(5, dtype=INT), 3)
 
 
+@pytest.mark.slow
 def test_checked_under_vmap_names_the_first_failing_example():
     v = vector(5)
     indices = xp.asarray([1, 7, 9, -2], dtype=INT)
@@ -235,6 +238,7 @@ def test_a_failing_checked_write_changes_nothing():
 # --- mask writes ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_checked_mask_write_with_too_few_or_too_many_values():
     v = vector(5)
     mask = v > 11  # three elements selected
@@ -286,6 +290,7 @@ def test_under_checked_mode_without_the_index_category_indices_are_not_checked()
 # --- sparse ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_checked_sparse_indexing():
     A = xs.asarray(xp.asarray([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]]))
     get = jax.jit(xp.checked(lambda a, i: a[i].todense()))
@@ -374,6 +379,7 @@ def test_concrete_indices_inside_jit_are_checked_when_traced():
         jax.jit(lambda a: a[xp.asarray(7, dtype=INT)])(v)
 
 
+@pytest.mark.slow
 def test_unchecked_sparse_indices_out_of_range_select_nothing_under_jit():
     A = xs.asarray(xp.asarray([[0.0, 1.0], [2.0, 0.0]]))
     out = jax.jit(lambda a, i: xp.take(a, i, axis=1).todense())(A, xp.asarray([0, 2], dtype=INT))

@@ -45,6 +45,7 @@ def _values(name, dtype):
 FLOAT_UNARY = [op.name for op in _elementwise.UNARY if op.lift]
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("name", FLOAT_UNARY)
 @given(data=st.data())
@@ -55,6 +56,7 @@ def test_floating_unary_functions_match_numpy(name, data):
     np.testing.assert_allclose(np.asarray(out), _reference(name)(a), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("name", FLOAT_UNARY)
 @given(data=st.data())
@@ -111,6 +113,7 @@ def test_floating_functions_compute_integers_in_the_default_float(name):
     assert out.dtype == DEFAULT_FLOAT
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["abs", "negative", "positive", "square", "sign", "ceil", "floor", "trunc", "round"])
 @pytest.mark.parametrize(
     "dtype", ["int8", "int32", "uint16", "float32", pytest.param("float64", marks=pytest.mark.x64)]
@@ -138,6 +141,7 @@ BINARY_REAL = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "a
                "logaddexp", "nextafter", "pow", "floor_divide", "remainder"]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("name", BINARY_REAL)
 @given(data=st.data())

@@ -70,6 +70,7 @@ def as_xp(S, b, format):
     return A, xp.asarray(b)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("format", ["bcoo", "bcsr", "dense"])
 def test_xp_jitted(problem, format):
     A, b = as_xp(*problem[:2], format)

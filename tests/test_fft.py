@@ -100,6 +100,7 @@ def test_one_dimensional_matches_numpy(name, x, data):
     check(result, expected, result_dtype(name, x.dtype), size=n or size)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", COMPLEX_INPUT)
 @pytest.mark.parametrize("dtype", FLOATING + INTEGER)
 def test_complex_input_transforms_dtypes(name, dtype):
@@ -107,6 +108,7 @@ def test_complex_input_transforms_dtypes(name, dtype):
     assert getattr(xp.fft, name)(x).dtype == result_dtype(name, dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [*REAL_INPUT, "rfftn"])
 @pytest.mark.parametrize("dtype", REAL_FLOATING + INTEGER)
 def test_real_input_transforms_dtypes(name, dtype):
@@ -127,6 +129,7 @@ def test_bool_is_rejected(name):
         getattr(xp.fft, name)(xp.asarray(np.ones(4, bool)))
 
 
+@pytest.mark.slow
 @given(x=arrays(REAL_FLOATING), data=st.data())
 def test_round_trips(x, data):
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
@@ -279,6 +282,7 @@ def test_jit_and_vmap():
     check(jax.vmap(xp.fft.fftshift)(value), np.fft.fftshift(x, axes=1), FLOAT)
 
 
+@pytest.mark.slow
 def test_grad_parseval():
     """sum |fft(x)|^2 = n sum |x|^2, so its gradient is 2 n x."""
     x = np.random.default_rng(2).standard_normal(8).astype(FLOAT)

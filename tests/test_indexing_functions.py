@@ -190,6 +190,7 @@ def test_eager_bounds_checks_on_cpu_read_the_indices_in_place(monkeypatch):
     )
 
 
+@pytest.mark.slow
 def test_the_last_indices_checked_are_not_read_again(monkeypatch):
     """index_range remembers the last index array it read (weakly): the same array again is not
     read; another array, or a new one after the remembered one is gone, is."""

@@ -123,6 +123,7 @@ def test_grad_with_has_aux_needs_a_pair(x):
         xp.transforms.grad(loss, has_aux=True)(x)
 
 
+@pytest.mark.slow
 def test_jacobians_hessian_jvp_vjp_linearize(x):
     f, g = (lambda a: xp.sin(a) * a), (lambda a: jnp.sin(a) * a)
     same(jax.jacfwd(f)(x), jax.jacfwd(g)(VALUES))
@@ -320,6 +321,7 @@ def test_export_serialize_and_call_dense():
     same(restored.call(a, b), np.asarray(f(a, b)))
 
 
+@pytest.mark.slow
 def test_export_with_a_symbolic_shape():
     def f(v):
         return xp.sum(v * v, axis=0) + xp.mean(xp.sin(v) @ xp.ones((3, 2), dtype=xp.float32)) + xp.std(v)
@@ -345,6 +347,7 @@ def _symbolic_spec(constraints: tuple[str, ...] = ()) -> object:
     return jax.tree.map(lambda leaf: jax.ShapeDtypeStruct((n, 3), leaf.dtype), xp.ones((1, 3), dtype=xp.float32))
 
 
+@pytest.mark.slow
 @given(key=_SYMBOLIC_KEYS, other=st.sampled_from([slice(None), 1, slice(None, None, -2)]))
 def test_basic_indexing_along_an_axis_of_symbolic_size_matches_numpy_at_every_size(key, other):
     # it was a NotImplementedError for anything but ":" along the symbolic axis
@@ -416,6 +419,7 @@ SIZED_BY_AN_ARGUMENT = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SIZED_BY_AN_ARGUMENT)
 def test_arrays_sized_by_a_symbolic_size_match_numpy_at_every_size(name):
     # each was a TypeError ("shape[0] must be an integer, got _DimExpr")
@@ -476,6 +480,7 @@ ALONG_A_SYMBOLIC_AXIS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALONG_A_SYMBOLIC_AXIS)
 def test_functions_along_an_axis_of_symbolic_size_match_numpy_at_every_size(name):
     # each was a NotImplementedError (InconclusiveDimensionOperation inside xp); jax.numpy has them
@@ -518,6 +523,7 @@ def test_constant_indices_along_a_symbolic_axis_are_checked_where_every_size_dec
         checked.call(xp.asarray(a), xp.asarray([-5, 0], dtype=xp.int32))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["BCOO", "BCSR"])
 def test_export_serialize_and_call_sparse(fmt):
     dense = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]], np.float32)
@@ -615,6 +621,7 @@ def test_sparse_arrays_are_immutable_and_in_place_operators_rebind():
         before[0, 0] = 5.0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="counts the memory mappings Linux lists in /proc")
 def test_compiled_kernels_hold_memory_mappings_until_jax_clears_its_caches():
     # why tests/conftest.py clears JAX's caches when a test process nears Linux's cap on mappings

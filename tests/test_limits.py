@@ -81,6 +81,7 @@ def test_sizes_below_the_memory_check_and_symbolic_sizes_pass():
     assert str(exported.out_avals[0].shape) == "(2*n,)"
 
 
+@pytest.mark.slow
 @given(k=st.integers(-(10**20), 10**20) | st.integers(-5, 5), rows=st.integers(0, 4), cols=st.integers(0, 4))
 @example(k=10**20, rows=2, cols=3)
 @example(k=-(10**20), rows=3, cols=2)

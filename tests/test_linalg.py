@@ -196,6 +196,7 @@ def assert_same_eigenvalues(actual, expected, atol):
             remaining.pop(best)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", EIG_MODES)
 @given(a=generic_matrices())
 def test_eig_matches_numpy(mode, a):
@@ -227,6 +228,7 @@ def test_eig_defective_matrix(eig_mode):
     np.testing.assert_allclose(np.abs(values[0]), [1, 1], atol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", FLOATING + INTEGER[:1])
 def test_eig_dtypes(dtype, eig_mode):
     a = np.array([[0, -2], [2, 0]], dtype=dtype)  # eigenvalues +-2i: complex even for real input
@@ -260,6 +262,7 @@ def test_eig_under_jit_and_vmap(eig_mode, vectors):
         np.testing.assert_allclose(np.sort_complex(result), np.sort_complex(expected), atol=1e-4)
 
 
+@pytest.mark.slow
 def test_eig_grad_of_eigenvalues(eig_mode):
     """d sum(real(eigvals(a))) / da = I (the trace), on both paths; a nonlinear case too."""
     rng = np.random.default_rng(1)
@@ -382,6 +385,7 @@ def test_qr_is_a_named_tuple():
     assert result._fields == ("Q", "R") and result.Q is result[0]
 
 
+@pytest.mark.slow
 @given(a=matrices(), full=st.booleans())
 def test_svd(a, full):
     u, s, vh = xp.linalg.svd(xp.asarray(a), full_matrices=full)
@@ -405,6 +409,7 @@ def test_svd_is_a_named_tuple():
     assert result._fields == ("U", "S", "Vh") and result.Vh is result[2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("magnitude", [1e-30, 1e19, 1e30])
 @pytest.mark.parametrize("dtype", ["float32", "complex64"])
 @pytest.mark.parametrize("shape", [(2, 5), (3, 3), (2, 4, 2)])
@@ -470,12 +475,14 @@ def test_slogdet_singular():
     assert xp.linalg.slogdet(xp.eye(2))._fields == ("sign", "logabsdet")
 
 
+@pytest.mark.slow
 @given(a=matrices(square=True))
 def test_inv(a):
     a = well_conditioned(a)
     check(xp.linalg.inv(xp.asarray(a)), np.linalg.inv(reference(a)), a.dtype)
 
 
+@pytest.mark.slow
 @given(a=matrices(square=True), data=st.data())
 def test_solve_matrix_right_hand_side(a, data):
     a = well_conditioned(a)
@@ -493,6 +500,7 @@ def test_solve_matrix_right_hand_side(a, data):
     check(result, np.broadcast_to(expected, shape), want)
 
 
+@pytest.mark.slow
 @given(a=matrices(square=True), data=st.data())
 def test_solve_vector_right_hand_side(a, data):
     """A 1-d x2 is one vector for every matrix of the stack (the 2024.12 rule)."""
@@ -554,6 +562,7 @@ def test_pinv(a, data):
     )
 
 
+@pytest.mark.slow
 @given(a=matrices(max_side=5), data=st.data())
 def test_matrix_rank(a, data):
     # build known ranks: the product of (m, r) and (r, n) factors has rank r (almost surely)
@@ -568,6 +577,7 @@ def test_matrix_rank(a, data):
     check(xp.linalg.matrix_rank(xp.asarray(x), rtol=2.0), np.zeros(a.shape[:-2]), dt.default_int())
 
 
+@pytest.mark.slow
 def test_matrix_rank_rtol_array_broadcasts():
     a = np.stack([np.diag([1.0, 0.1, 0.01]), np.diag([1.0, 0.5, 0.2])]).astype(FLOAT)
     rtol = xp.asarray(np.array([0.05, 0.3], FLOAT))
@@ -648,6 +658,7 @@ def test_2_norm_in_float64_across_the_range(magnitude):
     assert float(norm) == pytest.approx(math.hypot(*values), rel=1e-15, abs=0)
 
 
+@pytest.mark.slow
 def test_norms_keep_infinities_nans_and_zeros():
     x = xp.asarray(np.array([[np.inf, 1.0], [np.nan, 1.0], [np.inf, np.nan], [0.0, 0.0], [1e-30, 1e-30]], np.float32))
     got = np.asarray(xp.linalg.vector_norm(x, axis=1))
@@ -661,6 +672,7 @@ def test_norms_keep_infinities_nans_and_zeros():
     np.testing.assert_allclose(np.asarray(rows), got, rtol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", INTEGER)
 def test_norms_compute_integers_in_the_default_float(dtype):
     x = xp.asarray(np.array([[3, 4], [0, 0]], dtype=dtype))
@@ -784,6 +796,7 @@ FLOATING_ONLY = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(FLOATING_ONLY))
 def test_integer_input_is_computed_in_the_default_float(name):
     ints = xp.asarray(np.array([[2, 1], [1, 2]], dtype=np.int32))
@@ -799,6 +812,7 @@ def test_bool_input_is_rejected(name):
         FLOATING_ONLY[name](xp.asarray(np.eye(2, dtype=bool)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", FLOATING)
 def test_precision_follows_the_input(dtype):
     a = xp.asarray(np.array([[2, 1], [1, 3]], dtype=dtype))
@@ -817,6 +831,7 @@ def test_precision_follows_the_input(dtype):
 # --- jit, vmap, grad ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_jit_matches_eager():
     rng = np.random.default_rng(2)
     a = xp.asarray(well_conditioned(rng.standard_normal((2, 3, 3))).astype(FLOAT))
@@ -872,6 +887,7 @@ def test_grad_of_solve():
     np.testing.assert_allclose(np.asarray(grad_a), -np.outer(np.linalg.solve(a.T, np.ones(3)), x), rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_grad_of_norms():
     rng = np.random.default_rng(6)
     v = rng.standard_normal(5).astype(FLOAT)

@@ -287,6 +287,7 @@ def test_stack_matches_numpy_with_promotion(case, data):
     )
 
 
+@pytest.mark.slow
 def test_concat_of_one_dtype_keeps_it():
     for d in DTYPES:
         result = xp.concat([xp.zeros(2, dtype=d), xp.ones(3, dtype=d)])
@@ -340,6 +341,7 @@ def test_broadcast_shapes_propagates_unknown_sizes():
     assert xp.broadcast_shapes((3,), (None, 1, 3)) == (None, 1, 3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_every_function_keeps_the_dtype(dtype):
     x = xp.zeros((2, 1, 3), dtype=dtype)
@@ -417,6 +419,7 @@ def view_cases(draw, name):
     return x, lambda a: a.mT, lambda a: a.mT
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", VIEW_FUNCTIONS)
 @given(data=st.data())
 def test_views_write_through_like_numpy(name, data):
@@ -443,6 +446,7 @@ def test_views_write_through_like_numpy(name, data):
         check(x, nx)
 
 
+@pytest.mark.slow
 @given(x=arrays(min_dims=2, max_dims=3, min_side=1, max_side=3), data=st.data())
 def test_chained_views_write_through(x, data):
     a, na = xp.asarray(x), x.copy()
@@ -462,6 +466,7 @@ def test_chained_views_write_through(x, data):
     check(v, nv)
 
 
+@pytest.mark.slow
 def test_view_examples():
     x = xp.asarray(np.arange(6, dtype=np.float32))
     y = xp.reshape(x, (2, 3))

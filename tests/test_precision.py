@@ -146,6 +146,7 @@ def stacked(args):
 # --- by default: the highest precision ---------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(EVERY))
 def test_every_product_is_computed_at_the_highest_precision_by_default(name):
     function, args = EVERY[name]

@@ -97,6 +97,7 @@ def check_unique(x):
     check_dtype(ui.inverse_indices, INDEX, x.shape)
 
 
+@pytest.mark.slow
 @given(x=arrays(ALL))
 def test_unique_any_arrays(x):
     check_unique(x)
@@ -182,6 +183,7 @@ def test_isin_matches_numpy(dtypes, data, invert):
     np.testing.assert_array_equal(np.asarray(result), expected)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sizes", [(5, 3), (50, 40), (3000, 100)])  # compare-all and binary-search paths
 @pytest.mark.parametrize("dtype", [np.float32, np.int16, np.uint8, np.complex64, np.bool_])
 def test_isin_both_methods(sizes, dtype):

@@ -60,6 +60,7 @@ def test_sort_matches_numpy(x, data):
     check(result, expected, x.dtype)
 
 
+@pytest.mark.slow
 @given(x=arrays(REAL), data=st.data())
 def test_argsort_matches_numpy_stable(x, data):
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1))

@@ -16,6 +16,7 @@ from conformance import special_cases
 FUNCTIONS = sorted({case.function for case in special_cases.cases()})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("function", FUNCTIONS)
 def test_special_cases(function):
     results = special_cases.run(xp, [function])
@@ -23,6 +24,7 @@ def test_special_cases(function):
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.slow
 def test_most_sentences_are_checked():
     results = special_cases.run(xp)
     skipped = [r for r in results if r.status == "skipped"]

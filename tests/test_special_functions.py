@@ -218,6 +218,7 @@ def _check_values(name, data, dtype):
     np.testing.assert_allclose(np.asarray(out), expected, rtol=rtol, atol=max(atol, tiny), err_msg=str(args))
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("name", sorted(CASES))
 @given(data=st.data())
@@ -225,6 +226,7 @@ def test_float64_values_match_scipy(name, data):
     _check_values(name, data, np.float64)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 @given(data=st.data())
 def test_float32_values_match_scipy(name, data):
@@ -245,6 +247,7 @@ def test_hurwitz_zeta_of_a_huge_q():
     np.testing.assert_allclose(np.asarray(xp.special.zeta(x, q)), sp.zeta(x, q), rtol=1e-13)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_riemann_zeta_below_one_is_scipys_continuation():
     # Borwein's eta on [-1/4, 1), the functional equation below (in logarithms: Gamma(1 - x)
@@ -318,6 +321,7 @@ SCIPY_DEVIATIONS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("name", sorted(set(xp.special.__all__) - {"hyp1f1", "multigammaln"}))
 def test_special_values_are_scipys_or_nan(name):
@@ -381,6 +385,7 @@ def test_betaln_of_a_half_and_a_large_argument(b):
     assert float(xp.special.betaln(0.5, b)) == pytest.approx(expected, rel=2e-16)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_gammaincc_of_a_small_shape_keeps_its_relative_precision():
     # Q(a, x) ~ a E1(x) as a -> 0; JAX's 1 - P(a, x) for x <= 1 kept only its absolute precision
@@ -431,6 +436,7 @@ def test_finite_results_whose_intermediates_overflow():
     assert float(xp.special.inv_boxcox1p(1e300, 1e300)) == pytest.approx(np.expm1(600 * np.log(10) / 1e300), rel=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("df", [1e3, 1e5, 1e6, 1e8, 1e10, 1e15, 1e20, 1e300])
 def test_stdtr_with_many_degrees_of_freedom(df):
@@ -453,6 +459,7 @@ def _student_t_density(df: float, t: np.ndarray) -> np.ndarray:
     return ratio / np.sqrt(2 * np.pi) * np.exp(-(df + 1) / 2 * np.log1p(t * t / df))
 
 
+@pytest.mark.slow
 def test_stdtr_with_many_degrees_of_freedom_in_float32():
     t = np.array([-10.0, -3.0, -0.5, 0.5, 3.0], np.float32)
     for df in (1e4, 1e6, 1e12):
@@ -461,6 +468,7 @@ def test_stdtr_with_many_degrees_of_freedom_in_float32():
         np.testing.assert_allclose(out, sp.stdtr(df, t.astype(np.float64)), rtol=2e-5)
 
 
+@pytest.mark.slow
 def test_exact_values():
     # multiples of 90 degrees give exact values: the reduction is exact
     big = 360.0 * 2**10  # a multiple of 360 (float32 resolves 90 beside it too)
@@ -478,6 +486,7 @@ def test_exact_values():
     assert float(xp.special.expi(np.inf)) == np.inf and float(xp.special.expi(0.0)) == -np.inf  # (JAX: NaN at inf)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_where_scipy_is_inaccurate_xp_is_not():
     # cot(1e-8 degrees) = 180 / (pi 1e-8); SciPy's cotdg is off by 2e-7 here
@@ -496,6 +505,7 @@ def test_where_scipy_is_inaccurate_xp_is_not():
     assert float(xp.special.hyp1f1(1e-20, 0.125, 11.0)) == pytest.approx(sp.hyp1f1(1e-20, 0.125, 11.0), rel=1e-14)
 
 
+@pytest.mark.slow
 def test_exponential_integrals_of_small_arguments():
     # JAX's exp1, expi and expn run their continued fraction on every element of an array, which
     # for x = 1e-8 iterates for minutes; xp gives each element only the branch of its range. (How
@@ -588,6 +598,7 @@ def test_log_gamma_keeps_its_relative_precision_near_its_zeros(name):
         np.testing.assert_allclose(got, exact, rtol=4 * np.finfo(dtype).eps)
 
 
+@pytest.mark.slow
 def test_complex_loggamma_has_no_loop_and_a_gradient():
     z = xp.asarray(np.array([-1e30 + 0.5j, complex(-np.inf, 1.0), -3.3 + 0.5j], np.complex64))
     assert "while" not in str(jax.make_jaxpr(xp.special.loggamma)(z))
@@ -609,6 +620,7 @@ def test_integers_and_booleans_are_computed_in_the_default_float():
     np.testing.assert_allclose(np.asarray(xp.special.gammaln(xp.asarray([5]))), [np.log(24.0)], rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_float32_stays_float32():
     x32 = xp.asarray([0.5, 1.5], dtype=xp.float32)
     assert xp.special.erf(x32).dtype == xp.float32
@@ -703,6 +715,7 @@ def test_sparse_arguments_are_computed_densely_with_a_warning():
 # --- transformations ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_jit_gives_the_eager_values():
     a = xp.asarray([0.5, 2.0, 7.5], dtype=xp.float32)
     x = xp.asarray([0.25, 1.0, 4.0], dtype=xp.float32)
@@ -721,12 +734,14 @@ def test_jit_gives_the_eager_values():
     )
 
 
+@pytest.mark.slow
 def test_vmap():
     x = xp.asarray([[0.5, 1.0], [2.0, 3.0]], dtype=xp.float32)
     out = jax.vmap(lambda row: xp.special.expi(row))(x)
     np.testing.assert_allclose(np.asarray(out), sp.expi(np.asarray(x)), rtol=1e-5)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_grad():
     def grad(f, x):
@@ -766,6 +781,7 @@ NOT_DIFFERENTIABLE = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradients_match_finite_differences(name):

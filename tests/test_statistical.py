@@ -142,6 +142,7 @@ def test_prod_matches_numpy(x, data):
     check(result, expected, want, rtol=1e-4 if want in (dt.float32, dt.complex64) else 1e-10, atol=1e-30)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("function", [xp.sum, xp.prod])
 @pytest.mark.parametrize("dtype", NUMERIC, ids=str)
 def test_accumulation_dtype_default(function, dtype):
@@ -388,6 +389,7 @@ def test_var_std_match_numpy(x, data):
     check(xp.std(xp.asarray(x), axis=axis, keepdims=keepdims, correction=correction), expected_std, x.dtype, atol=atol)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", INTEGER, ids=str)
 def test_integer_input_is_computed_in_default_float(dtype):
     values = np.array([1, 2, 4], dtype)
@@ -455,6 +457,7 @@ def test_std_in_float64_across_the_range(magnitude):
     assert got == pytest.approx(statistics.stdev(values), rel=1e-14, abs=0)
 
 
+@pytest.mark.slow
 def test_std_rescaled_keeps_its_derivative_and_special_values():
     tiny = xp.asarray(np.array([1e-30, 2e-30, 4e-30], np.float32))
     gradient = xp.transforms.grad(lambda v: xp.std(v))(tiny)
@@ -524,6 +527,7 @@ def test_64_bit_dtype_unavailable_without_x64():
 # --- transformations ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_jit_matches_eager():
     x = xp.asarray(np.arange(12.0, dtype=FLOAT).reshape(3, 4))
     for function, kwargs in [
@@ -553,6 +557,7 @@ def test_vmap():
     check(jax.vmap(lambda row: xp.cumulative_sum(row), in_axes=1, out_axes=1)(x), np.cumsum(values, 0))
 
 
+@pytest.mark.slow
 def test_grad():
     values = np.array([1.0, 2.0, 4.0, 7.0], FLOAT)
     x = jnp.asarray(values)
@@ -610,6 +615,7 @@ def _outcome(call):
     return result.dtype, np.asarray(result)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", DEFAULT_CALLS)
 @given(a=arrays(AVAILABLE, nan=True))
 def test_the_default_call_is_the_general_call_with_the_defaults(name, a):

@@ -116,6 +116,7 @@ def with_subnormals(dtype):
 FLOATING = [d for d in AVAILABLE if d.kind in "fc"]
 
 
+@pytest.mark.slow
 @given(
     x=st.sampled_from(FLOATING).flatmap(
         lambda d: hnp.arrays(d, fixed_shapes.shapes(min_dims=1, max_dims=2, max_side=4), elements=with_subnormals(d))

@@ -69,6 +69,7 @@ def _run_under_jit(program: Program) -> None:
     np.testing.assert_array_equal(np.asarray(x), program.initial, strict=True)
 
 
+@pytest.mark.slow
 @given(st.lists(programs(), min_size=PROGRAMS, max_size=PROGRAMS))
 def test_view_write_programs_match_numpy_eagerly(batch):
     """Every handle, after every step, has NumPy's value and dtype; a step NumPy refuses (or the
@@ -77,6 +78,7 @@ def test_view_write_programs_match_numpy_eagerly(batch):
         _run_eagerly(program)
 
 
+@pytest.mark.slow
 @given(st.lists(programs(traced=True), min_size=PROGRAMS, max_size=PROGRAMS))
 def test_view_write_programs_match_numpy_under_jit(batch):
     """The whole program as one jitted function of the starting array, returning every handle."""

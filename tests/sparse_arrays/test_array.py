@@ -66,6 +66,7 @@ def test_namespace_errors():
         xs.eye(2).__array_namespace__(api_version="2020.01")
 
 
+@pytest.mark.slow
 def test_from_jax_and_back_without_a_copy():
     J = jsparse.BCOO.fromdense(jnp.asarray(X))
     A = xs.BCOO.from_jax(J)
@@ -129,6 +130,7 @@ def test_copies_share_immutable_buffers():
 # --- operators: the xp functions, which route to the sparse implementations ----------------
 
 
+@pytest.mark.slow
 def test_operators_reach_the_sparse_implementations():
     A = xs.fromdense(xp.asarray(X))
     v = xp.ones(4, dtype=xp.float32)
@@ -152,6 +154,7 @@ def test_operators_reach_the_sparse_implementations():
 # --- transposes and devices -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @given(hnp.arrays(np.float64, shapes(min_dims=2, max_dims=4, max_side=3), elements=st.sampled_from([0.0, 1.0, -2.5])))
 def test_transposes_match_dense(x):
@@ -216,6 +219,7 @@ _INDEXINGS = {  # indexing by traced queries, NumPy's twin, and the axis the que
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", _INDEXINGS)
 def test_traced_queries_into_a_constant_array_store_the_longest_match_per_query(how):
     """With the queries traced and the array a constant of the traced function, the result
@@ -274,6 +278,7 @@ _ROW_TAKES = {  # taking rows by integer arrays, and NumPy's twin
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["bcsr", "sorted", "padded", "duplicates"])
 @given(data=st.data())
 def test_rows_of_a_matrix_stored_row_by_row_are_gathered_without_sorting(layout, data):

@@ -86,6 +86,7 @@ def test_fromdense_round_trips_bit_for_bit(x):
     assert_same(A.todense(), x)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @given(
     st.sampled_from([np.float32, np.float64, np.complex64]).flatmap(
@@ -406,6 +407,7 @@ def coo_with_duplicates(draw, max_batch=2):
     return xs.BCOO((xp.asarray(values), xp.asarray(coords)), shape=(*batch, *sparse_shape)), expected
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @given(coo_with_duplicates())
 def test_bcoo_to_bcsr_and_back(case):
@@ -431,6 +433,7 @@ def test_to_bcsr_needs_two_sparse_dimensions():
         A.to_bcsr()
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @given(coo_with_duplicates())
 def test_sum_duplicates(case):
@@ -717,6 +720,7 @@ def bcsr_buffers(draw):
     return indices.reshape(*batch, nse), indptr.reshape(*batch, n_rows + 1)
 
 
+@pytest.mark.slow
 @given(bcsr_buffers())
 def test_bcsr_checks_match_a_reference_on_the_host_and_in_the_kernel(buffers_):
     indices, indptr = buffers_
@@ -779,6 +783,7 @@ _RUNNING_SUMS = {  # operations that number runs of entries or count along an ax
 }
 
 
+@pytest.mark.slow
 @pytest.mark.cpu_only(reason=RUNNING_SUM_IS_CPUS)
 @pytest.mark.parametrize("operation", _RUNNING_SUMS)
 def test_running_sums_over_entries_are_parallel_prefix_sums_on_cpu(operation):

@@ -38,6 +38,7 @@ def dtypes_of(op):
 # --- the tables -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op", ew.UNARY, ids=lambda op: op.name)
 def test_zero_preserving_table(op):
     """ZERO_PRESERVING lists exactly the unary functions with f(0) == 0 in every dtype they take."""
@@ -50,6 +51,7 @@ def test_zero_preserving_table(op):
 SAMPLES = (-3, -1, 2, 5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op", ew.BINARY, ids=lambda op: op.name)
 def test_binary_kinds_table(op):
     """f(0, 0) == 0 for the listed functions (in every dtype), != 0 for some dtype otherwise;
@@ -96,6 +98,7 @@ def test_unary_matches_dense(case):
     assert_like_dense(jax.jit(fn)(A), fn(xp.asarray(a)), exact=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(sew.ZERO_PRESERVING))
 def test_each_unary(name):
     op = ew.OPS[name]
@@ -175,6 +178,7 @@ def test_sparse_sparse_matches_dense(case):
     assert_like_dense(jax.jit(fn)(A1, A2), want, exact=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(sew.BINARY_KINDS))
 def test_each_sparse_sparse(name):
     op = ew.OPS[name]
@@ -284,6 +288,7 @@ def test_scalar_operators():
 # --- a dense operand ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(
     st.sampled_from(["multiply", "bitwise_and", "logical_and", "bitwise_left_shift", "bitwise_right_shift"]),
     st.data(),
@@ -329,6 +334,7 @@ def test_computing_densely_can_be_forbidden():
 # --- transformations ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_grad_through_elementwise():
     a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
@@ -416,6 +422,7 @@ def generic_score(x, w):
     return ns.sum(ns.sqrt(ns.abs(positive)), axis=-1)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_generic_code_mixing_sparse_and_dense():
     a = np.array([[0.0, 4.0, 0.0], [9.0, 0.0, 1.0]])
@@ -431,6 +438,7 @@ def test_generic_code_mixing_sparse_and_dense():
     assert math.isclose(float(xp.sum(got)), float(xp.sum(want)))
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("shape", [(), (2,)])
 def test_signed_zeros_of_a_sum_with_a_structural_zero(shape):

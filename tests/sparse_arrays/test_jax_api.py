@@ -46,6 +46,7 @@ M3 = random_dense(RNG, (2, 4, 5))
 # --- conversion -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize(("fromdense", "todense", "kind"), [
     (xs.bcoo_fromdense, xs.bcoo_todense, xs.BCOO), (xs.bcsr_fromdense, xs.bcsr_todense, xs.BCSR)])  # fmt: skip
@@ -62,6 +63,7 @@ def test_fromdense_todense(fromdense, todense, kind):
     assert fromdense(M).nse == A.nse  # NumPy input
 
 
+@pytest.mark.slow
 @pytest.mark.cpu_only(reason="XLA's flushing of subnormals, as on CPU")
 def test_jax_fromdense_stores_what_jax_stores_and_xp_fromdense_every_bit():
     tiny = float(np.finfo(np.float32).smallest_subnormal)
@@ -114,6 +116,7 @@ DOT_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize(("s1", "s2", "contract", "batch"), DOT_CASES)
 @pytest.mark.parametrize("kinds", ["sd", "ds", "ss"])
@@ -201,6 +204,7 @@ def test_bcoo_dot_general_sampled_with_indices_for_more_dimensions_than_the_prod
     check(out, np.ones(2, dtype=xp.__array_namespace_info__().default_dtypes()["real floating"]))  # x64 on or off
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_bcoo_multiply():
     A, B = xs.bcoo_fromdense(xp.asarray(M)), xs.bcoo_fromdense(xp.asarray(M * 2 + np.eye(4, 5)))
@@ -230,6 +234,7 @@ def test_extract():
         xs.bcoo_extract(pattern, xp.ones(3))
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_gather_and_slices():
     A = xs.bcoo_fromdense(xp.asarray(M))
@@ -248,6 +253,7 @@ def test_gather_and_slices():
         xs.bcoo_dynamic_slice(A, [0, 0], [5, 1])
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_concatenate():
     A, B = xs.bcoo_fromdense(xp.asarray(M)), xs.bcoo_fromdense(xp.asarray(M[:2]))
@@ -263,6 +269,7 @@ def test_concatenate():
         xs.bcoo_concatenate(A, dimension=0)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_broadcast_reshape_transpose_squeeze_reduce():
     A = xs.bcoo_fromdense(xp.asarray(M))
@@ -295,6 +302,7 @@ def test_broadcast_reshape_transpose_squeeze_reduce():
 # --- duplicates, order, layout --------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_duplicates_zeros_order_layout():
     data = np.array([1.0, 2.0, 0.0, 3.0])
@@ -332,6 +340,7 @@ def test_duplicates_zeros_order_layout():
 # --- sparsify -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_sparsify_takes_and_returns_xp_arrays():
     def f(m, v):

@@ -100,6 +100,7 @@ def check_products(A, a, seed):
 # --- building -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(a=banded(), source=st.sampled_from(["dense", "plain", "padded", "duplicates", "bcsr", "diagonals"]))
 def test_dia_holds_the_matrix_of_each_source(a, source):
     if source == "dense":
@@ -119,6 +120,7 @@ def test_dia_holds_the_matrix_of_each_source(a, source):
     np.testing.assert_array_equal(np.asarray(xs.DIA((D.T.data, D.T.offsets), shape=a.T.shape).todense()), a.T)
 
 
+@pytest.mark.slow
 @given(a=banded())
 def test_dia_with_given_offsets_keeps_those_diagonals_under_jit(a):
     offsets = [o for o in (0, 1, -3) if -a.shape[0] < o < a.shape[1]]
@@ -130,6 +132,7 @@ def test_dia_with_given_offsets_keeps_those_diagonals_under_jit(a):
     np.testing.assert_array_equal(np.asarray(D.todense()), kept)
 
 
+@pytest.mark.slow
 @given(p=blocked(), source=st.sampled_from(["dense", "plain", "duplicates", "bcsr"]))
 def test_bsr_holds_the_matrix_of_each_source(p, source):
     a, block = p
@@ -151,11 +154,13 @@ def test_bsr_holds_the_matrix_of_each_source(p, source):
 # each new layout is a new program to compile).
 
 
+@pytest.mark.slow
 @given(a=banded(), seed=st.integers(0, 2**32 - 1))
 def test_dia_products_are_the_dense_products(a, seed):
     check_products(xs.DIA.fromdense(xp.asarray(a)), a, seed)
 
 
+@pytest.mark.slow
 @given(p=blocked(), seed=st.integers(0, 2**32 - 1))
 def test_bsr_products_are_the_dense_products(p, seed):
     a, block = p
@@ -177,6 +182,7 @@ def _fixed_matrices():
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("matrix", ["DIA poisson", "DIA tall", "BSR poisson", "BSR blocks"])
 def test_products_on_the_pallas_kernels_are_the_dense_products(matrix):
     A, a = _fixed_matrices()[matrix]
@@ -184,6 +190,7 @@ def test_products_on_the_pallas_kernels_are_the_dense_products(matrix):
         check_products(A, a, 0)
 
 
+@pytest.mark.slow
 def test_the_pallas_kernels_run_where_forced_and_on_a_tpu(monkeypatch):
     calls = []
     for module, name in ((tpu_dia, "vector_product"), (tpu_dia, "matrix_product"), (tpu_bsr, "pallas_product")):
@@ -253,6 +260,7 @@ def _layouts():
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", KINDS)
 @pytest.mark.parametrize("layout", ["DIA", "BSR"])
 def test_gradients_jvp_and_second_order_are_the_dense_ones(layout, name):
@@ -276,6 +284,7 @@ def test_gradients_jvp_and_second_order_are_the_dense_ones(layout, name):
         np.testing.assert_allclose(np.asarray(grad_t), a64 @ np.cos(a64.T @ x), **TOLERANCE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", KINDS)
 @pytest.mark.parametrize("layout", ["DIA", "BSR"])
 def test_vmap_over_the_dense_operand_and_over_matrices(layout, name):
@@ -322,6 +331,7 @@ def test_generic_array_api_code_takes_them(layout):
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["DIA", "BSR"])
 def test_exported_for_a_tpu_they_are_pallas_kernels(layout):
     """For a TPU the products lower through Pallas's TPU lowering (checked here on any machine, up
@@ -338,6 +348,7 @@ def test_exported_for_a_tpu_they_are_pallas_kernels(layout):
 # --- edges and errors ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", KINDS)
 def test_empty_matrices_and_operands(name):
     with kind(name):

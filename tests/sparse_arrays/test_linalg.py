@@ -15,6 +15,7 @@ def system(n=40, seed=0, dtype=np.float64):
     return a.astype(dtype), rng.standard_normal(n).astype(dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("format", ["bcsr", "bcoo"])
 @pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=pytest.mark.x64)])
 def test_spsolve_matches_dense_solve(format, dtype):
@@ -27,6 +28,7 @@ def test_spsolve_matches_dense_solve(format, dtype):
         np.testing.assert_allclose(np.asarray(out), expected, rtol=tol, atol=tol)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_spsolve_promotes_and_differentiates():
     a, rhs = system()
@@ -66,6 +68,7 @@ def symmetric(n=60, seed=1):
     return a + a.T + np.diag(np.arange(n, dtype=np.float64) / 4)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("kind", ["bcoo", "bcsr", "dense", "callable"])
 def test_lobpcg_standard_finds_the_largest_eigenpairs(kind):

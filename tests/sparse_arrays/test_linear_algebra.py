@@ -86,6 +86,7 @@ def operands(draw, max_side=6):
 # --- matmul ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(operands(), st.sampled_from(FORMATS), st.sampled_from(["vector", "matrix", "wide", "stack"]))
 def test_matmul_sparse_dense(args, format, kind):
     rng, m, n, k, dtype, density = args
@@ -128,6 +129,7 @@ def _stored(m, layout):
     return sparse_of(m, layout)
 
 
+@pytest.mark.slow
 @pytest.mark.cpu_only(
     reason="the eager product of two sparse matrices is NumPy's for arrays in CPU memory "
     "(xp.sparse._products.sparse_sparse); arrays on an accelerator keep JAX's rule, which stores more"
@@ -214,6 +216,7 @@ def test_matmul_of_two_sparse_vectors_is_a_dense_scalar():
     check(out, np.asarray(13.0))
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("format", FORMATS)
 def test_matmul_promotes_dtypes_like_dense(format):
@@ -231,6 +234,7 @@ def test_matmul_promotes_dtypes_like_dense(format):
         check(out, np.array([2, 3], np.int16))
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize(
     ("layout", "x_shape"),
@@ -245,6 +249,7 @@ def test_matmul_batched_and_dense_layouts(layout, x_shape):
         check(out, a @ x)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_matmul_unsorted_duplicated_and_padded_bcoo():
     rng = np.random.default_rng(2)
@@ -394,6 +399,7 @@ VECDOT_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("s1", "s2", "axis"), VECDOT_CASES)
 @pytest.mark.parametrize("kinds", ["sd", "ds", "ss"])
 def test_vecdot(s1, s2, axis, kinds):
@@ -422,6 +428,7 @@ def test_vecdot_errors_are_the_dense_ones():
 # --- transformations ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("format", FORMATS)
 @pytest.mark.parametrize("columns", [None, 2, 9])
@@ -479,6 +486,7 @@ def scipy_random(rng, m, n, density, dtype=np.float64):
     return s
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("columns", [None, 3, 8, 20])
 def test_kernels_against_scipy(columns):
@@ -512,6 +520,7 @@ def test_bcsr_vector_kernel_with_skewed_and_empty_rows():
         check(out, np.zeros(4))
 
 
+@pytest.mark.slow
 def test_native_kernel_ignores_out_of_range_padding():
     a = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]])
     padded = jsparse.BCSR.fromdense(jnp.asarray(a), nse=6)
@@ -520,6 +529,7 @@ def test_native_kernel_ignores_out_of_range_padding():
     np.testing.assert_allclose(out, a @ np.ones((3, 9)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gpu", [False, True])
 @pytest.mark.parametrize("nse", [3, 6])
 def test_csr_vector_products_on_both_routes_ignore_padding(gpu, nse):
@@ -554,6 +564,7 @@ def test_csr_vector_products_on_both_routes_ignore_padding(gpu, nse):
     np.testing.assert_allclose(np.asarray(d_data)[stored], want[stored])
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_coo_kernel_drops_padding_even_next_to_infinities():
     a = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]])
@@ -562,6 +573,7 @@ def test_coo_kernel_drops_padding_even_next_to_infinities():
     check(padded @ x, np.array([1.0, np.inf]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "s1, s2",
     [

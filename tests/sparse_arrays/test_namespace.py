@@ -101,6 +101,7 @@ def test_sparse_arrays_report_xp():
 # --- creation functions against xp's dense ones ---------------------------------------------
 
 
+@pytest.mark.slow
 @given(SHAPES, st.sampled_from([None, xp.float32, xp.int16, xp.bool, xp.complex64]))
 def test_zeros_empty_ones(shape, dtype):
     for name, nse in (("zeros", 0), ("empty", 0), ("ones", math.prod(shape))):
@@ -154,6 +155,7 @@ def test_arange(start, stop, step):
     assert_matches(traced, expected)
 
 
+@pytest.mark.slow
 @given(st.integers(-3, 3), st.integers(-3, 3), st.integers(0, 6), st.booleans())
 def test_linspace(start, stop, num, endpoint):
     expected = xp.linspace(start, stop, num, endpoint=endpoint)
@@ -227,6 +229,7 @@ def test_asarray_under_jit_takes_sparse_arrays():
     assert_matches(out, np.asarray([0.0, 3.0], np.float32))
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @given(mostly_zero(), st.sampled_from([None, xp.float32, xp.int8]), st.booleans())
 def test_like_functions(x, dtype, sparse_input):
@@ -257,6 +260,7 @@ def test_like_functions_keep_format_and_layout():
     assert_matches(F, np.full((2, 3), 0.5))
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @given(mostly_zero(min_dims=2, max_dims=4), st.integers(-3, 3), st.data())
 def test_tril_triu(x, k, data):
@@ -349,6 +353,7 @@ def test_creation_errors_name_the_sparse_function():
         xs.arange(0, 2, 0)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_kernels_match_numpy_creation():
     """The jitted kernels (arrays on an accelerator) build what the NumPy paths (CPU) build."""

@@ -113,6 +113,7 @@ PRODUCTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", PRODUCTS)
 @given(p=problems())
 def test_products_match_dense_and_xla(product, p):
@@ -140,6 +141,7 @@ def _data_cotangent(p, matrix, ct, x, transposed):
     return expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", PRODUCTS)
 @given(p=problems(dtypes=[d for d in VALUE_DTYPES if not d.startswith("int")]))
 def test_data_cotangents_match_numpy_and_xla(product, p):
@@ -161,6 +163,7 @@ def test_data_cotangents_match_numpy_and_xla(product, p):
               p["data"].dtype)  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", ["bcsr A @ x", "bcoo A @ x"])
 @pytest.mark.parametrize("m, n", [(0, 1), (1, 0), (0, 0)])
 def test_xla_kernels_differentiate_products_of_matrices_without_rows_or_columns(product, m, n):
@@ -231,6 +234,7 @@ def test_disabled_retraces_what_was_traced_natively():
     assert "xp_csr_matmul" in lowered()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", PRODUCTS)
 @pytest.mark.parametrize("k", [None, 3, 16])
 def test_padding_entries_add_nothing_even_where_x_is_not_finite(product, k):
@@ -273,6 +277,7 @@ def _valid(p):
     return (p["rows"] < p["m"]) & (p["cols"] < p["n"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", PRODUCTS)
 @pytest.mark.parametrize("k", [None, 3])
 def test_grad_matches_the_dense_gradient(product, k):
@@ -308,6 +313,7 @@ def test_grad_matches_the_dense_gradient(product, k):
     np.testing.assert_allclose(hvp, dense_hvp, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", PRODUCTS)
 @pytest.mark.parametrize("k", [None, 3])
 def test_higher_order_and_batched_gradients_with_respect_to_data(product, k):
@@ -359,6 +365,7 @@ def _entry_valid(matrix, p):
     return (rows < p["m"]) & (cols < p["n"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", PRODUCTS)
 def test_vmap(product):
     make, fn, transposed = PRODUCTS[product]
@@ -378,6 +385,7 @@ def test_vmap(product):
     np.testing.assert_allclose(per_example, 2 * (xs @ op.T) @ op, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", PRODUCTS)
 def test_export_uses_xla_kernels(product):
     """A custom call has no compatibility guarantee: exported functions carry XLA's kernels."""
@@ -444,6 +452,7 @@ def test_the_library_is_built_for_this_cpu_and_keyed_by_it(tmp_path, monkeypatch
     assert "-O3" in arguments and not any(a.startswith(("-march", "-mcpu")) for a in arguments)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", PRODUCTS)
 def test_a_large_product_on_several_threads(product):
     """Big enough for the kernel's parallel path (and its sorted / scatter paths for a COO)."""
@@ -468,6 +477,7 @@ def test_a_large_product_on_several_threads(product):
             check(jax.jit(fn)(make(q), jnp.asarray(x)), (dense(q).T if transposed else dense(q)) @ x, np.float32)
 
 
+@pytest.mark.slow
 def test_products_on_several_python_threads_at_once():
     """Parallel loops of several callers at once on one pool: each caller's helpers are pool tasks
     that may start after another caller's, and a scatter's per-thread buffers are indexed by the
@@ -504,6 +514,7 @@ def test_products_on_several_python_threads_at_once():
 ROW_LENGTHS = [0, 1, 7, 8, 9, 15, 16, 17, 2, 31, 32, 33, 0, 48, 3, 5]  # around 8 and 16 lanes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", PRODUCTS)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "int32"])
 @pytest.mark.parametrize("order", ["sorted", "sorted, not claimed", "unsorted"])
@@ -580,6 +591,7 @@ def test_a_bcsr_whose_row_pointers_decrease_is_read_row_by_row(data):
     check(jax.jit(kernels.bcsr_matmul)(matrix, jnp.asarray(x)), expected, dtype)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("product", PRODUCTS)
 def test_rows_without_entries_are_zero_on_the_parallel_path(product):
     """Rows no entry falls in (leading, between, trailing, and the padding row) come out 0 when
@@ -616,6 +628,7 @@ def _vma_flags(address):
     raise AssertionError(f"no mapping holds {address:#x}")
 
 
+@pytest.mark.slow
 @needs_native
 @pytest.mark.skipif(
     not os.path.isdir("/sys/kernel/mm/transparent_hugepage"),
@@ -643,6 +656,7 @@ def test_a_large_output_is_advised_to_be_backed_by_huge_pages(product):
     check(y, a @ x, np.float32)
 
 
+@pytest.mark.slow
 @needs_native
 @pytest.mark.parametrize("fmt", ["bcoo", "bcsr"])
 def test_products_xla_must_partition_keep_xlas_kernels(fmt):

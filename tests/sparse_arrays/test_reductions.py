@@ -88,6 +88,7 @@ def reduction_cases(draw):
     return name, a, axis, draw(st.booleans()), draw(st.sampled_from(layouts_for(a)))
 
 
+@pytest.mark.slow
 @given(reduction_cases())
 def test_reductions_match_dense(case):
     name, a, axis, keepdims, layout = case
@@ -109,6 +110,7 @@ def test_reductions_match_dense(case):
     assert_like_dense(jax.jit(lambda A: fn(A, axis=axis, keepdims=keepdims))(A), want)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REDUCTIONS))
 def test_each_reduction_with_implicit_zeros(name):
     """Lines that are full, that have implicit zeros, that are empty; duplicates summed first."""
@@ -138,6 +140,7 @@ def test_prod_with_implicit_zero_propagates_nan_and_inf():
     np.testing.assert_array_equal(to_numpy(xp.prod(A, axis=1)), [np.nan, np.nan, 6.0, 0.0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", helpers.LAYOUTS)
 def test_std_where_the_squared_deviations_overflow_or_underflow(layout):
     # float32 deviations of 1e20 and 1e-20 square out of range (std was inf and 0), stored and
@@ -190,6 +193,7 @@ def test_arg_extrema(name, dtype, data):
     assert_like_dense(jax.jit(lambda A: fn(A, axis=axis, keepdims=keepdims))(A), want, exact=True)
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_arg_extrema_ties_with_implicit_zeros():
     a = np.array([[0.0, -1.0, 0.0], [-1.0, 0.0, 2.0], [-2.0, -1.0, -3.0], [0.0, 0.0, 0.0], [1.0, 0.0, 1.0]])
@@ -203,6 +207,7 @@ def test_arg_extrema_ties_with_implicit_zeros():
 # --- cumulative -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(st.sampled_from([d for d in NUMERIC if d.kind != "c"]), st.data())
 def test_cumulative_prod(dtype, data):
     a = data.draw(hnp.arrays(dtype, shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)))
@@ -217,6 +222,7 @@ def test_cumulative_prod(dtype, data):
 # --- transformations ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 def test_grad_of_reductions():
     a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
@@ -245,6 +251,7 @@ def test_grad_of_reductions():
 # --- sums along one axis by the native kernel -------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_native
 @given(problems())
 def test_sums_along_an_axis_are_products_with_ones_on_the_native_kernel(p):

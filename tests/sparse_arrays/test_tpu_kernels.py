@@ -63,6 +63,7 @@ def dia_problems(draw):
     }
 
 
+@pytest.mark.slow
 @given(p=dia_problems())
 def test_dia_kernels_match_the_dense_product(p):
     plan = p["plan"]
@@ -88,6 +89,7 @@ def _on_matrix(plan):
     return np.stack([(i + o >= 0) & (i + o < n) for o in plan.offsets])
 
 
+@pytest.mark.slow
 @given(p=dia_problems())
 def test_dia_data_cotangent_is_the_dense_gradient_on_the_diagonals(p):
     plan = p["plan"]
@@ -139,6 +141,7 @@ SEVERAL = [((2100, 1900), (-1000, -129, 0, 1, 300), 8), ((300, 2100), (-299, 120
            ((17000, 16900), (-1000, -129, 0, 1, 300), 64)]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("interpret", INTERPRETERS)
 @pytest.mark.parametrize("shape, offsets, most", SEVERAL)
 def test_dia_kernels_on_several_tiles_and_windows(shape, offsets, most, interpret):
@@ -187,6 +190,7 @@ def _bsr_layout(p):
     return [jnp.asarray(leaf) for leaf in tpu_bsr.host_layout(rows, cols, p["a"][rows, cols], p["plan"])]
 
 
+@pytest.mark.slow
 @given(p=bsr_problems())
 def test_bsr_kernels_match_the_dense_product(p):
     layout = _bsr_layout(p)
@@ -204,6 +208,7 @@ def test_bsr_kernels_match_the_dense_product(p):
             np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
 
 
+@pytest.mark.slow
 @given(p=bsr_problems())
 def test_bsr_block_cotangent_is_the_dense_gradient_on_the_blocks(p):
     rows, cols = _bsr_layout(p)[1:3]
@@ -258,6 +263,7 @@ def _unproven_windows(module: str) -> list[str]:
     return unproven
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transposed", [False, True], ids=["A @ x", "A.T @ x"])
 @pytest.mark.parametrize("columns", [None, 3, 1024], ids=["vector", "3 columns", "1024 columns"])
 def test_dia_kernels_windows_are_provably_aligned_for_mosaic(columns, transposed, monkeypatch, capsys):

@@ -158,6 +158,7 @@ def test_transposes_of_other_layouts_are_not_views():
 # --- products ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(matrices(min_side=1), st.integers(0, 3))
 def test_products_on_a_view_match_dense(args, k):
     a, layout = args
@@ -189,6 +190,7 @@ def test_products_on_a_view_match_dense(args, k):
     check(jax.jit(lambda p, q: p @ q.T)(A, A), a @ a.T, **tol)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("format", ["bcoo", "bcsr"])
 def test_grad_and_vmap_through_products_on_a_view(format):
     rng = np.random.default_rng(1)
@@ -237,6 +239,7 @@ def test_grad_and_vmap_through_products_on_a_view(format):
 # --- everything else on a view ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(matrices())
 def test_operations_on_a_view_match_dense(args):
     a, layout = args
@@ -285,6 +288,7 @@ REDUCE = {
 }
 
 
+@pytest.mark.slow
 @given(matrices(min_side=1), st.sampled_from(sorted(REDUCE)), st.sampled_from([0, 1, -1, None, (0, 1)]), st.booleans(),
        st.booleans(), st.booleans())  # fmt: skip
 def test_reductions_of_matrices_and_views_match_dense(args, name, axis, keepdims, view, jit):
@@ -306,6 +310,7 @@ def test_reductions_of_matrices_and_views_match_dense(args, name, axis, keepdims
     check(got, want, **tolerance(a.dtype))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("format", ["bcoo", "bcsr"])
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_line_reductions_of_a_larger_matrix(format, dtype):
@@ -339,6 +344,7 @@ def test_line_reductions_of_a_larger_matrix(format, dtype):
     check(xp.sum(B, axis=0), b.sum(0), **tol)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("format", ["bcoo", "bcsr"])
 def test_line_reductions_differentiate_with_respect_to_data(format):
     rng = np.random.default_rng(3)
