@@ -263,28 +263,52 @@ def _unproven_windows(module: str) -> list[str]:
     return unproven
 
 
+def _mosaic_modules(function, args, monkeypatch, capsys):
+    """The text of the Mosaic modules of the Pallas kernels in ``function(*args)``'s program for a
+    TPU, lowered here whatever the backend: Pallas lowers a kernel to Mosaic in Python (with
+    ``debug``, printing the module); only Mosaic's compiler, run by XLA:TPU, needs the chip."""
+    import functools
+
+    from jax.experimental import pallas as pl
+
+    monkeypatch.setattr(pl, "pallas_call", functools.partial(pl.pallas_call, debug=True))
+    capsys.readouterr()
+    jax.export.export(jax.jit(function), platforms=["tpu"])(*args)
+    return capsys.readouterr().out
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("transposed", [False, True], ids=["A @ x", "A.T @ x"])
 @pytest.mark.parametrize("columns", [None, 3, 1024], ids=["vector", "3 columns", "1024 columns"])
 def test_dia_kernels_windows_are_provably_aligned_for_mosaic(columns, transposed, monkeypatch, capsys):
     # Mosaic must prove that an element window starts on the (8, 128) tiling, and its proof sees
     # through products and constants but not sums: a window at ``t * tile + start`` is marked with
-    # pl.multiple_of (tpu.assume_multiple), else XLA:TPU refuses to compile the kernel. The kernels
-    # are lowered to Mosaic here for a TPU whatever the backend (Pallas does it in Python, with
-    # ``debug`` printing the module); only Mosaic's compiler needs the chip.
-    import functools
-
-    from jax.experimental import pallas as pl
-
-    monkeypatch.setattr(pl, "pallas_call", functools.partial(pl.pallas_call, debug=True))
+    # pl.multiple_of (tpu.assume_multiple), else XLA:TPU refuses to compile the kernel.
     n = 300 * 128 + 5
     plan = tpu_dia.plan((n, n), (-300, -1, 0, 1, 300))
     data = jnp.ones((len(plan.offsets), plan.rows, tpu_dia.LANES), jnp.float32)
     x = jnp.ones((n,) if columns is None else (n, columns), jnp.float32)
     product = tpu_dia.vector_product if columns is None else tpu_dia.matrix_product
-    capsys.readouterr()
-    jax.export.export(jax.jit(lambda d, v: product(d, v, plan=plan, transposed=transposed, interpret=False)),
-                      platforms=["tpu"])(data, x)  # fmt: skip
-    module = capsys.readouterr().out
+    module = _mosaic_modules(lambda d, v: product(d, v, plan=plan, transposed=transposed, interpret=False), (data, x),
+                             monkeypatch, capsys)  # fmt: skip
     assert "#tpu.element_window" in module
     assert _unproven_windows(module) == []
+
+
+@pytest.mark.parametrize("setting", ["highest", "float32", "high", "tensorfloat32", "BF16_BF16_F32_X3",
+                                     "default", "bfloat16"])  # fmt: skip
+def test_bsr_kernel_lowers_at_every_matmul_precision_setting(setting, monkeypatch, capsys):
+    # Mosaic multiplies at JAX's DEFAULT precision (one bfloat16 pass) or HIGHEST, and refuses to
+    # lower any other (HIGH, an algorithm preset): a user's setting other than DEFAULT's gets
+    # float32's, never less than asked.
+    import xp
+
+    dense = np.zeros((256, 256), np.float32)
+    dense[:128, 128:] = 1.0
+    matrix = xp.sparse.BSR.fromdense(xp.asarray(dense), block_shape=(128, 128), max_fill=10.0)
+    with jax.default_matmul_precision(setting):
+        module = _mosaic_modules(
+            lambda a, v: a @ v, (matrix, xp.ones((256, 64), dtype=xp.float32)), monkeypatch, capsys
+        )
+    assert "tpu.matmul" in module
+    assert ("contract_precision<fp32>" in module) == (setting not in ("default", "bfloat16"))

@@ -125,9 +125,8 @@ def _dia_xla(data: Any, x: Any, *, spec: DiaSpec) -> Any:
 
 
 def _bsr_pallas(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, spec: BsrSpec, interpret: bool) -> Any:
-    with jax.default_matmul_precision(spec.precision):
-        return tpu_bsr.pallas_product(data, rows, cols, order, x, plan=spec.plan, transposed=spec.transposed,
-                                      interpret=interpret)  # fmt: skip
+    return tpu_bsr.pallas_product(data, rows, cols, order, x, plan=spec.plan, transposed=spec.transposed,
+                                  interpret=interpret, precision=spec.precision)  # fmt: skip
 
 
 def _bsr_xla(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, spec: BsrSpec) -> Any:

@@ -18,9 +18,11 @@ walks the blocks in order; the blocks' rows, columns and order are scalar-prefet
 (``PrefetchScalarGridSpec``), where the index maps read them, so each step's block and tile of
 ``X`` are fetched by DMA ahead of it and the output block changes only when the block row does:
 the steps of one block row accumulate in the output block in VMEM, which is written back once.
-``A.T @ X`` walks the blocks in ``order`` and multiplies each transposed. The products take JAX's
-default matmul precision in force where they are traced (:mod:`.tpu` traces them at float32's
-unless the user set one, as xp's dense products: xp/_precision.py).
+``A.T @ X`` walks the blocks in ``order`` and multiplies each transposed. The products take the
+matmul precision of JAX's setting where they are traced (:mod:`.tpu` gives float32's unless the
+user set one, as xp's dense products: xp/_precision.py); Mosaic multiplies at two, one bfloat16 pass
+or float32's, so the kernel takes the first for the settings of JAX's DEFAULT precision and the
+second for every other (:func:`mosaic_precision`: never less precise than asked).
 
 **The XLA formulation** (:func:`xla_product`): the blocks times the gathered tiles of ``X``
 (one batched product) summed by block row (``segment_sum``): every other platform, and the
@@ -112,7 +114,19 @@ def fits(plan: Plan) -> bool:
     return all(side % 8 == 0 for side in plan.block)
 
 
-def _kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, transposed: bool) -> None:
+FAST_PRECISIONS = frozenset({"default", "bfloat16"})
+"""The settings of ``jax.default_matmul_precision`` that mean JAX's DEFAULT precision: one bfloat16
+pass on a TPU."""
+
+
+def mosaic_precision(setting: str) -> Any:
+    """The precision the kernel multiplies at for JAX's matmul precision ``setting``: DEFAULT for a
+    setting that means it, else HIGHEST (Mosaic has no other: HIGH, ``"tensorfloat32"`` or a
+    ``lax.DotAlgorithmPreset`` would not lower, so they get float32's, at least what they ask)."""
+    return lax.Precision.DEFAULT if setting in FAST_PRECISIONS else lax.Precision.HIGHEST
+
+
+def _kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, transposed: bool, precision: Any) -> None:
     from jax.experimental import pallas as pl
 
     step = pl.program_id(1)
@@ -124,12 +138,13 @@ def _kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, trans
 
     contracted = 0 if transposed else 1
     numbers = (((contracted,), (0,)), ((), ()))
-    out[...] += lax.dot_general(a[...], x[...], numbers, preferred_element_type=jnp.float32)
+    out[...] += lax.dot_general(a[...], x[...], numbers, precision=precision, preferred_element_type=jnp.float32)
 
 
 def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Plan, transposed: bool,
-                   interpret: bool) -> Any:  # fmt: skip
-    """:func:`xla_product` as a Pallas kernel (float32, ``fits(plan)``, ``column_tile`` not None)."""
+                   interpret: bool, precision: str = "highest") -> Any:  # fmt: skip
+    """:func:`xla_product` as a Pallas kernel (float32, ``fits(plan)``, ``column_tile`` not None), at
+    JAX's matmul precision ``precision`` (:func:`mosaic_precision`)."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
@@ -151,7 +166,7 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
     )
     vmem = 2 * 4 * (bm * bk + (in_side + out_side) * width)
     product = pl.pallas_call(
-        functools.partial(_kernel, transposed=transposed),
+        functools.partial(_kernel, transposed=transposed, precision=mosaic_precision(precision)),
         grid_spec=spec,
         out_shape=jax.ShapeDtypeStruct((out_count * out_side, k), jnp.float32),
         compiler_params=pltpu.CompilerParams(
