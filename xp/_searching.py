@@ -91,15 +91,37 @@ def _arg_reduce(x: Any, axis: int | None, keepdims: bool, largest: bool) -> Any:
     if size == 0:
         where = "x is empty" if axis is None else f"axis {axis} of x has size 0 (shape {x.shape})"
         fail(ValueError, f"{where}: an empty sequence has no {'maximum' if largest else 'minimum'}")
-    reduce = jnp.argmax if largest else jnp.argmin
-    found = reduce(x, axis=axis, keepdims=keepdims)
-    if x.dtype.kind == "f":
-        # XLA's reduction picks any of several NaNs (the first on CPU, where it runs in order; not
-        # on a TPU): the first NaN is the first True of isnan, whose ties go to the lower index
-        nan = jnp.isnan(x)
-        first_nan = jnp.argmax(nan, axis=axis, keepdims=keepdims)
-        found = jnp.where(jnp.any(nan, axis=axis, keepdims=keepdims), first_nan, found)
+    if x.dtype.kind != "f":
+        reduce = jnp.argmax if largest else jnp.argmin
+        return reduce(x, axis=axis, keepdims=keepdims).astype(dt.default_int())
+    found = _first_extremum(x.reshape(-1) if axis is None else x, 0 if axis is None else axis, largest)
+    if keepdims:
+        found = jnp.expand_dims(found, tuple(range(x.ndim)) if axis is None else axis)
     return found.astype(dt.default_int())
+
+
+def _first_extremum(x: Any, axis: int, largest: bool) -> Any:
+    """The index along ``axis`` of the first NaN where there is one, else of the first maximum
+    (minimum): one reduction over (is NaN, value, index) whose choice between two candidates does
+    not depend on the order XLA reduces in. (XLA's own argmax keeps whichever NaN it meets first:
+    the first on the CPU, which reduces in order, any of them on a TPU.)"""
+    index_dtype = np.dtype(np.int32) if x.shape[axis] < np.iinfo(np.int32).max else dt.default_int()
+    index = lax.broadcasted_iota(index_dtype, x.shape, axis)
+
+    def better(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        (a_nan, a_value, a_index), (b_nan, b_value, b_index) = a, b
+        beats = a_value > b_value if largest else a_value < b_value
+        ties = (a_nan & b_nan) | (a_value == b_value)
+        take_a = jnp.where(a_nan != b_nan, a_nan, jnp.where(ties, a_index < b_index, beats))
+        return (jnp.where(take_a, a_nan, b_nan), jnp.where(take_a, a_value, b_value),
+                jnp.where(take_a, a_index, b_index))  # fmt: skip
+
+    start = (
+        np.bool_(False),
+        np.array(-np.inf if largest else np.inf, x.dtype),
+        np.array(np.iinfo(index_dtype).max, index_dtype),
+    )
+    return lax.reduce((jnp.isnan(x), x, index), start, better, (axis,))[2]
 
 
 # The kernels of the default calls (the flattened array): the array alone, no static arguments
