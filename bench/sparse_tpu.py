@@ -116,6 +116,12 @@ def error(got: Any, want: Any) -> float:
     return float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30))
 
 
+def on_tpu() -> bool:
+    import jax
+
+    return jax.devices()[0].platform == "tpu"
+
+
 def kernel(kind: str) -> Any:
     """Products traced inside take the Pallas kernels or XLA's formulation (xp/sparse/_products/tpu.py)."""
     from xp.sparse._products import tpu
@@ -238,6 +244,7 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float)
 
     import xp
     import xp.sparse as xs
+    from xp.sparse._products import tpu_bsr
 
     rng = np.random.default_rng(1)
     count = side // block
@@ -249,6 +256,12 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float)
         want, want_t = np.asarray(jnp.dot(jnp.asarray(dense), X.jax)), np.asarray(jnp.dot(jnp.asarray(dense).T, X.jax))
     calls = {f"BSR {kind} A @ X": (jitted(kind, lambda A, X: (A @ X).jax, A, X), want) for kind in ("pallas", "xla")}
     calls["BSR pallas A.T @ X"] = (jitted("pallas", lambda A, X: (A.T @ X).jax, A, X), want_t)
+    # the kernel's other way to float32's precision (tpu_bsr.SPLIT_FLOAT32): whichever is faster is the default
+    split = not tpu_bsr.SPLIT_FLOAT32
+    calls[f"BSR pallas A @ X ({'bfloat16 parts' if split else 'Mosaic float32'})"] = (jitted(
+        "pallas", lambda layout, X: tpu_bsr.pallas_product(*layout, X.jax, plan=A._plan, transposed=False,
+                                                           interpret=not on_tpu(), split=split),
+        (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
     matrix = xp.asarray(dense)
     calls["dense A @ X (xp.matmul, float32's precision)"] = (jitted(None, lambda a, X: (a @ X).jax, matrix, X), want)
     with jax.default_matmul_precision(FAST):  # the opt-in: what the products cost in one bfloat16 pass

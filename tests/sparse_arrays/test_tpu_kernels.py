@@ -209,6 +209,18 @@ def test_bsr_kernels_match_the_dense_product(p):
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+@given(p=bsr_problems())
+def test_bsr_kernel_at_float32_precision_from_bfloat16_parts(p):
+    # float32 split into three bfloat16 parts, six one-pass products: float32's precision
+    layout = _bsr_layout(p)
+    a = p["a"].astype(np.float64)
+    for transposed, x, want in ((False, p["x"], a @ p["x"]), (True, p["y"], a.T @ p["y"])):
+        got = tpu_bsr.pallas_product(*layout, jnp.asarray(x), plan=p["plan"], transposed=transposed,
+                                     interpret=INTERPRET, precision="highest", split=True)  # fmt: skip
+        np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+
+
 @given(p=bsr_problems())
 def test_bsr_block_cotangent_is_the_dense_gradient_on_the_blocks(p):
     rows, cols = _bsr_layout(p)[1:3]
@@ -312,3 +324,21 @@ def test_bsr_kernel_lowers_at_every_matmul_precision_setting(setting, monkeypatc
         )
     assert "tpu.matmul" in module
     assert ("contract_precision<fp32>" in module) == (setting not in ("default", "bfloat16"))
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["Mosaic's float32", "bfloat16 parts"])
+def test_bsr_kernel_lowers_both_ways_of_multiplying_at_float32(split, monkeypatch, capsys):
+    plan = tpu_bsr.Plan((256, 256), (128, 128))
+    dense = np.zeros((256, 256), np.float32)
+    dense[:128, 128:] = 1.0
+    rows, cols = np.nonzero(dense)
+    layout = [jnp.asarray(leaf) for leaf in tpu_bsr.host_layout(rows, cols, dense[rows, cols], plan)]
+    x = jnp.ones((256, 64), jnp.float32)
+
+    def product(*args):
+        return tpu_bsr.pallas_product(*args, plan=plan, transposed=False, interpret=False, precision="highest",
+                                      split=split)  # fmt: skip
+
+    module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
+    assert module.count("tpu.matmul") == (6 if split else 1)
+    assert ("contract_precision<fp32>" in module) == (not split)

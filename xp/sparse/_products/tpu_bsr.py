@@ -126,7 +126,38 @@ def mosaic_precision(setting: str) -> Any:
     return lax.Precision.DEFAULT if setting in FAST_PRECISIONS else lax.Precision.HIGHEST
 
 
-def _kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, transposed: bool, precision: Any) -> None:
+SPLIT_FLOAT32 = False
+"""How the kernel multiplies at float32's precision: Mosaic's own float32 contraction (False), or
+float32 split into three bfloat16 parts and six one-pass products (:func:`_split_product`, as
+XLA's HIGHEST on a TPU). bench/sparse_tpu.py times both; the faster is the default."""
+
+
+def _parts(value: Any, count: int) -> list[Any]:
+    """``count`` bfloat16 values whose float32 sum is ``value`` to 8 x ``count`` bits (3: float32's 24)."""
+    parts, rest = [], value
+    for _ in range(count - 1):
+        high = rest.astype(jnp.bfloat16)
+        parts.append(high)
+        rest = rest - high.astype(jnp.float32)
+    return [*parts, rest.astype(jnp.bfloat16)]
+
+
+def _split_product(a: Any, x: Any, numbers: Any) -> Any:
+    """``a`` times ``x`` (float32) at float32's precision from one-pass bfloat16 products: with
+    ``a = a0 + a1 + a2`` and ``x = x0 + x1 + x2``, the six terms ``ai xj`` with ``i + j <= 2`` (the
+    others fall below float32's rounding), the smallest added first."""
+    a_parts, x_parts = _parts(a, 3), _parts(x, 3)
+    total = None
+    for order in (2, 1, 0):
+        for i in range(order + 1):
+            term = lax.dot_general(a_parts[i], x_parts[order - i], numbers, precision=lax.Precision.DEFAULT,
+                                   preferred_element_type=jnp.float32)  # fmt: skip
+            total = term if total is None else total + term
+    return total
+
+
+def _kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, transposed: bool, precision: Any,
+            split: bool) -> None:  # fmt: skip
     from jax.experimental import pallas as pl
 
     step = pl.program_id(1)
@@ -138,13 +169,17 @@ def _kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, trans
 
     contracted = 0 if transposed else 1
     numbers = (((contracted,), (0,)), ((), ()))
-    out[...] += lax.dot_general(a[...], x[...], numbers, precision=precision, preferred_element_type=jnp.float32)
+    if split and precision == lax.Precision.HIGHEST:
+        out[...] += _split_product(a[...], x[...], numbers)
+    else:
+        out[...] += lax.dot_general(a[...], x[...], numbers, precision=precision, preferred_element_type=jnp.float32)
 
 
 def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Plan, transposed: bool,
-                   interpret: bool, precision: str = "highest") -> Any:  # fmt: skip
+                   interpret: bool, precision: str = "highest", split: bool | None = None) -> Any:  # fmt: skip
     """:func:`xla_product` as a Pallas kernel (float32, ``fits(plan)``, ``column_tile`` not None), at
-    JAX's matmul precision ``precision`` (:func:`mosaic_precision`)."""
+    JAX's matmul precision ``precision`` (:func:`mosaic_precision`; float32's by
+    :data:`SPLIT_FLOAT32` unless ``split`` says)."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
@@ -166,7 +201,12 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
     )
     vmem = 2 * 4 * (bm * bk + (in_side + out_side) * width)
     product = pl.pallas_call(
-        functools.partial(_kernel, transposed=transposed, precision=mosaic_precision(precision)),
+        functools.partial(
+            _kernel,
+            transposed=transposed,
+            precision=mosaic_precision(precision),
+            split=SPLIT_FLOAT32 if split is None else split,
+        ),
         grid_spec=spec,
         out_shape=jax.ShapeDtypeStruct((out_count * out_side, k), jnp.float32),
         compiler_params=pltpu.CompilerParams(
