@@ -11,6 +11,8 @@ The three matrices of issue #43 (float32, jitted products):
   ends within a few seconds a call (it is a scatter there; the dense matrix would take 4 TB).
 - **Blocks**: 8192 x 8192 of 128 x 128 blocks, 10% of them stored (random), ``A @ X`` with ``X`` of
   512 columns: BSR (Pallas, XLA) against the dense product at float32's precision, as xp's.
+- **CG**: the examples' generic conjugate gradients on the Poisson matrix as a DIA, jitted whole, to
+  SciPy's tolerance, against SciPy's CG on the machine's CPU.
 - **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO and
   the dense matrix (no layout of #43 suits it; the row for the goal of 0.5 ms).
 
@@ -303,6 +305,48 @@ def random_case(side: int, entries: int, rounds: int, budget: float) -> list[str
     return run_case(title, calls, nbytes, rounds, budget, {})
 
 
+def cg_case(nx: int) -> list[str]:
+    """The examples' generic CG (examples/conjugate_gradient.py, jitted whole) on the 2-D Poisson
+    matrix as a DIA (its products on the TPU's kernels) to SciPy's default tolerance, against
+    SciPy's CG on this machine's CPU: one solve each after a warm-up, iterations and time."""
+    import numpy as np
+    import scipy.sparse.linalg
+    from cg import _example
+
+    import xp
+    import xp.sparse as xs
+
+    example = _example()
+    diagonals, offsets = poisson_diagonals(nx)
+    n = nx * nx
+    A = xs.DIA((xp.asarray(diagonals), offsets), shape=(n, n))
+    b_np = np.ones(n, np.float32)
+    b = xp.asarray(b_np)
+    solve = example.jitted_cg()
+    solve(A, b).x.block_until_ready()  # compiled
+    start = time.perf_counter()
+    x, iterations, _ = solve(A, b)
+    x.block_until_ready()
+    ours = time.perf_counter() - start
+    relative = float(xp.linalg.vector_norm(b - A @ x) / xp.linalg.vector_norm(b))
+    S = example.poisson_2d(nx, "float32")
+    counted = []
+    start = time.perf_counter()
+    solution, info = scipy.sparse.linalg.cg(S, b_np, rtol=1e-5, callback=lambda _: counted.append(1))
+    theirs = time.perf_counter() - start
+    scipy_relative = float(np.linalg.norm(b_np - S @ solution) / np.linalg.norm(b_np)) if info == 0 else float("nan")
+    lines = [f"### CG: the 2-D Poisson matrix, {n:,} rows, to SciPy's tolerance (rtol 1e-5), float32", "",
+             "| implementation | iterations | s a solve | ms an iteration | true relative residual |",
+             "|---|---:|---:|---:|---:|",
+             f"| xp DIA, the examples' jitted `cg` | {int(iterations)} | {ours:.3f} | {ours / max(int(iterations), 1) * 1e3:.3f} "
+             f"| {relative:.1e} |",
+             f"| SciPy `cg` (CPU, CSR) | {len(counted)} | {theirs:.3f} | {theirs / max(len(counted), 1) * 1e3:.3f} "
+             f"| {scipy_relative:.1e} |", "",
+             f"SciPy / xp: {theirs / ours:.1f} (goal on a TPU: at least 10, an iteration at most 0.3 ms)."]  # fmt: skip
+    print("\n".join(lines), file=sys.stderr)
+    return [*lines, ""]
+
+
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
@@ -316,6 +360,7 @@ def main(argv: list[str] | None = None) -> str:
     rounds, budget = (3, 0.02) if args.quick else (15, 0.1)
     lines = poisson_case(nx, rounds, budget)
     lines += blocks_case(side, block, columns, rounds, budget)
+    lines += cg_case(nx)
     lines += random_case(random_side, entries, rounds, budget)
     where = (f"{device.device_kind}" if on_tpu else f"{device.platform} ({describe()}): small matrices, the Pallas "
              "kernels interpreted; these times say nothing about a TPU")  # fmt: skip
