@@ -187,6 +187,28 @@ def block(result: object) -> None:
             leaf.block_until_ready()
 
 
+def interleaved(cases: dict[str, Callable[[], object]], rounds: int, budget: float,
+                most: int | None = None) -> dict[str, float]:  # fmt: skip
+    """Median wall-clock seconds per call of each case, the cases interleaved within every round;
+    each case gets a batch of calls lasting about ``budget`` seconds per round (at most ``most``)."""
+    batches = {}
+    for name, fn in cases.items():  # compile, warm up, size the batch
+        block(fn())
+        start = time.perf_counter()
+        block(fn())
+        size = max(1, int(budget / max(time.perf_counter() - start, 1e-6)))
+        batches[name] = size if most is None else min(most, size)
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, fn in cases.items():
+            start = time.perf_counter()
+            for _ in range(batches[name]):
+                result = fn()
+            block(result)
+            times[name].append((time.perf_counter() - start) / batches[name])
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 BY_WALL_CLOCK = jax.default_backend() != "cpu"
 """What a case is measured by: process CPU time on a CPU (steadier than wall-clock time on a shared
 machine), wall-clock time on an accelerator (there a call's cost is the host's wait for the device,

@@ -37,15 +37,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 from _machine import describe
-from eager import block
+from eager import block, interleaved
 
 DEVICES = 8
 FLAG = f"--xla_force_host_platform_device_count={DEVICES}"
@@ -69,26 +67,6 @@ PIPELINES = {
     "standardize, `x.T @ x`, reductions": gram_pipeline,
     "sort, cumulative_sum along the sharded axis": scan_pipeline,
 }
-
-
-def measure(cases: dict[str, Callable[[], object]], rounds: int, budget: float) -> dict[str, float]:
-    """Median wall-clock seconds per call of each case, the cases interleaved within every round;
-    each case gets a batch of calls lasting about ``budget`` seconds per round."""
-    batches = {}
-    for name, fn in cases.items():  # compile, warm up, size the batch
-        block(fn())
-        start = time.perf_counter()
-        block(fn())
-        batches[name] = max(1, int(budget / max(time.perf_counter() - start, 1e-6)))
-    times: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(rounds):
-        for name, fn in cases.items():
-            start = time.perf_counter()
-            for _ in range(batches[name]):
-                result = fn()
-            block(result)
-            times[name].append((time.perf_counter() - start) / batches[name])
-    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def _refusal(call: Callable[[], object]) -> str | None:
@@ -134,7 +112,7 @@ def pipelines(rounds: int, budget: float) -> list[str]:
             else:
                 refused[where] = error
         print(f"{title}: checked, timing", file=sys.stderr, flush=True)
-        medians = measure(cases, rounds, budget)
+        medians = interleaved(cases, rounds, budget)
         lines.append(f"### {title}\n")
         lines.append("| placement | xp / jax.numpy | xp | jax.numpy | xp, 8 devices / 1 device |")
         lines.append("|---|---:|---:|---:|---:|")
@@ -203,7 +181,7 @@ def sparse_matvec(rounds: int, budget: float) -> list[str]:
         np.testing.assert_allclose(np.asarray(fn()), expected, rtol=1e-4, atol=1e-4, err_msg=name)
     assert xp_blocked().device == rows
     print("sparse matvec: checked, timing", file=sys.stderr, flush=True)
-    medians = measure(cases, rounds, budget)
+    medians = interleaved(cases, rounds, budget)
     scipy_time = medians["scipy"]
     lines = [
         f"### Sparse `A @ x`: {SIZE} x {SIZE}, density {DENSITY}, float32, BCSR\n",

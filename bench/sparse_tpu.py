@@ -35,13 +35,13 @@ import contextlib
 import functools
 import os
 import platform
-import statistics
 import sys
 import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from _machine import describe
+from eager import interleaved
 
 SIZES = {  # (Poisson grid side, blocks side and block, random side and entries, X's columns)
     "tpu": (1000, 8192, 128, 20000, 400_000, 512),
@@ -88,27 +88,6 @@ def floor_call(nbytes: int) -> Call:
     buffer = jnp.zeros(max(nbytes // 8, 1), jnp.float32)
     add, looped = jax.jit(lambda b: b + 1), jax.jit(repeated(lambda _, b: b + 1, REPEAT))
     return Call(lambda: add(buffer), lambda: looped(None, buffer))
-
-
-def interleaved(calls: dict[str, Callable[[], Any]], rounds: int, budget: float) -> dict[str, float]:
-    """The median seconds per call of each of ``calls``, timed in interleaved rounds of batches."""
-    import jax
-
-    batch = {}
-    for name, call in calls.items():
-        jax.block_until_ready(call())  # compiled
-        start = time.perf_counter()
-        jax.block_until_ready(call())
-        batch[name] = max(1, min(200, int(budget / max(time.perf_counter() - start, 1e-6))))
-    times: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(rounds):
-        for name, call in calls.items():
-            start = time.perf_counter()
-            for _ in range(batch[name]):
-                out = call()
-            jax.block_until_ready(out)
-            times[name].append((time.perf_counter() - start) / batch[name])
-    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def error(got: Any, want: Any) -> float:
@@ -172,10 +151,10 @@ def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds
     errors = {name: error(call.once(), want) for name, (call, want) in calls.items()}
     timed = {name: call for name, (call, _) in calls.items()}
     timed["memory floor"] = floor_call(nbytes)
-    once = interleaved({name: call.once for name, call in timed.items()}, rounds, budget)
+    once = interleaved({name: call.once for name, call in timed.items()}, rounds, budget, most=200)
     # a product's own time where a call is short enough to loop (else the dispatch is a rounding error)
     short = {name: call.looped for name, call in timed.items() if once[name] < LOOP_LIMIT_S}
-    looped = interleaved(short, rounds, budget)
+    looped = interleaved(short, rounds, budget, most=200)
     each = {name: (looped[name] - once[name]) / (REPEAT - 1) if name in looped else once[name] for name in once}
     floor = each.pop("memory floor")
     lines = [f"### {title}", "",

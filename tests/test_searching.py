@@ -47,13 +47,18 @@ def check(result, expected, dtype=None):
 # --- argmax, argmin -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["argmax", "argmin"])
-@given(x=arrays(REAL, min_side=1), data=st.data())
-def test_arg_reduce_matches_numpy(name, x, data):
+def check_arg_reduce(name, x, data):
+    """``xp.argmax`` / ``argmin`` of ``x`` along a drawn axis (or none), keepdims drawn, as NumPy's."""
     axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1) if x.ndim else st.none())
     keepdims = data.draw(st.booleans())
     result = getattr(xp, name)(xp.asarray(x), axis=axis, keepdims=keepdims)
     check(result, getattr(np, name)(x, axis=axis, keepdims=keepdims), INDEX)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@given(x=arrays(REAL, min_side=1), data=st.data())
+def test_arg_reduce_matches_numpy(name, x, data):
+    check_arg_reduce(name, x, data)
 
 
 @pytest.mark.parametrize("name", ["argmax", "argmin"])
@@ -62,10 +67,7 @@ def test_arg_reduce_matches_numpy(name, x, data):
 def test_arg_reduce_first_nan_and_first_tie_like_numpy(name, x, data):
     # several NaNs and ties in each line: the first of them, whatever order XLA reduces in (a TPU's
     # reduction meets them in another order than the CPU's)
-    axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1) if x.ndim else st.none())
-    keepdims = data.draw(st.booleans())
-    result = getattr(xp, name)(xp.asarray(x), axis=axis, keepdims=keepdims)
-    check(result, getattr(np, name)(x, axis=axis, keepdims=keepdims), INDEX)
+    check_arg_reduce(name, x, data)
 
 
 @pytest.mark.parametrize("name", ["argmax", "argmin"])

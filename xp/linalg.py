@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+from collections.abc import Callable
 from typing import Any, Literal, NamedTuple, cast
 
 import jax
@@ -247,14 +248,23 @@ def qr(x: ArrayLike, /, *, mode: Literal["reduced", "complete"] = "reduced") -> 
 @functools.partial(full_precision_kernel, static_argnames="mode")
 def _qr(x: Any, mode: str) -> Any:
     x = _floating_matrices(x, square=False)
-    plain = functools.partial(_qr_as_computed, mode=mode)
-    if x.size == 0:
-        return plain(x)
     # LAPACK (the CPU) scales its column norms; XLA's QR elsewhere squares the entries as they are,
     # so a matrix of large entries (|x| above about 2**64 in float32) gives NaN and one of small entries (1e-30)
     # gives R = 0. Scaling each column by a power of two first is exact and leaves Q as it is:
     # A = B D with D diagonal gives A = Q (R_B D), still upper triangular.
-    return lax.platform_dependent(x, cpu=plain, default=functools.partial(_qr_column_scaled, mode=mode))
+    return _scaled_off_the_cpu(
+        x, functools.partial(_qr_as_computed, mode=mode), functools.partial(_qr_column_scaled, mode=mode)
+    )
+
+
+def _scaled_off_the_cpu(x: Any, plain: Callable[[Any], Any], scaled: Callable[[Any], Any]) -> Any:
+    """``plain(x)`` where XLA runs on the CPU (LAPACK, which scales for itself) and ``scaled(x)``,
+    the same decomposition of ``x`` scaled by powers of two, elsewhere: chosen when the program is
+    lowered (``lax.platform_dependent``), so one jitted or exported program serves every platform.
+    An empty ``x`` has nothing to scale."""
+    if x.size == 0:
+        return plain(x)
+    return lax.platform_dependent(x, cpu=plain, default=scaled)
 
 
 def _qr_as_computed(x: Any, mode: str) -> tuple[Any, Any]:
@@ -298,11 +308,9 @@ def _decomposition(x: Any, full_matrices: bool, compute_uv: bool) -> Any:
     (a TPU's) does not, so entries above about 2**64 in float32 give singular values that are
     NaN or out of order, and entries near 1e-30 lose their digits. Dividing each matrix by a power
     of two is exact: ``U`` and ``Vh`` are those of the scaled matrix, ``S`` scales back."""
-    plain = functools.partial(_svd_as_computed, full_matrices=full_matrices, compute_uv=compute_uv)
-    if x.size == 0:
-        return plain(x)
-    scaled = functools.partial(_svd_scaled, full_matrices=full_matrices, compute_uv=compute_uv)
-    return lax.platform_dependent(x, cpu=plain, default=scaled)
+    options = {"full_matrices": full_matrices, "compute_uv": compute_uv}
+    return _scaled_off_the_cpu(x, functools.partial(_svd_as_computed, **options),
+                               functools.partial(_svd_scaled, **options))  # fmt: skip
 
 
 def _svd_as_computed(x: Any, full_matrices: bool, compute_uv: bool) -> Any:
@@ -434,11 +442,9 @@ def pinv(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Array:
 def _pinv(x: Any, rtol: Any) -> Any:
     x = _floating_matrices(x, square=False)
     tolerance = _tolerance(x, rtol)
-    plain = functools.partial(_pinv_as_computed, rtol=tolerance)
-    if x.size == 0:
-        return plain(x)
     # off the CPU, of the matrices scaled as the SVD's are (``_decomposition``): pinv(x / c) / c
-    return lax.platform_dependent(x, cpu=plain, default=functools.partial(_pinv_scaled, rtol=tolerance))
+    return _scaled_off_the_cpu(x, functools.partial(_pinv_as_computed, rtol=tolerance),
+                               functools.partial(_pinv_scaled, rtol=tolerance))  # fmt: skip
 
 
 def _pinv_as_computed(x: Any, rtol: Any) -> Any:
