@@ -1,6 +1,7 @@
 """float32 products, linear algebra and FFTs: xp's default (full float32 precision) against the
 fast path JAX's own setting opts into (``jax.default_matmul_precision("default")``: on a TPU one
-bfloat16 pass per product), in time and in error against float64 NumPy.
+bfloat16 pass per product), in time and in error against float64 NumPy; and float32's exponential,
+logarithmic and hyperbolic functions, xp's (xp/_float32_accuracy.py) against jax.numpy's.
 
 On a CPU both are the same computation; the section this writes is meant for accelerators, and
 names the device it ran on. Timing: jitted calls, wall-clock with a wait for the result, medians
@@ -47,12 +48,85 @@ def _cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[np.ndarray, ...]
         (f"linalg.inv ({n}, {n})", xp.linalg.inv, (spd,), np.linalg.inv(spd)),
         (f"linalg.cholesky ({n}, {n})", xp.linalg.cholesky, (spd,), np.linalg.cholesky(spd)),
         (f"linalg.qr ({n}, {n}), Q @ R", lambda x: xp.matmul(*xp.linalg.qr(x)), (a,), a),
-        (f"linalg.eigvalsh ({n}, {n})", xp.linalg.eigvalsh, (spd,), np.linalg.eigvalsh(spd)),
-        (f"linalg.svdvals ({n}, {n})", xp.linalg.svdvals, (a,), np.linalg.svd(a, compute_uv=False)),
-        (f"linalg.pinv ({n}, {n})", xp.linalg.pinv, (spd,), np.linalg.pinv(spd)),
         (f"fft.fft ({n * n},)", xp.fft.fft, (signal,), np.fft.fft(signal)),
         (f"fft.rfftn ({n}, {n})", xp.fft.rfftn, (image,), np.fft.rfftn(image)),
     ]  # fmt: skip
+
+
+DECOMPOSITION_SIDE = 256
+"""The side of the matrices of ``eigvalsh``, ``svdvals`` and ``pinv``: XLA:TPU compiles its
+eigendecomposition of 1024 x 1024 for more than a minute (docs/accelerators.md)."""
+
+
+def _decomposition_cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[np.ndarray, ...], np.ndarray]]:
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((n, n))
+    spd = a @ a.T / n + np.eye(n)
+    return [
+        (f"linalg.eigvalsh ({n}, {n})", xp.linalg.eigvalsh, (spd,), np.linalg.eigvalsh(spd)),
+        (f"linalg.svdvals ({n}, {n})", xp.linalg.svdvals, (a,), np.linalg.svd(a, compute_uv=False)),
+        (f"linalg.pinv ({n}, {n})", xp.linalg.pinv, (spd,), np.linalg.pinv(spd)),
+    ]
+
+
+def _elementwise_cases(size: int) -> list[tuple[str, Callable[..., Any], Callable[..., Any], Callable[..., Any],
+                                                 tuple[np.ndarray, ...]]]:  # fmt: skip
+    """(name, xp's function, jax.numpy's, NumPy's, float32 inputs spread over the domain)."""
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(0)
+
+    def spread(low: float, high: float) -> np.ndarray:  # magnitudes even in the logarithm, both signs
+        magnitudes = np.exp(rng.uniform(np.log(low), np.log(high), size))
+        return (magnitudes * rng.choice([-1.0, 1.0], size)).astype(np.float32)
+
+    positive = np.abs(spread(1e-30, 1e30))
+    return [
+        ("exp", xp.exp, jnp.exp, np.exp, (spread(1e-6, 80),)),
+        ("expm1", xp.expm1, jnp.expm1, np.expm1, (spread(1e-6, 80),)),
+        ("log", xp.log, jnp.log, np.log, (positive,)),
+        ("log1p", xp.log1p, jnp.log1p, np.log1p, (np.abs(spread(1e-6, 1e30)),)),
+        ("log2", xp.log2, jnp.log2, np.log2, (positive,)),
+        ("log10", xp.log10, jnp.log10, np.log10, (positive,)),
+        ("tanh", xp.tanh, jnp.tanh, np.tanh, (spread(1e-6, 15),)),
+        ("sinh", xp.sinh, jnp.sinh, np.sinh, (spread(1e-6, 80),)),
+        ("cosh", xp.cosh, jnp.cosh, np.cosh, (spread(1e-6, 80),)),
+        ("asinh", xp.asinh, jnp.arcsinh, np.arcsinh, (spread(1e-6, 1e30),)),
+        ("acosh", xp.acosh, jnp.arccosh, np.arccosh, (1 + np.abs(spread(1e-6, 1e30)),)),
+        ("atanh", xp.atanh, jnp.arctanh, np.arctanh, (spread(1e-6, 0.999),)),
+        # positive operands: no cancellation in the result, whose relative error is then the function's
+        ("logaddexp", xp.logaddexp, jnp.logaddexp, np.logaddexp, (np.abs(spread(1e-3, 80)), np.abs(spread(1e-3, 80)))),
+        ("pow", xp.pow, jnp.power, np.power, (positive**0.1, spread(1e-3, 8))),
+    ]
+
+
+def measure_elementwise(size: int, rounds: int) -> list[tuple[str, float, float, float, float]]:
+    """Per function: xp's and jax.numpy's median ms a call and largest relative error against
+    NumPy's float64 result from the same float32 inputs (results in float32's normal range)."""
+    import jax.numpy as jnp
+
+    rows = []
+    for name, ours, theirs, numpy_function, inputs in _elementwise_cases(size):
+        with np.errstate(all="ignore"):
+            want = numpy_function(*(x.astype(np.float64) for x in inputs))
+        inside = np.isfinite(want) & (np.abs(want) >= np.finfo(np.float32).smallest_normal) & (np.abs(want) < 3e38)
+        args = [jnp.asarray(x) for x in inputs]
+        xp_call = jax.jit(lambda *a, f=ours: f(*(xp.asarray(v) for v in a)).jax)
+        jnp_call = jax.jit(theirs)
+
+        def worst(got: Any, inside: np.ndarray = inside, want: np.ndarray = want) -> float:
+            got = np.asarray(got, np.float64)[inside]
+            return float(np.max(np.abs(got - want[inside]) / np.abs(want[inside])))
+
+        xp_times, jnp_times = [], []
+        for _ in range(rounds):  # interleaved
+            xp_times.append(_median_ms(functools.partial(xp_call, *args), 3))
+            jnp_times.append(_median_ms(functools.partial(jnp_call, *args), 3))
+        rows.append((name, statistics.median(xp_times), worst(xp_call(*args)),
+                     statistics.median(jnp_times), worst(jnp_call(*args))))  # fmt: skip
+        print(f"{name:12} xp {rows[-1][1]:9.3f} ms  {rows[-1][2]:.1e}   jax.numpy {rows[-1][3]:9.3f} ms"
+              f"  {rows[-1][4]:.1e}", file=sys.stderr)  # fmt: skip
+    return rows
 
 
 def _relative_error(got: Any, want: np.ndarray) -> float:
@@ -71,7 +145,7 @@ def _median_ms(call: Callable[[], Any], rounds: int) -> float:
 
 def measure(n: int, rounds: int) -> list[tuple[str, float, float, float, float]]:
     rows = []
-    for name, function, inputs, want in _cases(n):
+    for name, function, inputs, want in _cases(n) + _decomposition_cases(min(n, DECOMPOSITION_SIDE)):
         args = [xp.asarray(x.astype(np.float32)) for x in inputs]
         full = jax.jit(lambda *a, f=function: f(*a))
         with jax.default_matmul_precision(FAST):
@@ -93,8 +167,9 @@ def measure(n: int, rounds: int) -> list[tuple[str, float, float, float, float]]
     return rows
 
 
-def markdown(rows: list[tuple[str, float, float, float, float]]) -> str:
-    """The section of measured ``rows``."""
+def markdown(rows: list[tuple[str, float, float, float, float]],
+             elementwise: list[tuple[str, float, float, float, float]] | None = None, size: int = 0) -> str:  # fmt: skip
+    """The section of measured ``rows`` (and of the ``elementwise`` rows, on ``size`` elements)."""
     lines = [
         "## float32 precision: xp's default against the opt-in fast path",
         "",
@@ -110,6 +185,20 @@ def markdown(rows: list[tuple[str, float, float, float, float]]) -> str:
         lines.append(
             f"| {name} | {full_ms:.3f} | {full_err:.1e} | {fast_ms:.3f} | {fast_err:.1e} | {full_ms / fast_ms:.2f} |"
         )
+    if elementwise:
+        lines += [
+            "",
+            f"float32 functions of {size:,} elements, xp's (which ask XLA for its most accurate "
+            "implementation: xp/_float32_accuracy.py) against jax.numpy's: median ms a jitted call, largest "
+            "relative error against NumPy's float64 result from the same inputs.",
+            "",
+            "| function | xp ms | xp error | jax.numpy ms | jax.numpy error | time xp / jax.numpy |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for name, xp_ms, xp_err, jnp_ms, jnp_err in elementwise:
+            lines.append(
+                f"| {name} | {xp_ms:.3f} | {xp_err:.1e} | {jnp_ms:.3f} | {jnp_err:.1e} | {xp_ms / jnp_ms:.2f} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -117,8 +206,8 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small matrices, few rounds (a smoke test)")
     args = parser.parse_args(argv)
-    n, rounds = (64, 2) if args.quick else (1024, 5)
-    return markdown(measure(n, rounds))
+    n, size, rounds = (64, 10_000, 2) if args.quick else (1024, 1_000_000, 5)
+    return markdown(measure(n, rounds), measure_elementwise(size, rounds), size)
 
 
 if __name__ == "__main__":

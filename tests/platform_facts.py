@@ -35,11 +35,8 @@ def cpu_only_skip(item: pytest.Item, backend: str = BACKEND) -> pytest.MarkDecor
 
 # Hardware differences the tests expect, by name (not tolerances loosened everywhere):
 
-TRANSCENDENTAL_RTOL = 1e-6 if ON_CPU else 4e-6
-"""How far a float32 ``exp``, ``log``, ``sin``... may be from NumPy's, relatively: XLA's CPU code is
-within an ulp or two; XLA:TPU's approximations are within about 20 ulp (``exp(2.0)`` is 17 ulp
-off), as they are for ``jax.numpy`` there."""
-
 COMPLEX_TRANSCENDENTAL_RTOL = 1e-5 if ON_CPU else 5e-5
-"""The same for complex64 ``asinh``, ``acosh``... (jax.numpy's formulas through complex ``log`` and
-``sqrt``): XLA:TPU's ``asinh(2 + 2j)`` is 3.4e-5 off in its real part."""
+"""How far a complex64 ``asinh``, ``acosh``... may be from NumPy's, relatively (jax.numpy's formulas
+through complex ``log`` and ``sqrt``, whose real parts XLA:TPU approximates: xp's float32 functions
+ask for accuracy, xp/_float32_accuracy.py, its complex ones not yet): XLA:TPU's ``asinh(2 + 2j)``
+is 3.4e-5 off in its real part."""

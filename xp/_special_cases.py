@@ -21,12 +21,13 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
+from xp import _float32_accuracy as float32
+
 PI = math.pi
 INF = math.inf
 NAN = math.nan
 
 divide = jnp.true_divide
-logaddexp = jnp.logaddexp
 multiply = jnp.multiply
 pow = jnp.power
 atan2 = jnp.arctan2
@@ -59,6 +60,19 @@ def _times_minus_i(z: Any) -> Any:
     """``-1j * z``, exactly: (a + bj) * -1j = b - aj."""
     a, b = _parts(z)
     return lax.complex(b, -a)
+
+
+def _float32_or(accurate: Any, fn: Any) -> Any:
+    """``accurate`` (:mod:`xp._float32_accuracy`) for float32 input, the jax.numpy function ``fn``
+    for the other dtypes."""
+
+    def function(*args: Any) -> Any:
+        return accurate(*args) if args[0].dtype == jnp.float32 else fn(*args)
+
+    return function
+
+
+logaddexp = _float32_or(float32.logaddexp, jnp.logaddexp)
 
 
 def _real_or(fn: Any) -> Any:
@@ -107,7 +121,7 @@ def abs(z: Any) -> Any:
 # --- exponentials and logarithms ------------------------------------------------------------
 
 
-@_real_or(jnp.exp)
+@_real_or(_float32_or(float32.exp, jnp.exp))
 def exp(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.exp(z)
@@ -129,12 +143,12 @@ def _keeping_zeros(fn: Any) -> Any:
     functions that are 0 at 0: XLA:TPU's ``expm1`` and ``sinh`` give ``+0.0`` for ``-0.0``."""
 
     def keeping_zeros(x: Any) -> Any:
-        return jnp.where(x == 0, x, fn(x))
+        return float32.keeping_zeros(x, fn(x))
 
     return keeping_zeros
 
 
-@_real_or(_keeping_zeros(jnp.expm1))
+@_real_or(_float32_or(float32.expm1, _keeping_zeros(jnp.expm1)))
 def expm1(z: Any) -> Any:
     a, b = _parts(z)
     special = ~_finite(a) | ~_finite(b)
@@ -143,7 +157,7 @@ def expm1(z: Any) -> Any:
     return lax.complex(jnp.where(special, via_exp.real - 1, r.real), jnp.where(special, via_exp.imag, r.imag))
 
 
-@_real_or(jnp.log)
+@_real_or(_float32_or(float32.log, jnp.log))
 def log(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.log(z)
@@ -152,7 +166,7 @@ def log(z: Any) -> Any:
     return _override(r.real, r.imag, [(infinite, INF, jnp.arctan2(b, a))])
 
 
-@_real_or(jnp.log1p)
+@_real_or(_float32_or(float32.log1p, jnp.log1p))
 def log1p(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.log1p(z)
@@ -178,12 +192,12 @@ def log1p(z: Any) -> Any:
     )
 
 
-@_real_or(jnp.log2)
+@_real_or(_float32_or(float32.log2, jnp.log2))
 def log2(z: Any) -> Any:
     return _change_of_base(z, math.log(2.0))
 
 
-@_real_or(jnp.log10)
+@_real_or(_float32_or(float32.log10, jnp.log10))
 def log10(z: Any) -> Any:
     return _change_of_base(z, math.log(10.0))
 
@@ -216,7 +230,7 @@ def sqrt(z: Any) -> Any:
 # --- hyperbolic functions -------------------------------------------------------------------
 
 
-@_real_or(jnp.cosh)
+@_real_or(_float32_or(float32.cosh, jnp.cosh))
 def cosh(z: Any) -> Any:
     a, b = _parts(z)
     re = jnp.cosh(a) * jnp.cos(b)
@@ -233,7 +247,7 @@ def cosh(z: Any) -> Any:
     )
 
 
-@_real_or(_keeping_zeros(jnp.sinh))
+@_real_or(_float32_or(float32.sinh, _keeping_zeros(jnp.sinh)))
 def sinh(z: Any) -> Any:
     a, b = _parts(z)
     re = jnp.sinh(a) * jnp.cos(b)
@@ -250,7 +264,7 @@ def sinh(z: Any) -> Any:
     )
 
 
-@_real_or(jnp.tanh)
+@_real_or(_float32_or(float32.tanh, jnp.tanh))
 def tanh(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.tanh(z)
@@ -269,7 +283,7 @@ def tanh(z: Any) -> Any:
     )
 
 
-@_real_or(jnp.arccosh)
+@_real_or(_float32_or(float32.acosh, jnp.arccosh))
 def acosh(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.arccosh(z)
@@ -290,7 +304,7 @@ def acosh(z: Any) -> Any:
     )
 
 
-@_real_or(jnp.arcsinh)
+@_real_or(_float32_or(float32.asinh, jnp.arcsinh))
 def asinh(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.arcsinh(z)
@@ -310,7 +324,7 @@ def asinh(z: Any) -> Any:
     )
 
 
-@_real_or(jnp.arctanh)
+@_real_or(_float32_or(float32.atanh, jnp.arctanh))
 def atanh(z: Any) -> Any:
     a, b = _parts(z)
     # jax's formula overflows near the branch points +/-1 (atanh(1 + 1e-178j) is finite);

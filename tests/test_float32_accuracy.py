@@ -1,0 +1,169 @@
+"""float32's exponential, logarithmic and hyperbolic functions at float32's accuracy
+(xp/_float32_accuracy.py).
+
+XLA:TPU's default float32 ``log`` is off by up to 4e-4 relatively; the CPU's is within an ulp. So
+the first test checks what reaches XLA on any backend (every transcendental operation of these
+functions asks for XLA's most accurate implementation), and the others check the values and
+derivatives against float64 NumPy on the backend the tests run on: on a TPU they fail without the
+request.
+"""
+
+import jax
+import jax.extend
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from jax import lax
+
+import xp
+
+TRANSCENDENTAL = {"exp", "exp2", "expm1", "log", "log1p", "tanh"}
+"""The operations whose float32 implementation XLA:TPU approximates unless asked for accuracy."""
+
+SMALLEST_NORMAL = float(np.finfo(np.float32).smallest_normal)
+EPS = float(np.finfo(np.float32).eps)
+BIG = float(np.finfo(np.float32).max)
+
+# each function's NumPy reference and the float32 inputs it is drawn from (normal numbers, results
+# inside float32's range)
+UNARY = {
+    "exp": (np.exp, -87.0, 88.0),
+    "expm1": (np.expm1, -87.0, 88.0),
+    "log": (np.log, SMALLEST_NORMAL, BIG),
+    "log1p": (np.log1p, -0.999999, BIG),
+    "log2": (np.log2, SMALLEST_NORMAL, BIG),
+    "log10": (np.log10, SMALLEST_NORMAL, BIG),
+    "tanh": (np.tanh, -30.0, 30.0),
+    "sinh": (np.sinh, -89.0, 89.0),
+    "cosh": (np.cosh, -89.0, 89.0),
+    "asinh": (np.arcsinh, -BIG, BIG),
+    "acosh": (np.arccosh, 1.0, BIG),
+    "atanh": (np.arctanh, -0.9999999, 0.9999999),
+}
+RTOL = 4 * EPS  # a few units in the last place; XLA:TPU's defaults are off by up to 3000
+
+
+def _equations(jaxpr):
+    """Every equation of ``jaxpr`` and of the jaxprs nested in its equations' parameters."""
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for value in eqn.params.values():
+            for inner in value if isinstance(value, (tuple, list)) else (value,):
+                inner = getattr(inner, "jaxpr", inner)  # a ClosedJaxpr's Jaxpr
+                if isinstance(inner, jax.extend.core.Jaxpr):
+                    yield from _equations(inner)
+
+
+def _accuracies(fn, *args):
+    """The ``accuracy`` requested by each transcendental operation ``fn(*args)`` traces to."""
+    jaxpr = jax.make_jaxpr(fn)(*args).jaxpr
+    return [e.params.get("accuracy") for e in _equations(jaxpr) if e.primitive.name in TRANSCENDENTAL]
+
+
+def _xp_sum(name):
+    return lambda *a: xp.sum(getattr(xp, name)(*(xp.asarray(v) for v in a))).jax
+
+
+@pytest.mark.parametrize("name", [*UNARY, "logaddexp"])
+def test_float32_functions_ask_xla_for_its_most_accurate_implementation(name):
+    args = (jnp.full((3,), 0.5, jnp.float32),) * (2 if name == "logaddexp" else 1)
+    for fn in (_xp_sum(name), jax.grad(_xp_sum(name))):
+        requested = _accuracies(fn, *args)
+        assert requested, f"{name}: no transcendental operation traced"
+        assert all(a == lax.AccuracyMode.HIGHEST for a in requested), (name, requested)
+
+
+@pytest.mark.x64
+def test_float64_keeps_jax_numpy_s_functions():
+    x = jnp.full((3,), 0.5, jnp.float64)
+    assert _accuracies(_xp_sum("log"), x) == _accuracies(lambda v: jnp.sum(jnp.log(v)), x) == [None]
+
+
+def _relative_errors(got, want):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return np.abs(got - want) / np.maximum(np.abs(want), SMALLEST_NORMAL)
+
+
+@pytest.mark.parametrize("name", UNARY)
+@given(data=st.data())
+def test_float32_values_within_a_few_ulps_of_float64(name, data):
+    reference, low, high = UNARY[name]
+    elements = st.floats(float(np.float32(low)), float(np.float32(high)), width=32, allow_subnormal=False)
+    x = data.draw(hnp.arrays(np.float32, st.integers(1, 8), elements=elements), label="x")
+    got = np.asarray(getattr(xp, name)(xp.asarray(x)))
+    want = reference(x.astype(np.float64))
+    inside = np.abs(want) >= SMALLEST_NORMAL  # XLA flushes results below float32's normal range
+    assert got.dtype == np.float32
+    assert np.all(_relative_errors(got, want)[inside] <= RTOL), (x, got, want)
+
+
+def test_float32_values_on_a_grid_across_each_domain():
+    """Where the formulas switch branches and where XLA:TPU's approximations are worst."""
+    for name, (reference, low, high) in UNARY.items():
+        x = np.linspace(max(low, -50.0), min(high, 50.0), 100_001, dtype=np.float32)
+        x = np.concatenate([x, np.float32([0.43, 0.75, 1.0, 4096.0, 4097.0, 20.0, 0.5, -0.5])])
+        x = x[(x >= low) & (x <= high)]
+        got = np.asarray(getattr(xp, name)(xp.asarray(x)))
+        with np.errstate(all="ignore"):
+            want = reference(x.astype(np.float64))
+        inside = np.isfinite(want) & (np.abs(want) >= SMALLEST_NORMAL)
+        errors = _relative_errors(got, want)[inside]
+        assert errors.max() <= RTOL, (name, x[inside][np.argmax(errors)], errors.max())
+
+
+@given(
+    hnp.arrays(np.float32, 6, elements=st.floats(-80, 80, width=32, allow_subnormal=False)),
+    hnp.arrays(np.float32, 6, elements=st.floats(-80, 80, width=32, allow_subnormal=False)),
+)
+def test_float32_logaddexp_within_a_few_ulps(a, b):
+    got = np.asarray(xp.logaddexp(xp.asarray(a), xp.asarray(b)), np.float64)
+    want = np.logaddexp(a.astype(np.float64), b.astype(np.float64))
+    # the error of max(a, b) + log1p(...) is relative to the larger operand, not to a result near 0
+    assert np.all(np.abs(got - want) <= RTOL * np.maximum(np.maximum(np.abs(a), np.abs(b)), 1.0))
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_float32_special_values_as_jax_numpy_on_the_cpu(name):
+    specials = np.float32([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, -2.0])
+    got = np.asarray(getattr(xp, name)(xp.asarray(specials)))
+    with np.errstate(all="ignore"):
+        want = UNARY[name][0](specials.astype(np.float64)).astype(np.float32)
+    exact = ~np.isfinite(want) | (want == 0)
+    assert np.array_equal(got[exact], want[exact], equal_nan=True), (specials[exact], got[exact], want[exact])
+    signed = exact & ~np.isnan(want)  # a NaN's sign is not specified
+    assert np.array_equal(np.signbit(got[signed]), np.signbit(want[signed])), (specials[signed], got[signed])
+
+
+DERIVATIVES = {  # float64 NumPy
+    "exp": np.exp, "expm1": np.exp, "log": lambda x: 1 / x, "log1p": lambda x: 1 / (1 + x),
+    "log2": lambda x: 1 / (x * np.log(2)), "log10": lambda x: 1 / (x * np.log(10)),
+    "tanh": lambda x: 1 / np.cosh(x) ** 2, "sinh": np.cosh, "cosh": np.sinh,
+    "asinh": lambda x: 1 / np.sqrt(x * x + 1), "acosh": lambda x: 1 / np.sqrt(x * x - 1),
+    "atanh": lambda x: 1 / (1 - x * x),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_float32_derivatives_are_the_functions_derivatives(name):
+    """The formulas of several branches carry the analytic derivative, at 0 too (a branch on |x|
+    would give 0 there); under vmap, and to second order."""
+    _, low, high = UNARY[name]
+    x = np.float32([v for v in (0.0, 1e-3, 0.3, -0.3, 0.9, 1.5, 3.0, 25.0, -25.0, 5000.0) if low < v < high])
+    derivative = jax.grad(lambda v: getattr(xp, name)(xp.asarray(v)).jax)
+    got = np.asarray(jax.vmap(derivative)(x), np.float64)
+    np.testing.assert_allclose(got, DERIVATIVES[name](x.astype(np.float64)), rtol=2e-6, atol=0)
+    step = 1e-3
+    by_differences = (float(derivative(x[2] + step)) - float(derivative(x[2] - step))) / (2 * step)
+    np.testing.assert_allclose(float(jax.grad(derivative)(x[2])), by_differences, rtol=1e-2)
+
+
+def test_float32_logaddexp_derivatives_at_infinities_as_jax_numpy_s():
+    pairs = np.float32([[0.0, 1.0], [-np.inf, 2.0], [3.0, -np.inf], [np.inf, 1.0], [-50.0, 50.0]])
+    got = jax.vmap(jax.grad(lambda a, b: xp.logaddexp(xp.asarray(a), xp.asarray(b)).jax, argnums=(0, 1)))(
+        pairs[:, 0], pairs[:, 1]
+    )
+    want = jax.vmap(jax.grad(jnp.logaddexp, argnums=(0, 1)))(pairs[:, 0], pairs[:, 1])
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)

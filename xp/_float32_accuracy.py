@@ -1,0 +1,166 @@
+"""The exponential, logarithmic and hyperbolic functions of float32 at float32's accuracy on every
+backend.
+
+XLA:TPU's default float32 ``exp``, ``expm1``, ``log``, ``log1p`` and ``tanh`` are fast
+approximations: relative errors up to 4e-4 for ``log`` (about 12 correct bits), 1e-4 for
+``expm1``, 6e-6 for ``exp`` (docs/accelerators.md, "Accuracy"), and jax.numpy's ``log2``,
+``log10``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh`` and ``logaddexp`` are built on them
+there. JAX's ``accuracy`` argument asks XLA for its most accurate implementation instead (a few
+units in the last place), which costs the TPU no measurable time and which the CPU gives either
+way. The functions here are the real float32 computations of the standard built only from those
+requests and from exact or correctly rounded operations, so that float32 means float32 wherever
+the program runs; each keeps jax.numpy's special values (NaN, infinities, signed zeros) and its
+derivative (the formulas' branches would give wrong derivatives at their edges, so the ones
+assembled from branches carry the analytic derivative as a custom JVP, as JAX's own rules do).
+
+float64 keeps jax.numpy's functions: the CPU's are accurate, and XLA:TPU has no accurate
+float64 implementation to ask for.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+HIGHEST = lax.AccuracyMode.HIGHEST
+LN2 = math.log(2.0)
+LN10 = math.log(10.0)
+LARGE = 2.0**12
+"""Above this, ``1 + t*t`` is ``t*t`` in float32 (and ``asinh(t)``, ``acosh(t)`` are ``log(2t)``)."""
+SATURATED = 20.0
+"""Above this, ``exp(-t)`` is below float32's rounding of ``exp(t)``."""
+
+
+def exp(x: Any) -> Any:
+    return lax.exp(x, accuracy=HIGHEST)
+
+
+def expm1(x: Any) -> Any:
+    return keeping_zeros(x, lax.expm1(x, accuracy=HIGHEST))
+
+
+def log(x: Any) -> Any:
+    return lax.log(x, accuracy=HIGHEST)
+
+
+def log1p(x: Any) -> Any:
+    return keeping_zeros(x, lax.log1p(x, accuracy=HIGHEST))
+
+
+def log2(x: Any) -> Any:
+    return log(x) / LN2
+
+
+def log10(x: Any) -> Any:
+    return log(x) / LN10
+
+
+def tanh(x: Any) -> Any:
+    return keeping_zeros(x, lax.tanh(x, accuracy=HIGHEST))
+
+
+def keeping_zeros(x: Any, result: Any) -> Any:
+    """``result`` with ``x``'s zeros kept, sign and all, for the odd functions that are 0 at 0
+    (XLA:TPU's ``expm1`` gives ``+0.0`` for ``-0.0``)."""
+    return jnp.where(x == 0, x, result)
+
+
+def _with_derivative(derivative: Callable[[Any], Any]) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    """Decorator: the unary formula as a custom JVP whose tangent is ``derivative(x) * dx``."""
+
+    def decorate(formula: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        function = jax.custom_jvp(formula)
+
+        def jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+            (x,), (dx,) = primals, tangents
+            return function(x), derivative(x) * dx
+
+        function.defjvp(jvp)
+        return function
+
+    return decorate
+
+
+def _exp_of_halves(t: Any) -> tuple[Any, Any]:
+    """``exp(t)`` (``inf`` past float32's range) and ``exp(t) / 2`` (finite up to ``sinh``'s and
+    ``cosh``'s range), from one exponential of ``t / 2``: a few units in the last place, where
+    ``exp(t - log(2))`` would lose ``t``'s rounding (24 of them near 80)."""
+    half = exp(0.5 * t)
+    return half * half, half * (0.5 * half)
+
+
+def _cosh_of(x: Any) -> Any:  # sinh's derivative (named: the two refer to each other)
+    return cosh(x)
+
+
+def _sinh_of(x: Any) -> Any:  # cosh's derivative
+    return sinh(x)
+
+
+@_with_derivative(_cosh_of)
+def sinh(x: Any) -> Any:
+    t = jnp.abs(x)
+    e = expm1(jnp.minimum(t, 1.0))  # below 1, (e + e / (e + 1)) / 2 with e = expm1(t): no cancellation
+    below_one = 0.5 * (e + e / (e + 1))
+    whole, halved = _exp_of_halves(t)
+    magnitude = jnp.where(t < 1, below_one, jnp.where(t < SATURATED, 0.5 * (whole - 1 / whole), halved))
+    return jnp.copysign(magnitude, x)
+
+
+@_with_derivative(_sinh_of)
+def cosh(x: Any) -> Any:
+    whole, halved = _exp_of_halves(jnp.abs(x))
+    return jnp.where(jnp.abs(x) < SATURATED, 0.5 * (whole + 1 / whole), halved)
+
+
+@_with_derivative(lambda x: lax.rsqrt(x * x + 1))
+def asinh(x: Any) -> Any:
+    t = jnp.abs(x)
+    large = t > LARGE
+    s = jnp.where(large, 0.0, t)
+    # asinh(t) = log1p(t + sqrt(1 + t*t) - 1), written without the cancellation
+    moderate = log1p(s + s * s / (1 + jnp.sqrt(1 + s * s)))
+    return jnp.copysign(jnp.where(large, log(t) + LN2, moderate), x)
+
+
+@_with_derivative(lambda x: lax.rsqrt((x - 1) * (x + 1)))
+def acosh(x: Any) -> Any:
+    large = x > LARGE
+    y = jnp.where(large, 0.0, x - 1)  # exact near 1, where the cancellation would be
+    moderate = log1p(y + jnp.sqrt(y * (y + 2)))
+    return jnp.where(x < 1, math.nan, jnp.where(large, log(x) + LN2, moderate))
+
+
+@_with_derivative(lambda x: 1 / ((1 - x) * (1 + x)))
+def atanh(x: Any) -> Any:
+    t = jnp.abs(x)
+    # fdlibm's split: 2t / (1 - t) = 2t + 2t*t / (1 - t), the second form the more accurate below 1/2
+    ratio = jnp.where(t < 0.5, 2 * t + 2 * t * t / (1 - t), 2 * t / (1 - t))
+    return jnp.copysign(0.5 * log1p(ratio), x)
+
+
+@jax.custom_jvp
+def logaddexp(x1: Any, x2: Any) -> Any:
+    delta = x1 - x2
+    # NaN delta: a NaN operand, or infinities of one sign, whose sum is the result
+    return jnp.where(jnp.isnan(delta), x1 + x2, jnp.maximum(x1, x2) + log1p(exp(-jnp.abs(delta))))
+
+
+def _zero_for_infinity(v: Any) -> Any:
+    return jnp.where(v == math.inf, 0.0, v)
+
+
+@logaddexp.defjvp
+def _logaddexp_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    # d/dx1 = exp(x1 - out), d/dx2 = exp(x2 - out), with +infinity as 0 (inf - inf would be NaN:
+    # the operand that is +infinity gets all of the derivative), as JAX's rule has it
+    (x1, x2), (dx1, dx2) = primals, tangents
+    out = logaddexp(x1, x2)
+    weight1 = exp(_zero_for_infinity(x1) - _zero_for_infinity(out))
+    weight2 = exp(_zero_for_infinity(x2) - _zero_for_infinity(out))
+    return out, dx1 * weight1 + dx2 * weight2
