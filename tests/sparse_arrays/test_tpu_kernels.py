@@ -9,6 +9,8 @@ makes of them only on a TPU, where the same tests run the compiled kernels. The 
 (``pltpu.InterpretParams``) also checks that no block reads outside its array.
 """
 
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -191,8 +193,9 @@ def _bsr_layout(p):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("resident", [False, True], ids=["by the result's blocks", "the result in VMEM"])
 @given(p=bsr_problems())
-def test_bsr_kernels_match_the_dense_product(p):
+def test_bsr_kernels_match_the_dense_product(p, resident):
     layout = _bsr_layout(p)
     rows, cols = layout[1:3]
     block_rows, block_cols = p["plan"].grid
@@ -204,11 +207,10 @@ def test_bsr_kernels_match_the_dense_product(p):
             got = tpu_bsr.xla_product(*layout, jnp.asarray(x), plan=p["plan"], transposed=transposed)
             np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
             got = tpu_bsr.pallas_product(*layout, jnp.asarray(x), plan=p["plan"], transposed=transposed,
-                                         interpret=INTERPRET)  # fmt: skip
+                                         interpret=INTERPRET, resident=resident)  # fmt: skip
             np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
 
 
-@pytest.mark.slow
 @pytest.mark.slow
 @given(p=bsr_problems())
 def test_bsr_kernel_at_float32_precision_from_bfloat16_parts(p):
@@ -342,3 +344,34 @@ def test_bsr_kernel_lowers_both_ways_of_multiplying_at_float32(split, monkeypatc
     module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
     assert module.count("tpu.matmul") == (6 if split else 1)
     assert ("contract_precision<fp32>" in module) == (not split)
+
+
+@pytest.mark.parametrize("transposed", [False, True], ids=["A @ X", "A.T @ X"])
+def test_bsr_kernel_with_the_result_in_vmem_lowers_for_mosaic(transposed, monkeypatch, capsys):
+    # the walk by X's tiles adds each block's product to rows of the whole result at a dynamic
+    # offset, which Mosaic must prove a multiple of the tiling's 8 rows (tpu.assume_multiple)
+    plan = tpu_bsr.Plan((384, 256), (128, 128))
+    dense = np.zeros((384, 256), np.float32)
+    dense[:128, 128:] = dense[256:, :128] = dense[128:256, :] = 1.0
+    rows, cols = np.nonzero(dense)
+    layout = [jnp.asarray(leaf) for leaf in tpu_bsr.host_layout(rows, cols, dense[rows, cols], plan)]
+    x = jnp.ones((384 if transposed else 256, 64), jnp.float32)
+
+    def product(*args):
+        return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, resident=True)
+
+    module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
+    assert "tpu.matmul" in module and "tpu.assume_multiple" in module
+    assert re.search(r"vector.load %arg\d+\[%\w+, %c0", module)  # rows at the proven offset
+
+
+def test_bsr_kernel_keeps_the_result_in_vmem_only_where_it_fits(monkeypatch):
+    monkeypatch.setattr(tpu_bsr, "RESIDENT", True)
+    monkeypatch.setattr(tpu_bsr, "_vmem_bytes", lambda: 4 * 256 * 128 * 4)  # a quarter: 256 x 128 float32
+    plan = tpu_bsr.Plan((256, 512), (128, 128))
+    assert tpu_bsr.keeps_result_in_vmem(plan, transposed=False, columns=128)
+    assert tpu_bsr.keeps_result_in_vmem(plan, transposed=False, columns=1)  # a vector takes a whole vreg row
+    assert not tpu_bsr.keeps_result_in_vmem(plan, transposed=False, columns=256)
+    assert not tpu_bsr.keeps_result_in_vmem(plan, transposed=True, columns=128)  # 512 rows of A.T @ X
+    monkeypatch.setattr(tpu_bsr, "RESIDENT", False)
+    assert not tpu_bsr.keeps_result_in_vmem(plan, transposed=False, columns=128)

@@ -18,7 +18,10 @@ walks the blocks in order; the blocks' rows, columns and order are scalar-prefet
 (``PrefetchScalarGridSpec``), where the index maps read them, so each step's block and tile of
 ``X`` are fetched by DMA ahead of it and the output block changes only when the block row does:
 the steps of one block row accumulate in the output block in VMEM, which is written back once.
-``A.T @ X`` walks the blocks in ``order`` and multiplies each transposed. The products take the
+``A.T @ X`` walks the blocks in ``order`` and multiplies each transposed. The kernel's other
+walk (:data:`RESIDENT`) goes the other way, by ``X``'s tiles, with the whole result (its tile of
+columns) in VMEM: each step then fetches only its block, each tile of ``X`` is fetched once, and
+each step adds its product to the rows of its block. The products take the
 matmul precision of JAX's setting where they are traced (:mod:`.tpu` gives float32's unless the
 user set one, as xp's dense products: xp/_precision.py); Mosaic multiplies at two, one bfloat16 pass
 or float32's, so the kernel takes the first for the settings of JAX's DEFAULT precision and the
@@ -68,13 +71,18 @@ def _tiles(x: Any, count: int, side: int) -> Any:
     return _padded_rows(columns, count * side).reshape(count, side, columns.shape[1])
 
 
-def _roles(plan: Plan, rows: Any, cols: Any, order: Any, transposed: bool) -> tuple[Any, ...]:
-    """Per step: the stored block, the block of the result and the block of ``x`` (and the sizes
-    of the result's and ``x``'s blocks, and their numbers)."""
+def _roles(plan: Plan, rows: Any, cols: Any, order: Any, transposed: bool, resident: bool = False) -> tuple[Any, ...]:
+    """Per step of the kernel's walk: the stored block, the block of the result and the block of
+    ``x`` (and the sizes of the result's and ``x``'s blocks, and their numbers). The walk goes by
+    the result's blocks (block rows for ``A @ x``, block columns for ``A.T @ x``), or where the
+    result stays in VMEM whole (``resident``) by ``x``'s, whose tile is then fetched once."""
     (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
+    by_columns = transposed != resident
+    blocks = order if by_columns else jnp.arange(rows.shape[0], dtype=rows.dtype)
+    block_row, block_col = (jnp.take(rows, order), jnp.take(cols, order)) if by_columns else (rows, cols)
     if transposed:
-        return order, jnp.take(cols, order), jnp.take(rows, order), (bk, bm), (block_cols, block_rows)
-    return jnp.arange(rows.shape[0], dtype=rows.dtype), rows, cols, (bm, bk), (block_rows, block_cols)
+        return blocks, block_col, block_row, (bk, bm), (block_cols, block_rows)
+    return blocks, block_row, block_col, (bm, bk), (block_rows, block_cols)
 
 
 def xla_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Plan, transposed: bool) -> Any:
@@ -126,6 +134,41 @@ def mosaic_precision(setting: str) -> Any:
     return lax.Precision.DEFAULT if setting in FAST_PRECISIONS else lax.Precision.HIGHEST
 
 
+RESIDENT = False
+"""Which walk the kernel takes where the result (its tile of columns) fits in a quarter of the
+core's VMEM: by the result's blocks (False: each step fetches its block and its tile of ``X``, and
+a block row of the result is written once), or by ``X``'s tiles with the whole result in VMEM
+(True: each step fetches only its block, each tile of ``X`` is fetched once, the result is written
+at the end). bench/sparse_tpu.py times both; the faster is the default."""
+
+VMEM_BYTES = 16 * 2**20
+"""The VMEM of a TPU core where the machine cannot say (lowering for a TPU elsewhere): the
+smallest of the generations'."""
+
+
+def _result_bytes(plan: Plan, transposed: bool, width: int) -> int:
+    """The VMEM a tile of ``width`` columns of the whole result takes (float32; fewer columns than
+    a vector register's 128 lanes take all of them)."""
+    (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
+    return (block_cols * bk if transposed else block_rows * bm) * max(width, 128) * 4
+
+
+def keeps_result_in_vmem(plan: Plan, transposed: bool, columns: int) -> bool:
+    """Whether the kernel of a product with ``columns`` columns walks by ``X``'s tiles with the
+    result in VMEM (:data:`RESIDENT`, and the result's tile within a quarter of the core's VMEM)."""
+    width = column_tile(max(columns, 1))
+    return RESIDENT and width is not None and 4 * _result_bytes(plan, transposed, width) <= _vmem_bytes()
+
+
+def _vmem_bytes() -> int:
+    from jax.experimental.pallas import tpu as pltpu
+
+    try:
+        return int(pltpu.get_tpu_info().vmem_capacity_bytes)
+    except Exception:  # not on a TPU: lowered for one (jax.export), the smallest VMEM
+        return VMEM_BYTES
+
+
 SPLIT_FLOAT32 = False
 """How the kernel multiplies at float32's precision: Mosaic's own float32 contraction (False), or
 float32 split into three bfloat16 parts and six one-pass products (:func:`_split_product`, as
@@ -156,8 +199,17 @@ def _split_product(a: Any, x: Any, numbers: Any) -> Any:
     return total
 
 
+def _block_product(a: Any, x: Any, *, transposed: bool, precision: Any, split: bool) -> Any:
+    """A stored block (transposed) times its tile of ``x``, in float32."""
+    numbers = (((0 if transposed else 1,), (0,)), ((), ()))
+    if split and precision == lax.Precision.HIGHEST:
+        return _split_product(a, x, numbers)
+    return lax.dot_general(a, x, numbers, precision=precision, preferred_element_type=jnp.float32)
+
+
 def _kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, transposed: bool, precision: Any,
             split: bool) -> None:  # fmt: skip
+    """One step of the walk by the result's blocks: ``out`` is the result's block of this step."""
     from jax.experimental import pallas as pl
 
     step = pl.program_id(1)
@@ -167,29 +219,51 @@ def _kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, trans
     def _() -> None:
         out[...] = jnp.zeros(out.shape, out.dtype)
 
-    contracted = 0 if transposed else 1
-    numbers = (((contracted,), (0,)), ((), ()))
-    if split and precision == lax.Precision.HIGHEST:
-        out[...] += _split_product(a[...], x[...], numbers)
-    else:
-        out[...] += lax.dot_general(a[...], x[...], numbers, precision=precision, preferred_element_type=jnp.float32)
+    out[...] += _block_product(a[...], x[...], transposed=transposed, precision=precision, split=split)
+
+
+def _resident_kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, transposed: bool,
+                     precision: Any, split: bool) -> None:  # fmt: skip
+    """One step of the walk by ``x``'s tiles: ``out`` is the whole result (its tile of columns),
+    and the step adds to the rows of its block."""
+    from jax.experimental import pallas as pl
+
+    @pl.when(pl.program_id(1) == 0)
+    def _() -> None:
+        out[...] = jnp.zeros(out.shape, out.dtype)
+
+    side = a.shape[1] if transposed else a.shape[0]
+    start = pl.multiple_of(outs[pl.program_id(1)] * side, 8)  # a multiple of 8: on the (8, 128) tiling
+    rows = pl.ds(start, side)
+    out[rows, :] += _block_product(a[...], x[...], transposed=transposed, precision=precision, split=split)
 
 
 def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Plan, transposed: bool,
-                   interpret: bool, precision: str = "highest", split: bool | None = None) -> Any:  # fmt: skip
+                   interpret: bool, precision: str = "highest", split: bool | None = None,
+                   resident: bool | None = None) -> Any:  # fmt: skip
     """:func:`xla_product` as a Pallas kernel (float32, ``fits(plan)``, ``column_tile`` not None), at
     JAX's matmul precision ``precision`` (:func:`mosaic_precision`; float32's by
-    :data:`SPLIT_FLOAT32` unless ``split`` says)."""
+    :data:`SPLIT_FLOAT32` unless ``split`` says), walking as :data:`RESIDENT` says unless
+    ``resident`` does (the result in VMEM where it fits in a quarter of it, else by its blocks)."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
     (bm, bk) = plan.block
-    blocks, outs, ins, (out_side, in_side), (out_count, in_count) = _roles(plan, rows, cols, order, transposed)
     columns = x.reshape(x.shape[0], math.prod(x.shape[1:]))
     k = columns.shape[1]
     width = column_tile(k)
     assert width is not None
+    whole = _result_bytes(plan, transposed, width)
+    resident = (RESIDENT if resident is None else resident) and 4 * whole <= _vmem_bytes()
+    blocks, outs, ins, (out_side, in_side), (out_count, in_count) = _roles(plan, rows, cols, order, transposed,
+                                                                           resident)  # fmt: skip
     columns = _padded_rows(columns, in_count * in_side)
+    if resident:
+        out_spec = pl.BlockSpec((out_count * out_side, width), lambda j, b, blocks, outs, ins: (0, j))
+        vmem = 2 * 4 * (bm * bk + in_side * width) + 2 * whole
+    else:
+        out_spec = pl.BlockSpec((out_side, width), lambda j, b, blocks, outs, ins: (outs[b], j))
+        vmem = 2 * 4 * (bm * bk + (in_side + out_side) * width)
     spec = pltpu.PrefetchScalarGridSpec(
         num_scalar_prefetch=3,
         grid=(k // width, data.shape[0]),
@@ -197,12 +271,11 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
             pl.BlockSpec((None, bm, bk), lambda j, b, blocks, outs, ins: (blocks[b], 0, 0)),
             pl.BlockSpec((in_side, width), lambda j, b, blocks, outs, ins: (ins[b], j)),
         ],
-        out_specs=pl.BlockSpec((out_side, width), lambda j, b, blocks, outs, ins: (outs[b], j)),
+        out_specs=out_spec,
     )
-    vmem = 2 * 4 * (bm * bk + (in_side + out_side) * width)
     product = pl.pallas_call(
         functools.partial(
-            _kernel,
+            _resident_kernel if resident else _kernel,
             transposed=transposed,
             precision=mosaic_precision(precision),
             split=SPLIT_FLOAT32 if split is None else split,
