@@ -13,8 +13,9 @@ The three matrices of issue #43 (float32, jitted products):
   512 columns: BSR (Pallas, XLA) against the dense product at float32's precision, as xp's.
 - **CG**: the examples' generic conjugate gradients on the Poisson matrix as a DIA, jitted whole, to
   SciPy's tolerance, against SciPy's CG on the machine's CPU.
-- **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO and
-  the dense matrix (no layout of #43 suits it; the row for the goal of 0.5 ms).
+- **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO, the
+  dense matrix and the ELL prototype (xp/sparse/_products/tpu_ell.py: no format takes it yet), for
+  the goal of 0.5 ms.
 
 Each product is checked against a reference (largest relative error shown), then all of a matrix's
 implementations are timed interleaved: rounds of batches of calls, the median per call; then, for
@@ -51,7 +52,7 @@ BCOO_TRIAL_SIDE = 250  # the Poisson grid on which JAX's BCOO is tried first
 BCOO_LIMIT_S = 5.0  # the time a call may take at full size, extrapolated, for JAX's BCOO to run
 DENSE_LIMIT = 4 * 2**30  # the bytes of a dense matrix that is multiplied too
 REPEAT = 16  # products a looped call makes (the matrices' growth over them stays inside float32)
-LOOP_LIMIT_S = 0.01  # the longest call that is also timed looped
+LOOP_LIMIT_S = 0.002  # the longest call also timed looped (beyond, a call's dispatch is a few percent of it)
 FAST = "default"  # the matmul precision of the opt-in rows (bench/precision.py)
 
 
@@ -272,6 +273,7 @@ def random_case(side: int, entries: int, rounds: int, budget: float) -> list[str
 
     import xp
     import xp.sparse as xs
+    from xp.sparse._products import tpu_ell
 
     rng = np.random.default_rng(2)
     flat = np.unique(rng.integers(0, side * side, entries))
@@ -283,10 +285,15 @@ def random_case(side: int, entries: int, rounds: int, budget: float) -> list[str
     x = xp.asarray(rng.standard_normal(side).astype(np.float32))
     dense = bcoo.todense()
     want = np.asarray(dense, np.float64) @ np.asarray(x, np.float64)
+    plan, ell_values, ell_columns = tpu_ell.host_layout(indices[:, 0], indices[:, 1], values, (side, side))
+    ell = (jnp.asarray(ell_values), jnp.asarray(ell_columns))
+    ell_product = jitted(None, lambda layout, x: tpu_ell.pallas_product(*layout, x, plan=plan, interpret=not on_tpu()),
+                         ell, x.jax)  # fmt: skip
     calls = {
         "xp BCOO A @ x": (jitted(None, lambda A, x: (A @ x).jax, A, x), want),
-        "xp BCSR A @ x": (jitted(None, lambda A, x: (A @ x).jax, A.to_bcsr(), x), want),
         "JAX BCOO A @ x": (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want),
+        f"ELL pallas A @ x (prototype, {plan.slots} slots)": (ell_product, want),
+        "ELL xla A @ x": (jitted(None, lambda layout, x: tpu_ell.xla_product(*layout, x, plan=plan), ell, x.jax), want),
         "dense A @ x": (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want),
     }
     nbytes = len(flat) * 12 + 2 * side * 4
@@ -353,9 +360,9 @@ def main(argv: list[str] | None = None) -> str:
     nx, side, block, random_side, entries, columns = SIZES["tpu" if on_tpu else "small"]
     rounds, budget = (3, 0.02) if args.quick else (15, 0.1)
     lines = poisson_case(nx, rounds, budget)
+    lines += random_case(random_side, entries, rounds, budget)
     lines += blocks_case(side, block, columns, rounds, budget)
     lines += cg_case(nx)
-    lines += random_case(random_side, entries, rounds, budget)
     where = (f"{device.device_kind}" if on_tpu else f"{device.platform} ({describe()}): small matrices, the Pallas "
              "kernels interpreted; these times say nothing about a TPU")  # fmt: skip
     head = [

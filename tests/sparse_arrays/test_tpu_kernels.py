@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xp.sparse._products import tpu_bsr, tpu_dia
+from xp.sparse._products import tpu_bsr, tpu_dia, tpu_ell
 
 ON_TPU = jax.default_backend() == "tpu"
 INTERPRET = not ON_TPU
@@ -375,3 +375,52 @@ def test_bsr_kernel_keeps_the_result_in_vmem_only_where_it_fits(monkeypatch):
     assert not tpu_bsr.keeps_result_in_vmem(plan, transposed=True, columns=128)  # 512 rows of A.T @ X
     monkeypatch.setattr(tpu_bsr, "RESIDENT", False)
     assert not tpu_bsr.keeps_result_in_vmem(plan, transposed=False, columns=128)
+
+
+# --- ELL (the prototype of a random matrix's product) -------------------------------------------
+
+ELL_SHAPES = [(1, 1), (37, 50), (100, 2100), (1100, 30)]  # several registers of x; of rows
+
+
+@st.composite
+def ell_problems(draw):
+    m, n = draw(st.sampled_from(ELL_SHAPES))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    entries = draw(st.integers(0, 3 * m))
+    rows, cols = rng.integers(0, m, entries), rng.integers(0, n, entries)  # duplicates: summed
+    return (
+        (m, n),
+        rows,
+        cols,
+        rng.standard_normal(entries).astype(np.float32),
+        rng.standard_normal(n).astype(np.float32),
+    )
+
+
+@pytest.mark.slow
+@given(p=ell_problems())
+def test_ell_kernel_matches_the_dense_product(p):
+    shape, rows, cols, values, x = p
+    plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, values, shape)
+    assert plan.slots == max(np.bincount(rows, minlength=shape[0]).max(initial=0), 1)  # the longest row
+    dense = np.zeros(shape)
+    np.add.at(dense, (rows, cols), values)
+    want = dense @ x.astype(np.float64)
+    layout = (jnp.asarray(stored_values), jnp.asarray(stored_columns))
+    for got in (tpu_ell.xla_product(*layout, jnp.asarray(x), plan=plan),
+                tpu_ell.pallas_product(*layout, jnp.asarray(x), plan=plan, interpret=INTERPRET)):  # fmt: skip
+        np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+
+
+def test_ell_kernel_gathers_within_registers_for_mosaic(monkeypatch, capsys):
+    # Mosaic lowers a gather only within one register (8 x 128, along an axis: take_along_axis)
+    rng = np.random.default_rng(0)
+    rows, cols = rng.integers(0, 3000, 9000), rng.integers(0, 2100, 9000)
+    plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, np.ones(9000, np.float32), (3000, 2100))
+    module = _mosaic_modules(
+        lambda v, c, x: tpu_ell.pallas_product(v, c, x, plan=plan, interpret=False),
+        (jnp.asarray(stored_values), jnp.asarray(stored_columns), jnp.ones(2100, jnp.float32)),
+        monkeypatch,
+        capsys,
+    )
+    assert module.count("tpu.dynamic_gather") == tpu_ell.SUBLANES
