@@ -285,17 +285,18 @@ def random_case(side: int, entries: int, rounds: int, budget: float) -> list[str
     x = xp.asarray(rng.standard_normal(side).astype(np.float32))
     dense = bcoo.todense()
     want = np.asarray(dense, np.float64) @ np.asarray(x, np.float64)
-    plan, ell_values, ell_columns = tpu_ell.host_layout(indices[:, 0], indices[:, 1], values, (side, side))
-    ell = (jnp.asarray(ell_values), jnp.asarray(ell_columns))
-    ell_product = jitted(None, lambda layout, x: tpu_ell.pallas_product(*layout, x, plan=plan, interpret=not on_tpu()),
-                         ell, x.jax)  # fmt: skip
     calls = {
         "xp BCOO A @ x": (jitted(None, lambda A, x: (A @ x).jax, A, x), want),
         "JAX BCOO A @ x": (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want),
-        f"ELL pallas A @ x (prototype, {plan.slots} slots)": (ell_product, want),
-        "ELL xla A @ x": (jitted(None, lambda layout, x: tpu_ell.xla_product(*layout, x, plan=plan), ell, x.jax), want),
-        "dense A @ x": (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want),
     }
+    for chunk, name in ((tpu_ell.REGISTER, "chunks of 1024 columns"), (None, "one chunk")):
+        plan, *layout = tpu_ell.host_layout(indices[:, 0], indices[:, 1], values, (side, side), chunk=chunk)
+        ell = tuple(jnp.asarray(a) for a in layout)
+        for kind, product in (("pallas", tpu_ell.pallas_product), ("xla", tpu_ell.xla_product)):
+            options = {"interpret": not on_tpu()} if kind == "pallas" else {}
+            call = jitted(None, lambda layout, x, f=product, p=plan, o=options: f(*layout, x, plan=p, **o), ell, x.jax)
+            calls[f"ELL {kind} A @ x ({name}, {plan.slots} slots; prototype)"] = (call, want)
+    calls["dense A @ x"] = (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want)
     nbytes = len(flat) * 12 + 2 * side * 4
     title = f"Random: {side} x {side}, {len(flat):,} entries: `A @ x` (goal: at most 500 µs)"
     return run_case(title, calls, nbytes, rounds, budget, {})

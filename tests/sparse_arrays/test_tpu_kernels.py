@@ -398,11 +398,14 @@ def ell_problems(draw):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("chunk", [None, 1024], ids=["one chunk", "chunks of 1024 columns"])
 @given(p=ell_problems())
-def test_ell_kernel_matches_the_dense_product(p):
+def test_ell_kernel_matches_the_dense_product(p, chunk):
     shape, rows, cols, values, x = p
-    plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, values, shape)
-    assert plan.slots == max(np.bincount(rows, minlength=shape[0]).max(initial=0), 1)  # the longest row
+    plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, values, shape, chunk=chunk)
+    per_chunk = np.bincount(rows * plan.chunks + cols // plan.chunk, minlength=shape[0] * plan.chunks)
+    assert plan.slots == max(per_chunk.max(initial=0), 1)  # the most entries of a row in a chunk
+    assert stored_values.shape == stored_columns.shape == (plan.chunks, plan.slots, plan.rows)
     dense = np.zeros(shape)
     np.add.at(dense, (rows, cols), values)
     want = dense @ x.astype(np.float64)
@@ -416,7 +419,8 @@ def test_ell_kernel_gathers_within_registers_for_mosaic(monkeypatch, capsys):
     # Mosaic lowers a gather only within one register (8 x 128, along an axis: take_along_axis)
     rng = np.random.default_rng(0)
     rows, cols = rng.integers(0, 3000, 9000), rng.integers(0, 2100, 9000)
-    plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, np.ones(9000, np.float32), (3000, 2100))
+    plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, np.ones(9000, np.float32), (3000, 2100),
+                                                              chunk=1024)  # fmt: skip
     module = _mosaic_modules(
         lambda v, c, x: tpu_ell.pallas_product(v, c, x, plan=plan, interpret=False),
         (jnp.asarray(stored_values), jnp.asarray(stored_columns), jnp.ones(2100, jnp.float32)),
@@ -424,3 +428,8 @@ def test_ell_kernel_gathers_within_registers_for_mosaic(monkeypatch, capsys):
         capsys,
     )
     assert module.count("tpu.dynamic_gather") == tpu_ell.SUBLANES
+
+
+def test_ell_layout_refuses_a_chunk_of_part_of_a_register():
+    with pytest.raises(ValueError, match="chunk must be a multiple of 1024, got 1000"):
+        tpu_ell.host_layout(np.zeros(1, int), np.zeros(1, int), np.ones(1, np.float32), (4, 4), chunk=1000)

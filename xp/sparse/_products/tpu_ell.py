@@ -1,26 +1,32 @@
-"""A matrix of no structure (random entries) by rows padded to one length, ELL: its layout, a Pallas
-kernel of ``A @ x`` for the TPU, and its XLA formulation. A prototype: no format takes it yet;
-bench/sparse_tpu.py times it on #43's random matrix, and what it measures decides whether a format
-(and the transposed and matrix products) follows.
+"""A matrix of no structure (random entries) as rows padded to one length (ELL), by chunks of its
+columns: the layout, a Pallas kernel of ``A @ x`` for the TPU, and its XLA formulation. A
+prototype: no format takes it yet; bench/sparse_tpu.py times it on #43's random matrix, and what
+it measures decides whether a format (and the transposed and matrix products) follows.
 
 On a TPU a general sparse product is a gather of ``x`` and a scatter-add of the products into
 ``y``; XLA serializes the scatter, and its gather is slow too (an ELL product in plain JAX, with no
 scatter, took 5.5 ms for 400k entries). The vector unit gathers only within one register (8 x 128
-values), so the kernel never gathers from memory: ``x`` stays whole in VMEM (a few hundred kB for
-up to about 50k columns) and each gather is one of its registers, the rows of the matrix on the
-vector lanes so that nothing is scattered.
+values), so the kernel never gathers from memory, and it never scatters: the rows of the matrix
+are on the vector lanes, and each of its gathers reads one register of ``x`` in VMEM.
 
-**The layout** (:func:`host_layout`, once per matrix): each row's entries in ``slots`` slots (the
-longest row's length; shorter rows padded with zeros at column 0), stored slot by slot as
-``values`` and ``columns`` of shape ``(slots, rows)``, the rows padded to whole registers (1024).
+**The layout** (:func:`host_layout`, once per matrix): the columns in chunks of ``chunk`` (a
+multiple of 1024: whole registers of ``x``); within a chunk, each row's entries in ``slots`` slots
+(the most any row has in any chunk; fewer padded with zeros at the chunk's first column), stored
+chunk by chunk and slot by slot as ``values`` and ``columns`` (the column within the chunk) of
+shape ``(chunks, slots, rows)``, the rows padded to whole row tiles. One chunk of all the columns
+is plain ELL (``slots`` the longest row); chunks of one register make each gather read one
+register, at the price of more padding: for 20 entries a row at random over 20000 columns, about
+1 entry a row falls in each chunk of 1024, at most about 7, so 20 chunks of 7 slots store 7 times
+the entries (22 MB, 27 µs of memory at the v5e's speed) but gather 20 times less.
 
-**The kernel** (:func:`pallas_product`): a grid over tiles of rows and the slots; the tile of ``y``
-stays in VMEM across the slots and takes ``values[k] * x[columns[k]]`` from each. The gather of a
-register of 1024 columns: column ``c`` is element ``(c // 128) % 8, c % 128`` of ``x``'s register
-``c // 1024``; for each of ``x``'s registers and each of its 8 rows, the row broadcast to a
+**The kernel** (:func:`pallas_product`): a grid over tiles of rows, the chunks and their slots; the
+tile of ``y`` stays in VMEM across the chunks and slots and takes ``values * x[columns]`` from each
+step, whose block of ``x`` is its chunk (fetched when the chunk changes). The gather of a register
+of 1024 columns: column ``c`` of the chunk is element ``(c // 128) % 8, c % 128`` of its register
+``c // 1024``; for each of the chunk's registers and each of their 8 rows, the row broadcast to a
 register is gathered along the lanes (``take_along_axis``, the one gather Mosaic lowers) and kept
-where the column lies in it. That is 8 gathers and selects per register of ``x`` per register of
-entries: about 0.4M vector operations for 20000 columns and 400k entries in 40 slots.
+where the column lies in it: 8 gathers and selects per register of the chunk per register of
+entries.
 """
 
 from __future__ import annotations
@@ -38,60 +44,73 @@ ROW_TILE = 8 * REGISTER
 """Rows of the result per grid step (where the matrix has as many): 8 registers of 1024."""
 
 
+def _whole(count: int, unit: int) -> int:
+    """``count`` rounded up to a multiple of ``unit`` (at least one)."""
+    return max(-(-count // unit), 1) * unit
+
+
 class Plan(NamedTuple):
-    """The static part of an ELL matrix: its ``shape`` and the entries a row holds, ``slots``."""
+    """The static part of a chunked ELL matrix: its ``shape``, the columns of a ``chunk`` and the
+    entries a row holds in a chunk, ``slots``."""
 
     shape: tuple[int, int]
+    chunk: int
     slots: int
+
+    @property
+    def row_tile(self) -> int:
+        return min(ROW_TILE, _whole(self.shape[0], REGISTER))
 
     @property
     def rows(self) -> int:
         """The rows stored: the matrix's, padded to whole row tiles."""
-        return -(-self.shape[0] // self.row_tile) * self.row_tile
+        return _whole(self.shape[0], self.row_tile)
 
     @property
-    def row_tile(self) -> int:
-        return min(ROW_TILE, max(-(-self.shape[0] // REGISTER), 1) * REGISTER)
-
-    @property
-    def columns(self) -> int:
-        """``x``'s length padded to whole registers of 1024."""
-        return max(-(-self.shape[1] // REGISTER), 1) * REGISTER
+    def chunks(self) -> int:
+        return _whole(self.shape[1], self.chunk) // self.chunk
 
 
-def host_layout(rows: Any, cols: Any, values: Any, shape: tuple[int, int]) -> tuple[Plan, Any, Any]:
-    """The plan and the layout (``values``, ``columns``: NumPy, ``(slots, plan.rows)``) of the
-    entries ``values`` at ``(rows, cols)`` (NumPy, inside ``shape``; duplicates kept as entries)."""
+def host_layout(rows: Any, cols: Any, values: Any, shape: tuple[int, int],
+                chunk: int | None = None) -> tuple[Plan, Any, Any]:  # fmt: skip
+    """The plan and the layout (``values``, ``columns``: NumPy, ``(chunks, slots, plan.rows)``) of
+    the entries ``values`` at ``(rows, cols)`` (NumPy, inside ``shape``; duplicates kept as entries)
+    in chunks of ``chunk`` columns (a multiple of 1024; None: one chunk of all the columns)."""
     import numpy as np
 
-    order = np.lexsort((cols, rows))
-    rows, cols, values = rows[order], cols[order], values[order]
-    counts = np.bincount(rows, minlength=shape[0])
-    plan = Plan(shape, max(int(counts.max(initial=0)), 1))
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    slot = np.arange(len(rows)) - starts[rows]  # each entry's place in its row
-    stored_values = np.zeros((plan.slots, plan.rows), values.dtype)
-    stored_columns = np.zeros((plan.slots, plan.rows), np.int32)
-    stored_values[slot, rows] = values
-    stored_columns[slot, rows] = cols
+    chunk = _whole(shape[1], REGISTER) if chunk is None else chunk
+    if chunk % REGISTER:
+        raise ValueError(f"chunk must be a multiple of {REGISTER}, got {chunk}")
+    chunk_of = cols // chunk
+    order = np.lexsort((cols, chunk_of, rows))  # by row, then chunk
+    rows, cols, values, chunk_of = rows[order], cols[order], values[order], chunk_of[order]
+    key = rows.astype(np.int64) * (_whole(shape[1], chunk) // chunk) + chunk_of
+    first = np.searchsorted(key, key)  # each (row, chunk) group's first entry
+    slot = np.arange(len(key)) - first
+    plan = Plan(shape, chunk, int(slot.max(initial=0)) + 1)
+    stored_values = np.zeros((plan.chunks, plan.slots, plan.rows), values.dtype)
+    stored_columns = np.zeros((plan.chunks, plan.slots, plan.rows), np.int32)
+    stored_values[chunk_of, slot, rows] = values
+    stored_columns[chunk_of, slot, rows] = cols - chunk_of * chunk
     return plan, stored_values, stored_columns
 
 
 def xla_product(values: Any, columns: Any, x: Any, *, plan: Plan) -> Any:
     """``A @ x`` for a vector ``x``: each slot's values times the values of ``x`` they meet, summed."""
-    products = values * jnp.take(x, columns, axis=0, mode="clip")
-    return jnp.sum(products, axis=0)[: plan.shape[0]]
+    chunked = jnp.pad(x, (0, plan.chunks * plan.chunk - x.shape[0])).reshape(plan.chunks, 1, plan.chunk)
+    products = values * jnp.take_along_axis(chunked, columns, axis=2, mode="clip")
+    return jnp.sum(products, axis=(0, 1))[: plan.shape[0]]
 
 
 def _gathered(x: Any, columns: Any) -> Any:
     """``x[columns]`` for one register of ``columns`` (8 x 128), ``x`` a VMEM ref of registers."""
+    from jax.experimental import pallas as pl
+
     register = columns >> 10  # (columns are not negative: the arithmetic shift is the logical one)
     sublane = (columns >> 7) & (SUBLANES - 1)
     lane = columns & (LANES - 1)
 
     def from_register(g: Any, found: Any) -> Any:
-        from jax.experimental import pallas as pl
-
         source = x[pl.ds(pl.multiple_of(g * jnp.int32(SUBLANES), SUBLANES), SUBLANES), :]
         here = register == g
         for s in range(SUBLANES):
@@ -100,15 +119,14 @@ def _gathered(x: Any, columns: Any) -> Any:
         return found
 
     # (int32 bounds and steps: in JAX's 64-bit mode a Python int would be an i64 Mosaic refuses here)
-    return lax.fori_loop(
-        jnp.int32(0), jnp.int32(x.shape[0] // SUBLANES), from_register, jnp.zeros(columns.shape, x.dtype)
-    )
+    registers = jnp.int32(x.shape[0] // SUBLANES)
+    return lax.fori_loop(jnp.int32(0), registers, from_register, jnp.zeros(columns.shape, x.dtype))
 
 
 def _kernel(values: Any, columns: Any, x: Any, y: Any) -> None:
     from jax.experimental import pallas as pl
 
-    @pl.when(pl.program_id(1) == 0)
+    @pl.when((pl.program_id(1) == 0) & (pl.program_id(2) == 0))
     def _() -> None:
         y[...] = jnp.zeros(y.shape, y.dtype)
 
@@ -126,20 +144,20 @@ def pallas_product(values: Any, columns: Any, x: Any, *, plan: Plan, interpret: 
 
     if 0 in plan.shape:  # nothing stored: the kernel would have no block to read
         return jnp.zeros(plan.shape[0], jnp.float32)
-    tile = plan.row_tile // LANES  # rows of 128 lanes per step
-    stored = (plan.slots, plan.rows // LANES, LANES)
-    x_registers = jnp.pad(x, (0, plan.columns - x.shape[0])).reshape(plan.columns // LANES, LANES)
+    tile, chunk = plan.row_tile // LANES, plan.chunk // LANES  # rows of 128 lanes
+    stored = (plan.chunks, plan.slots, plan.rows // LANES, LANES)
+    x_rows = jnp.pad(x, (0, plan.chunks * plan.chunk - x.shape[0])).reshape(-1, LANES)
     product = pl.pallas_call(
         _kernel,
-        grid=(plan.rows // plan.row_tile, plan.slots),
+        grid=(plan.rows // plan.row_tile, plan.chunks, plan.slots),
         in_specs=[
-            pl.BlockSpec((None, tile, LANES), lambda i, k: (k, i, 0)),
-            pl.BlockSpec((None, tile, LANES), lambda i, k: (k, i, 0)),
-            pl.BlockSpec(x_registers.shape, lambda i, k: (0, 0)),
+            pl.BlockSpec((None, None, tile, LANES), lambda i, q, k: (q, k, i, 0)),
+            pl.BlockSpec((None, None, tile, LANES), lambda i, q, k: (q, k, i, 0)),
+            pl.BlockSpec((chunk, LANES), lambda i, q, k: (q, 0)),
         ],
-        out_specs=pl.BlockSpec((tile, LANES), lambda i, k: (i, 0)),
+        out_specs=pl.BlockSpec((tile, LANES), lambda i, q, k: (i, 0)),
         out_shape=jax.ShapeDtypeStruct((plan.rows // LANES, LANES), jnp.float32),
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "arbitrary")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "arbitrary", "arbitrary")),
         interpret=interpret,
-    )(values.reshape(stored), columns.reshape(stored), x_registers)
+    )(values.reshape(stored), columns.reshape(stored), x_rows)
     return product.reshape(plan.rows)[: plan.shape[0]]
