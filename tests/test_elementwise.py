@@ -16,6 +16,7 @@ import xp
 from xp import _elementwise
 
 DEFAULT_FLOAT = xp.__array_namespace_info__().default_dtypes()["real floating"]
+DEFAULT_COMPLEX = xp.__array_namespace_info__().default_dtypes()["complex floating"]
 
 # NumPy's function for each xp function, where the names differ.
 NUMPY = {
@@ -306,3 +307,27 @@ def test_vmap_and_grad_through_elementwise():
     np.testing.assert_allclose(np.asarray(out), np.log(np.asarray(x)) + np.sqrt(np.asarray(x)))
     g = jax.grad(lambda v: xp.tanh(v).jax)(xp.asarray(0.5))
     np.testing.assert_allclose(float(g), 1 - np.tanh(0.5) ** 2)
+
+
+COMPLEX_TWINS = {
+    "exp": jnp.exp, "expm1": jnp.expm1, "log": jnp.log, "log1p": jnp.log1p, "log2": jnp.log2, "log10": jnp.log10,
+    "sinh": jnp.sinh, "cosh": jnp.cosh, "tanh": jnp.tanh, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan,
+    "asinh": jnp.arcsinh, "acosh": jnp.arccosh, "atanh": jnp.arctanh, "asin": jnp.arcsin, "acos": jnp.arccos,
+    "atan": jnp.arctan,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", COMPLEX_TWINS)
+def test_complex_derivatives_at_points_the_special_cases_touch(name):
+    # the special cases fix values on the axes and at 0 with `where`s, whose own derivatives were
+    # the derivatives there (exp(0.5 + 0j) along the imaginary axis gave 1j, not 1.65j): xp's are
+    # jax.numpy's, on both sides of a signed zero
+    points = [0.5 + 0j, complex(0.5, -0.0), -1.5 + 0j, 2.0 + 0j, 0.5j, complex(-0.0, 0.7), 0.3 + 0.2j]
+    for dtype in (xp.complex64, DEFAULT_COMPLEX):
+        z = jnp.asarray(points, dtype)
+        for direction in (1.0, 1j):
+            dz = jnp.full(z.shape, direction, dtype)
+            _, ours = jax.jvp(lambda v: getattr(xp, name)(xp.asarray(v)).jax, (z,), (dz,))
+            _, theirs = jax.jvp(COMPLEX_TWINS[name], (z,), (dz,))
+            finite = np.isfinite(np.asarray(theirs))
+            np.testing.assert_allclose(np.asarray(ours)[finite], np.asarray(theirs)[finite], rtol=1e-5, atol=1e-6)

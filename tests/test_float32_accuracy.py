@@ -167,3 +167,54 @@ def test_float32_logaddexp_derivatives_at_infinities_as_jax_numpy_s():
     )
     want = jax.vmap(jax.grad(jnp.logaddexp, argnums=(0, 1)))(pairs[:, 0], pairs[:, 1])
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+# --- complex64: exp and log from float32 parts, and the functions built on them ------------------
+
+COMPLEX = {"log": np.log, "log2": np.log2, "log10": np.log10, "exp": np.exp, "sinh": np.sinh, "cosh": np.cosh,
+           "sin": np.sin, "cos": np.cos}  # fmt: skip
+COMPLEX_RTOL = 8 * EPS  # relative to |result|: a few ulp of each part (jax.numpy's on the CPU: up to 58 for cosh)
+
+
+@pytest.mark.parametrize("name", COMPLEX)
+def test_complex64_functions_ask_xla_for_accurate_float32_parts(name):
+    z = jnp.full((3,), 0.5 + 0.25j, jnp.complex64)
+    jaxpr = jax.make_jaxpr(lambda v: getattr(xp, name)(xp.asarray(v)).jax)(z).jaxpr
+    transcendental = [e for e in _equations(jaxpr) if e.primitive.name in TRANSCENDENTAL]
+    assert transcendental, name
+    for e in transcendental:  # none of complex64 (XLA's, from the approximations on a TPU)
+        assert e.outvars[0].aval.dtype == np.float32 and e.params["accuracy"] == lax.AccuracyMode.HIGHEST, e
+
+
+@pytest.mark.parametrize("name", COMPLEX)
+@given(data=st.data())
+def test_complex64_values_within_a_few_ulps_of_complex128(name, data):
+    part = st.floats(-30, 30, width=32, allow_subnormal=False)
+    pairs = data.draw(hnp.arrays(np.float32, (st.integers(1, 6).map(lambda n: (n, 2))), elements=part), label="z")
+    scale = data.draw(st.sampled_from([1.0, 1e-10, 1e10]) if name.startswith("log") else st.just(1.0), label="scale")
+    z = (pairs[:, 0] + 1j * pairs[:, 1]).astype(np.complex64) * np.complex64(scale)
+    got = np.asarray(getattr(xp, name)(xp.asarray(z)), np.complex128)
+    with np.errstate(all="ignore"):
+        want = COMPLEX[name](z.astype(np.complex128))
+    inside = (np.abs(want) > 1e-30) & (np.abs(want.real) < 1e38) & (np.abs(want.imag) < 1e38)
+    assert np.all(np.abs(got - want)[inside] <= COMPLEX_RTOL * np.abs(want)[inside]), (z, got, want)
+
+
+def test_complex64_log_near_the_unit_circle_and_far_from_it():
+    # |z|^2 - 1 formed without cancellation near |z| = 1; no overflow or underflow far from it
+    angles = np.linspace(-np.pi, np.pi, 2001)
+    for modulus in (1.0, 1 + 1e-6, 1 - 1e-6, 0.70710677, 1.4142135, 1e-30, 1e30, 3e38):
+        z = (modulus * np.exp(1j * angles)).astype(np.complex64)
+        got = np.asarray(xp.log(xp.asarray(z)), np.complex128)
+        want = np.log(z.astype(np.complex128))
+        assert np.all(np.abs(got - want) <= COMPLEX_RTOL * np.abs(want) + 1e-37), modulus  # log(1) = 0 exactly
+
+
+@pytest.mark.parametrize("name", ["log", "exp"])
+def test_complex64_derivatives_are_the_functions_derivatives(name):
+    z = jnp.asarray([0.5 + 0.25j, -2.0 + 1.0j, 1.0 + 0.0j, 3.0 - 4.0j], jnp.complex64)
+    dz = jnp.asarray([1.0, 1j, 0.5 - 0.5j, 2.0], jnp.complex64)
+    _, tangent = jax.jvp(lambda v: getattr(xp, name)(xp.asarray(v)).jax, (z,), (dz,))
+    zz, dd = np.asarray(z, np.complex128), np.asarray(dz, np.complex128)
+    want = dd / zz if name == "log" else np.exp(zz) * dd
+    np.testing.assert_allclose(np.asarray(tangent), want, rtol=1e-6)

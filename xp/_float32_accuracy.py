@@ -164,3 +164,40 @@ def _logaddexp_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple
     weight1 = exp(_zero_for_infinity(x1) - _zero_for_infinity(out))
     weight2 = exp(_zero_for_infinity(x2) - _zero_for_infinity(out))
     return out, dx1 * weight1 + dx2 * weight2
+
+
+# --- complex64, from float32 parts ----------------------------------------------------------------
+#
+# XLA computes complex64 ``exp`` and ``log`` from the float32 ones of their parts, the approximate
+# ones on a TPU. Asking for accuracy on the complex operation is no cure (on the CPU it makes
+# complex64 ``log`` less accurate: docs/accelerators.md), so these are formed from the parts here.
+
+
+def complex_exp(z: Any) -> Any:
+    """``exp(a) * (cos(b) + i sin(b))``; above ``a = 88`` as ``exp(a/2) * cis(b) * exp(a/2)``, finite
+    wherever the result is (``exp(a)`` alone would overflow first)."""
+    a, b = jnp.real(z), jnp.imag(z)
+    whole, half = exp(jnp.minimum(a, 88.0)), exp(0.5 * a)
+    cosine, sine = jnp.cos(b), jnp.sin(b)
+    below = a <= 88.0
+    return lax.complex(
+        jnp.where(below, whole * cosine, half * cosine * half), jnp.where(below, whole * sine, half * sine * half)
+    )
+
+
+def _reciprocal(z: Any) -> Any:  # complex_log's derivative
+    return 1 / z
+
+
+@_with_derivative(_reciprocal)
+def complex_log(z: Any) -> Any:
+    """``log|z| + i arg(z)``, ``log|z|`` without overflow and, near ``|z| = 1``, without cancellation:
+    ``log1p(|z|^2 - 1) / 2`` with ``|z|^2 - 1 = (m - 1)(m + 1) + n^2`` (``m`` the larger part's
+    magnitude, exact where it matters)."""
+    a, b = jnp.real(z), jnp.imag(z)
+    larger, smaller = jnp.maximum(jnp.abs(a), jnp.abs(b)), jnp.minimum(jnp.abs(a), jnp.abs(b))
+    ratio = smaller / jnp.where(larger == 0, 1.0, larger)
+    far = log(larger) + 0.5 * log1p(ratio * ratio)
+    near = 0.5 * log1p((larger - 1) * (larger + 1) + smaller * smaller)
+    squared = larger * larger + smaller * smaller
+    return lax.complex(jnp.where((squared > 0.5) & (squared < 2.0), near, far), jnp.arctan2(b, a))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -73,6 +74,38 @@ def _float32_or(accurate: Any, fn: Any) -> Any:
 
 
 logaddexp = _float32_or(float32.logaddexp, jnp.logaddexp)
+# the real functions of a complex number's parts, and complex exp and log (complex64's from float32
+# parts: xp/_float32_accuracy.py)
+_real_exp, _real_log = _float32_or(float32.exp, jnp.exp), _float32_or(float32.log, jnp.log)
+_real_cosh, _real_sinh = _float32_or(float32.cosh, jnp.cosh), _float32_or(float32.sinh, jnp.sinh)
+
+
+def _complex_exp(z: Any) -> Any:
+    return float32.complex_exp(z) if z.dtype == jnp.complex64 else jnp.exp(z)
+
+
+def _complex_log(z: Any) -> Any:
+    return float32.complex_log(z) if z.dtype == jnp.complex64 else jnp.log(z)
+
+
+def _derivative_of(twin: Any) -> Any:
+    """Decorator: the complex computation with the derivative of ``twin``, jax.numpy's function.
+    The special cases fix values with ``where``s, whose derivatives are those of the values put in
+    (a constant's 0, or a part of the input's): at points where the function is analytic that is
+    wrong (``exp(0.5 + 0j)``'s derivative along the imaginary axis came out ``1j``, not
+    ``1.65j``). jax.numpy's derivative is computed only when one is asked for."""
+
+    def decorate(complex_fn: Any) -> Any:
+        function = jax.custom_jvp(complex_fn)
+
+        def jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+            (z,), (dz,) = primals, tangents
+            return function(z), jax.jvp(twin, (z,), (dz,))[1]
+
+        function.defjvp(jvp)
+        return function
+
+    return decorate
 
 
 def _real_or(fn: Any) -> Any:
@@ -122,15 +155,16 @@ def abs(z: Any) -> Any:
 
 
 @_real_or(_float32_or(float32.exp, jnp.exp))
+@_derivative_of(jnp.exp)
 def exp(z: Any) -> Any:
     a, b = _parts(z)
-    r = jnp.exp(z)
+    r = _complex_exp(z)
     nonfinite_b = ~_finite(b)
     return _override(
         r.real,
         r.imag,
         [
-            (b == 0, jnp.where(_isnan(a), NAN, jnp.exp(a)), b),  # "+infinity and +0 -> infinity + 0j"; NaN + 0j
+            (b == 0, jnp.where(_isnan(a), NAN, _real_exp(a)), b),  # "+infinity and +0 -> infinity + 0j"; NaN + 0j
             ((a == -INF) & _finite(b), _copysign(0.0, jnp.cos(b)), _copysign(0.0, jnp.sin(b))),  # +0 * cis(b)
             ((a == -INF) & nonfinite_b, 0.0, 0.0),  # "-infinity and +infinity (or NaN) -> 0 + 0j"
             ((a == INF) & nonfinite_b, INF, NAN),  # "+infinity and +infinity (or NaN) -> infinity + NaN j"
@@ -149,6 +183,7 @@ def _keeping_zeros(fn: Any) -> Any:
 
 
 @_real_or(_float32_or(float32.expm1, _keeping_zeros(jnp.expm1)))
+@_derivative_of(jnp.expm1)
 def expm1(z: Any) -> Any:
     a, b = _parts(z)
     special = ~_finite(a) | ~_finite(b)
@@ -158,15 +193,17 @@ def expm1(z: Any) -> Any:
 
 
 @_real_or(_float32_or(float32.log, jnp.log))
+@_derivative_of(jnp.log)
 def log(z: Any) -> Any:
     a, b = _parts(z)
-    r = jnp.log(z)
+    r = _complex_log(z)
     infinite = _isinf(a) | _isinf(b)
     # "a is +/-infinity (or b is +infinity) -> +infinity + ... j": |z| is infinite even with a NaN
     return _override(r.real, r.imag, [(infinite, INF, jnp.arctan2(b, a))])
 
 
 @_real_or(_float32_or(float32.log1p, jnp.log1p))
+@_derivative_of(jnp.log1p)
 def log1p(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.log1p(z)
@@ -179,7 +216,7 @@ def log1p(z: Any) -> Any:
     u, v = a + 1, b
     larger = jnp.maximum(jnp.abs(u), jnp.abs(v))
     scale = lax.stop_gradient(jnp.where(larger == 0, 1, larger))  # (z = -1: -inf all the same)
-    near = jnp.log(scale) + 0.5 * jnp.log(jnp.square(u / scale) + jnp.square(v / scale))
+    near = _real_log(scale) + 0.5 * _real_log(jnp.square(u / scale) + jnp.square(v / scale))
     real = jnp.where(larger < 0.35, near, r.real)  # |1 + z| < 1/2 where the larger part is below 0.35
     infinite = _isinf(a) | _isinf(b)
     return _override(
@@ -208,6 +245,7 @@ def _change_of_base(z: Any, log_base: float) -> Any:
 
 
 @_real_or(jnp.sqrt)
+@_derivative_of(jnp.sqrt)
 def sqrt(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.sqrt(z)
@@ -231,10 +269,11 @@ def sqrt(z: Any) -> Any:
 
 
 @_real_or(_float32_or(float32.cosh, jnp.cosh))
+@_derivative_of(jnp.cosh)
 def cosh(z: Any) -> Any:
     a, b = _parts(z)
-    re = jnp.cosh(a) * jnp.cos(b)
-    im = jnp.sinh(a) * jnp.sin(b)
+    re = _real_cosh(a) * jnp.cos(b)
+    im = _real_sinh(a) * jnp.sin(b)
     nonfinite_b = ~_finite(b)
     return _override(
         re,
@@ -248,10 +287,11 @@ def cosh(z: Any) -> Any:
 
 
 @_real_or(_float32_or(float32.sinh, _keeping_zeros(jnp.sinh)))
+@_derivative_of(jnp.sinh)
 def sinh(z: Any) -> Any:
     a, b = _parts(z)
-    re = jnp.sinh(a) * jnp.cos(b)
-    im = jnp.cosh(a) * jnp.sin(b)
+    re = _real_sinh(a) * jnp.cos(b)
+    im = _real_cosh(a) * jnp.sin(b)
     nonfinite_b = ~_finite(b)
     return _override(
         re,
@@ -265,6 +305,7 @@ def sinh(z: Any) -> Any:
 
 
 @_real_or(_float32_or(float32.tanh, jnp.tanh))
+@_derivative_of(jnp.tanh)
 def tanh(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.tanh(z)
@@ -284,6 +325,7 @@ def tanh(z: Any) -> Any:
 
 
 @_real_or(_float32_or(float32.acosh, jnp.arccosh))
+@_derivative_of(jnp.arccosh)
 def acosh(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.arccosh(z)
@@ -305,6 +347,7 @@ def acosh(z: Any) -> Any:
 
 
 @_real_or(_float32_or(float32.asinh, jnp.arcsinh))
+@_derivative_of(jnp.arcsinh)
 def asinh(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.arcsinh(z)
@@ -325,12 +368,13 @@ def asinh(z: Any) -> Any:
 
 
 @_real_or(_float32_or(float32.atanh, jnp.arctanh))
+@_derivative_of(jnp.arctanh)
 def atanh(z: Any) -> Any:
     a, b = _parts(z)
     # jax's formula overflows near the branch points +/-1 (atanh(1 + 1e-178j) is finite);
     # away from 0, 0.5 * (log(1 + z) - log(1 - z)) is accurate, with 1 +/- z formed by parts so
     # that the sign of a zero imaginary part survives.
-    by_logs = 0.5 * (jnp.log(lax.complex(1 + a, b)) - jnp.log(lax.complex(1 - a, -b)))
+    by_logs = 0.5 * (_complex_log(lax.complex(1 + a, b)) - _complex_log(lax.complex(1 - a, -b)))
     r = jnp.where(jnp.abs(z) < 0.5, jnp.arctanh(z), by_logs)
     either_nan = _isnan(a) | _isnan(b)
     return _override(
@@ -350,6 +394,7 @@ def atanh(z: Any) -> Any:
 
 
 @_real_or(jnp.arccos)
+@_derivative_of(jnp.arccos)
 def acos(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.arccos(z)
