@@ -371,7 +371,9 @@ def _note() -> str:
     return (
         f"Median {CLOCK} per call, xp / jax.numpy (below 1 is faster); the last column, the ratio of"
         " median wall-clock times of the same batches. The jitted jax.numpy twins are traced at float32's"
-        ' precision, xp\'s default (`jax.default_matmul_precision("highest")`): the same programs. ' + environment()
+        " precision, xp's default (`jax.default_matmul_precision(\"highest\")`): the same programs, but that xp's"
+        " float32 exponentials and logarithms ask XLA for its accurate implementations (xp/_float32_accuracy.py). "
+        + environment()
     )
 
 
