@@ -87,6 +87,7 @@ def _relative_errors(got, want):
     return np.abs(got - want) / np.maximum(np.abs(want), SMALLEST_NORMAL)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", UNARY)
 @given(data=st.data())
 def test_float32_values_within_a_few_ulps_of_float64(name, data):
@@ -100,6 +101,7 @@ def test_float32_values_within_a_few_ulps_of_float64(name, data):
     assert np.all(_relative_errors(got, want)[inside] <= RTOL), (x, got, want)
 
 
+@pytest.mark.slow
 def test_float32_values_on_a_grid_across_each_domain():
     """Where the formulas switch branches and where XLA:TPU's approximations are worst."""
     for name, (reference, low, high) in UNARY.items():
@@ -186,6 +188,7 @@ def test_complex64_functions_ask_xla_for_accurate_float32_parts(name):
         assert e.outvars[0].aval.dtype == np.float32 and e.params["accuracy"] == lax.AccuracyMode.HIGHEST, e
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", COMPLEX)
 @given(data=st.data())
 def test_complex64_values_within_a_few_ulps_of_complex128(name, data):
