@@ -173,8 +173,8 @@ def test_float32_logaddexp_derivatives_at_infinities_as_jax_numpy_s():
 
 # --- complex64: exp and log from float32 parts, and the functions built on them ------------------
 
-COMPLEX = {"log": np.log, "log2": np.log2, "log10": np.log10, "exp": np.exp, "sinh": np.sinh, "cosh": np.cosh,
-           "sin": np.sin, "cos": np.cos}  # fmt: skip
+COMPLEX = {"log": np.log, "log2": np.log2, "log10": np.log10, "exp": np.exp, "expm1": np.expm1, "sinh": np.sinh,
+           "cosh": np.cosh, "tanh": np.tanh, "sin": np.sin, "cos": np.cos, "tan": np.tan}  # fmt: skip
 COMPLEX_RTOL = 8 * EPS  # relative to |result|: a few ulp of each part (jax.numpy's on the CPU: up to 58 for cosh)
 
 
@@ -194,7 +194,11 @@ def test_complex64_functions_ask_xla_for_accurate_float32_parts(name):
 def test_complex64_values_within_a_few_ulps_of_complex128(name, data):
     part = st.floats(-30, 30, width=32, allow_subnormal=False)
     pairs = data.draw(hnp.arrays(np.float32, (st.integers(1, 6).map(lambda n: (n, 2))), elements=part), label="z")
-    scale = data.draw(st.sampled_from([1.0, 1e-10, 1e10]) if name.startswith("log") else st.just(1.0), label="scale")
+    # logarithms of any magnitude; near 0, where expm1 and tanh must not cancel
+    scales = (
+        [1.0, 1e-10, 1e10] if name.startswith("log") else [1.0, 1e-4] if name in ("expm1", "tanh", "tan") else [1.0]
+    )
+    scale = data.draw(st.sampled_from(scales), label="scale")
     z = (pairs[:, 0] + 1j * pairs[:, 1]).astype(np.complex64) * np.complex64(scale)
     got = np.asarray(getattr(xp, name)(xp.asarray(z)), np.complex128)
     with np.errstate(all="ignore"):

@@ -201,3 +201,25 @@ def complex_log(z: Any) -> Any:
     near = 0.5 * log1p((larger - 1) * (larger + 1) + smaller * smaller)
     squared = larger * larger + smaller * smaller
     return lax.complex(jnp.where((squared > 0.5) & (squared < 2.0), near, far), jnp.arctan2(b, a))
+
+
+def complex_expm1(z: Any) -> Any:
+    """``exp(z) - 1`` without cancellation near 0: ``expm1(a) cos(b) - 2 sin(b/2)^2 + i exp(a) sin(b)``
+    (beyond ``a = 88``, where 1 is below the rounding, :func:`complex_exp`'s minus 1)."""
+    a, b = jnp.real(z), jnp.imag(z)
+    whole = complex_exp(z)
+    half_sine = jnp.sin(0.5 * b)
+    near = expm1(jnp.minimum(a, 88.0)) * jnp.cos(b) - 2 * half_sine * half_sine
+    return lax.complex(jnp.where(a <= 88.0, near, jnp.real(whole) - 1), jnp.imag(whole))
+
+
+def complex_tanh(z: Any) -> Any:
+    """Kahan's formula, from ``t = tan(b)``, ``s = sinh(a)``: ``(s sqrt(1 + s^2) (1 + t^2) + i t) /
+    (1 + s^2 (1 + t^2))`` (the caller sets the result where ``|a|`` saturates it, as ``s^2``
+    overflows there)."""
+    a, b = jnp.real(z), jnp.imag(z)
+    t, s = jnp.tan(b), sinh(a)
+    beta = 1 + t * t
+    rho = jnp.sqrt(1 + s * s)
+    denominator = 1 + beta * s * s
+    return lax.complex(beta * rho * s / denominator, t / denominator)

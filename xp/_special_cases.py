@@ -88,6 +88,14 @@ def _complex_log(z: Any) -> Any:
     return float32.complex_log(z) if z.dtype == jnp.complex64 else jnp.log(z)
 
 
+def _complex_expm1(z: Any) -> Any:
+    return float32.complex_expm1(z) if z.dtype == jnp.complex64 else jnp.expm1(z)
+
+
+def _complex_tanh(z: Any) -> Any:
+    return float32.complex_tanh(z) if z.dtype == jnp.complex64 else jnp.tanh(z)
+
+
 def _derivative_of(twin: Any) -> Any:
     """Decorator: the complex computation with the derivative of ``twin``, jax.numpy's function.
     The special cases fix values with ``where``s, whose derivatives are those of the values put in
@@ -188,7 +196,7 @@ def expm1(z: Any) -> Any:
     a, b = _parts(z)
     special = ~_finite(a) | ~_finite(b)
     via_exp = exp(z)  # the special cases are exp's, minus 1 on the real part
-    r = jnp.expm1(z)
+    r = _complex_expm1(z)
     return lax.complex(jnp.where(special, via_exp.real - 1, r.real), jnp.where(special, via_exp.imag, r.imag))
 
 
@@ -308,8 +316,8 @@ def sinh(z: Any) -> Any:
 @_derivative_of(jnp.tanh)
 def tanh(z: Any) -> Any:
     a, b = _parts(z)
-    r = jnp.tanh(z)
-    # For |a| large, tanh(z) is 1 to working precision; jax's formula overflows to NaN there.
+    r = _complex_tanh(z)
+    # For |a| large, tanh(z) is 1 to working precision; the formulas overflow to NaN there.
     saturated = jnp.abs(a) > (20.0 if a.dtype.itemsize == 4 else 40.0)
     nonfinite_b = ~_finite(b)
     return _override(
