@@ -317,6 +317,7 @@ COMPLEX_TWINS = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", COMPLEX_TWINS)
 def test_complex_derivatives_at_points_the_special_cases_touch(name):
     # the special cases fix values on the axes and at 0 with `where`s, whose own derivatives were

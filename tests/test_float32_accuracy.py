@@ -148,6 +148,7 @@ DERIVATIVES = {  # float64 NumPy
 }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", UNARY)
 def test_float32_derivatives_are_the_functions_derivatives(name):
     """The formulas of several branches carry the analytic derivative, at 0 too (a branch on |x|
