@@ -1,5 +1,5 @@
-"""The exponential, logarithmic and hyperbolic functions of float32 at float32's accuracy on every
-backend.
+"""The exponential, logarithmic and hyperbolic functions of float32 (and of complex64, from its
+float32 parts) at float32's accuracy on every backend.
 
 XLA:TPU's default float32 ``exp``, ``expm1``, ``log``, ``log1p`` and ``tanh`` are fast
 approximations: relative errors up to 4e-4 for ``log`` (about 12 correct bits), 1e-4 for
@@ -13,8 +13,9 @@ the program runs; each keeps jax.numpy's special values (NaN, infinities, signed
 derivative (the formulas' branches would give wrong derivatives at their edges, so the ones
 assembled from branches carry the analytic derivative as a custom JVP, as JAX's own rules do).
 
-float64 keeps jax.numpy's functions: the CPU's are accurate, and XLA:TPU has no accurate
-float64 implementation to ask for.
+complex64's ``exp``, ``expm1``, ``log`` and ``tanh`` are formed here from those float32 functions
+of their parts (below); float64 and complex128 keep jax.numpy's functions: the CPU's are accurate,
+and XLA:TPU has no accurate float64 implementation to ask for.
 """
 
 from __future__ import annotations
