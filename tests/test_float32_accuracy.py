@@ -226,3 +226,21 @@ def test_complex64_derivatives_are_the_functions_derivatives(name):
     zz, dd = np.asarray(z, np.complex128), np.asarray(dz, np.complex128)
     want = dd / zz if name == "log" else np.exp(zz) * dd
     np.testing.assert_allclose(np.asarray(tangent), want, rtol=1e-6)
+
+
+@pytest.mark.x64
+@pytest.mark.parametrize("name", COMPLEX)
+def test_complex64_special_values_and_zero_signs_as_complex128_s(name):
+    # the formulas from float32 parts keep the special cases of xp's complex128 functions, which the
+    # standard states for an imaginary part of +0 or above (expm1(-0 + 0j) is +0 + 0j: the formula
+    # alone gave -0 + 0j; below the real axis it leaves some signs unspecified)
+    parts = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan]
+    values = np.asarray([complex(a, b) for a in parts for b in parts if not np.signbit(b)])
+    got = np.asarray(getattr(xp, name)(xp.asarray(values, dtype=xp.complex64)), np.complex128)
+    with np.errstate(all="ignore"):
+        want = np.asarray(getattr(xp, name)(xp.asarray(values, dtype=xp.complex128)), np.complex128)
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        exact = ~np.isfinite(w) | (w == 0)
+        assert np.array_equal(g[exact], w[exact], equal_nan=True), (name, values[exact], g[exact])
+        signed = exact & ~np.isnan(w)
+        assert np.array_equal(np.signbit(g[signed]), np.signbit(w[signed])), (name, values[signed], g[signed])

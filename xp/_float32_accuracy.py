@@ -211,6 +211,7 @@ def complex_expm1(z: Any) -> Any:
     whole = complex_exp(z)
     half_sine = jnp.sin(0.5 * b)
     near = expm1(jnp.minimum(a, 88.0)) * jnp.cos(b) - 2 * half_sine * half_sine
+    near = jnp.where((a == 0) & (b == 0), 0.0, near)  # +0 at -0 + 0j too, as the standard has it
     return lax.complex(jnp.where(a <= 88.0, near, jnp.real(whole) - 1), jnp.imag(whole))
 
 
