@@ -71,15 +71,17 @@ def keeping_zeros(x: Any, result: Any) -> Any:
     return jnp.where(x == 0, x, result)
 
 
-def _with_derivative(derivative: Callable[[Any], Any]) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
-    """Decorator: the unary formula as a custom JVP whose tangent is ``derivative(x) * dx``."""
+def with_tangent(tangent: Callable[[Any, Any], Any]) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    """Decorator: the unary formula as a custom JVP whose tangent at ``x`` along ``dx`` is
+    ``tangent(x, dx)`` (also how xp/_special_cases.py gives its complex computations jax.numpy's
+    derivatives)."""
 
     def decorate(formula: Callable[[Any], Any]) -> Callable[[Any], Any]:
         function = jax.custom_jvp(formula)
 
         def jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
             (x,), (dx,) = primals, tangents
-            return function(x), derivative(x) * dx
+            return function(x), tangent(x, dx)
 
         function.defjvp(jvp)
         return function
@@ -95,15 +97,15 @@ def _exp_of_halves(t: Any) -> tuple[Any, Any]:
     return half * half, half * (0.5 * half)
 
 
-def _cosh_of(x: Any) -> Any:  # sinh's derivative (named: the two refer to each other)
-    return cosh(x)
+def _sinh_tangent(x: Any, dx: Any) -> Any:  # (named: sinh and cosh refer to each other)
+    return cosh(x) * dx
 
 
-def _sinh_of(x: Any) -> Any:  # cosh's derivative
-    return sinh(x)
+def _cosh_tangent(x: Any, dx: Any) -> Any:
+    return sinh(x) * dx
 
 
-@_with_derivative(_cosh_of)
+@with_tangent(_sinh_tangent)
 def sinh(x: Any) -> Any:
     t = jnp.abs(x)
     e = expm1(jnp.minimum(t, 1.0))  # below 1, (e + e / (e + 1)) / 2 with e = expm1(t): no cancellation
@@ -113,13 +115,13 @@ def sinh(x: Any) -> Any:
     return jnp.copysign(magnitude, x)
 
 
-@_with_derivative(_sinh_of)
+@with_tangent(_cosh_tangent)
 def cosh(x: Any) -> Any:
     whole, halved = _exp_of_halves(jnp.abs(x))
     return jnp.where(jnp.abs(x) < SATURATED, 0.5 * (whole + 1 / whole), halved)
 
 
-@_with_derivative(lambda x: lax.rsqrt(x * x + 1))
+@with_tangent(lambda x, dx: lax.rsqrt(x * x + 1) * dx)
 def asinh(x: Any) -> Any:
     t = jnp.abs(x)
     large = t > LARGE
@@ -129,7 +131,7 @@ def asinh(x: Any) -> Any:
     return jnp.copysign(jnp.where(large, log(t) + LN2, moderate), x)
 
 
-@_with_derivative(lambda x: lax.rsqrt((x - 1) * (x + 1)))
+@with_tangent(lambda x, dx: lax.rsqrt((x - 1) * (x + 1)) * dx)
 def acosh(x: Any) -> Any:
     large = x > LARGE
     y = jnp.where(large, 0.0, x - 1)  # exact near 1, where the cancellation would be
@@ -137,7 +139,7 @@ def acosh(x: Any) -> Any:
     return jnp.where(x < 1, math.nan, jnp.where(large, log(x) + LN2, moderate))
 
 
-@_with_derivative(lambda x: 1 / ((1 - x) * (1 + x)))
+@with_tangent(lambda x, dx: dx / ((1 - x) * (1 + x)))
 def atanh(x: Any) -> Any:
     t = jnp.abs(x)
     # fdlibm's split: 2t / (1 - t) = 2t + 2t*t / (1 - t), the second form the more accurate below 1/2
@@ -186,11 +188,7 @@ def complex_exp(z: Any) -> Any:
     )
 
 
-def _reciprocal(z: Any) -> Any:  # complex_log's derivative
-    return 1 / z
-
-
-@_with_derivative(_reciprocal)
+@with_tangent(lambda z, dz: dz / z)
 def complex_log(z: Any) -> Any:
     """``log|z| + i arg(z)``, ``log|z|`` without overflow and, near ``|z| = 1``, without cancellation:
     ``log1p(|z|^2 - 1) / 2`` with ``|z|^2 - 1 = (m - 1)(m + 1) + n^2`` (``m`` the larger part's

@@ -64,36 +64,34 @@ def _times_minus_i(z: Any) -> Any:
 
 
 def _float32_or(accurate: Any, fn: Any) -> Any:
-    """``accurate`` (:mod:`xp._float32_accuracy`) for float32 input, the jax.numpy function ``fn``
-    for the other dtypes."""
+    """``accurate`` (:mod:`xp._float32_accuracy`) for float32 input and complex64 (whose parts are
+    float32), the jax.numpy function ``fn`` for the other dtypes."""
 
     def function(*args: Any) -> Any:
-        return accurate(*args) if args[0].dtype == jnp.float32 else fn(*args)
+        return accurate(*args) if args[0].dtype in (jnp.float32, jnp.complex64) else fn(*args)
 
     return function
 
 
-logaddexp = _float32_or(float32.logaddexp, jnp.logaddexp)
-# the real functions of a complex number's parts, and complex exp and log (complex64's from float32
-# parts: xp/_float32_accuracy.py)
+def _keeping_zeros(fn: Any) -> Any:
+    """``fn`` with ``fn(-0.0) = -0.0`` and ``fn(+0.0) = +0.0``, as the standard has it for the odd
+    functions that are 0 at 0: XLA:TPU's ``expm1`` and ``sinh`` give ``+0.0`` for ``-0.0``."""
+
+    def keeping_zeros(x: Any) -> Any:
+        return float32.keeping_zeros(x, fn(x))
+
+    return keeping_zeros
+
+
+# the real functions (of real input, and of a complex number's parts), and complex exp, expm1, log
+# and tanh: float32's and complex64's from XLA's accurate operations (xp/_float32_accuracy.py)
 _real_exp, _real_log = _float32_or(float32.exp, jnp.exp), _float32_or(float32.log, jnp.log)
-_real_cosh, _real_sinh = _float32_or(float32.cosh, jnp.cosh), _float32_or(float32.sinh, jnp.sinh)
-
-
-def _complex_exp(z: Any) -> Any:
-    return float32.complex_exp(z) if z.dtype == jnp.complex64 else jnp.exp(z)
-
-
-def _complex_log(z: Any) -> Any:
-    return float32.complex_log(z) if z.dtype == jnp.complex64 else jnp.log(z)
-
-
-def _complex_expm1(z: Any) -> Any:
-    return float32.complex_expm1(z) if z.dtype == jnp.complex64 else jnp.expm1(z)
-
-
-def _complex_tanh(z: Any) -> Any:
-    return float32.complex_tanh(z) if z.dtype == jnp.complex64 else jnp.tanh(z)
+_real_cosh = _float32_or(float32.cosh, jnp.cosh)
+_real_sinh = _float32_or(float32.sinh, _keeping_zeros(jnp.sinh))
+_complex_exp, _complex_log = _float32_or(float32.complex_exp, jnp.exp), _float32_or(float32.complex_log, jnp.log)
+_complex_expm1 = _float32_or(float32.complex_expm1, jnp.expm1)
+_complex_tanh = _float32_or(float32.complex_tanh, jnp.tanh)
+logaddexp = _float32_or(float32.logaddexp, jnp.logaddexp)
 
 
 def _derivative_of(twin: Any) -> Any:
@@ -102,18 +100,7 @@ def _derivative_of(twin: Any) -> Any:
     (a constant's 0, or a part of the input's): at points where the function is analytic that is
     wrong (``exp(0.5 + 0j)``'s derivative along the imaginary axis came out ``1j``, not
     ``1.65j``). jax.numpy's derivative is computed only when one is asked for."""
-
-    def decorate(complex_fn: Any) -> Any:
-        function = jax.custom_jvp(complex_fn)
-
-        def jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
-            (z,), (dz,) = primals, tangents
-            return function(z), jax.jvp(twin, (z,), (dz,))[1]
-
-        function.defjvp(jvp)
-        return function
-
-    return decorate
+    return float32.with_tangent(lambda z, dz: jax.jvp(twin, (z,), (dz,))[1])
 
 
 def _real_or(fn: Any) -> Any:
@@ -162,7 +149,7 @@ def abs(z: Any) -> Any:
 # --- exponentials and logarithms ------------------------------------------------------------
 
 
-@_real_or(_float32_or(float32.exp, jnp.exp))
+@_real_or(_real_exp)
 @_derivative_of(jnp.exp)
 def exp(z: Any) -> Any:
     a, b = _parts(z)
@@ -180,16 +167,6 @@ def exp(z: Any) -> Any:
     )
 
 
-def _keeping_zeros(fn: Any) -> Any:
-    """``fn`` with ``fn(-0.0) = -0.0`` and ``fn(+0.0) = +0.0``, as the standard has it for the odd
-    functions that are 0 at 0: XLA:TPU's ``expm1`` and ``sinh`` give ``+0.0`` for ``-0.0``."""
-
-    def keeping_zeros(x: Any) -> Any:
-        return float32.keeping_zeros(x, fn(x))
-
-    return keeping_zeros
-
-
 @_real_or(_float32_or(float32.expm1, _keeping_zeros(jnp.expm1)))
 @_derivative_of(jnp.expm1)
 def expm1(z: Any) -> Any:
@@ -200,7 +177,7 @@ def expm1(z: Any) -> Any:
     return lax.complex(jnp.where(special, via_exp.real - 1, r.real), jnp.where(special, via_exp.imag, r.imag))
 
 
-@_real_or(_float32_or(float32.log, jnp.log))
+@_real_or(_real_log)
 @_derivative_of(jnp.log)
 def log(z: Any) -> Any:
     a, b = _parts(z)
@@ -276,7 +253,7 @@ def sqrt(z: Any) -> Any:
 # --- hyperbolic functions -------------------------------------------------------------------
 
 
-@_real_or(_float32_or(float32.cosh, jnp.cosh))
+@_real_or(_real_cosh)
 @_derivative_of(jnp.cosh)
 def cosh(z: Any) -> Any:
     a, b = _parts(z)
@@ -294,7 +271,7 @@ def cosh(z: Any) -> Any:
     )
 
 
-@_real_or(_float32_or(float32.sinh, _keeping_zeros(jnp.sinh)))
+@_real_or(_real_sinh)
 @_derivative_of(jnp.sinh)
 def sinh(z: Any) -> Any:
     a, b = _parts(z)

@@ -153,11 +153,13 @@ def _result_bytes(plan: Plan, transposed: bool, width: int) -> int:
     return (block_cols * bk if transposed else block_rows * bm) * max(width, 128) * 4
 
 
-def keeps_result_in_vmem(plan: Plan, transposed: bool, columns: int) -> bool:
+def keeps_result_in_vmem(plan: Plan, transposed: bool, columns: int, resident: bool | None = None) -> bool:
     """Whether the kernel of a product with ``columns`` columns walks by ``X``'s tiles with the
-    result in VMEM (:data:`RESIDENT`, and the result's tile within a quarter of the core's VMEM)."""
+    result in VMEM: where :data:`RESIDENT` (or ``resident``) asks for it and the result's tile fits
+    in a quarter of the core's VMEM."""
     width = column_tile(max(columns, 1))
-    return RESIDENT and width is not None and 4 * _result_bytes(plan, transposed, width) <= _vmem_bytes()
+    wanted = RESIDENT if resident is None else resident
+    return wanted and width is not None and 4 * _result_bytes(plan, transposed, width) <= _vmem_bytes()
 
 
 def _vmem_bytes() -> int:
@@ -253,14 +255,13 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
     k = columns.shape[1]
     width = column_tile(k)
     assert width is not None
-    whole = _result_bytes(plan, transposed, width)
-    resident = (RESIDENT if resident is None else resident) and 4 * whole <= _vmem_bytes()
+    resident = keeps_result_in_vmem(plan, transposed, k, resident)
     blocks, outs, ins, (out_side, in_side), (out_count, in_count) = _roles(plan, rows, cols, order, transposed,
                                                                            resident)  # fmt: skip
     columns = _padded_rows(columns, in_count * in_side)
     if resident:
         out_spec = pl.BlockSpec((out_count * out_side, width), lambda j, b, blocks, outs, ins: (0, j))
-        vmem = 2 * 4 * (bm * bk + in_side * width) + 2 * whole
+        vmem = 2 * 4 * (bm * bk + in_side * width) + 2 * _result_bytes(plan, transposed, width)
     else:
         out_spec = pl.BlockSpec((out_side, width), lambda j, b, blocks, outs, ins: (outs[b], j))
         vmem = 2 * 4 * (bm * bk + (in_side + out_side) * width)
