@@ -8,6 +8,8 @@ derivatives against float64 NumPy on the backend the tests run on: on a TPU they
 request.
 """
 
+import re
+
 import jax
 import jax.extend
 import jax.numpy as jnp
@@ -20,7 +22,7 @@ from jax import lax
 
 import xp
 
-TRANSCENDENTAL = {"exp", "exp2", "expm1", "log", "log1p", "tanh"}
+TRANSCENDENTAL = {"exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic"}
 """The operations whose float32 implementation XLA:TPU approximates unless asked for accuracy."""
 
 SMALLEST_NORMAL = float(np.finfo(np.float32).smallest_normal)
@@ -74,6 +76,40 @@ def test_float32_functions_ask_xla_for_its_most_accurate_implementation(name):
         requested = _accuracies(fn, *args)
         assert requested, f"{name}: no transcendental operation traced"
         assert all(a == lax.AccuracyMode.HIGHEST for a in requested), (name, requested)
+
+
+COMPILED_TRANSCENDENTAL = ("exponential", "exponential-minus-one", "log", "log-plus-one", "tanh", "logistic")
+COMPLEX_FROM_PARTS = ("log", "log2", "log10", "exp", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan")
+
+
+def _left_at_default_accuracy(fn, *args):
+    """The transcendental operations of ``fn``'s compiled program (this backend's) that ask for no
+    accuracy: XLA's simplifier rewrites some forms into new operations without the request
+    (``exp(a) * exp(b)`` into ``exp(a + b)``, ``1 / exp(x)`` into ``exp(-x)``), and expands others
+    (``logistic``) into them, after the jaxpr the test above reads."""
+    text = jax.jit(fn).lower(*args).compile().as_text()
+    operations = "|".join(COMPILED_TRANSCENDENTAL)
+    pattern = re.compile(rf"= [a-z0-9]+\[[^\]]*\]\S* ({operations})\(")
+    return [m.group(1) for line in text.splitlines() if (m := pattern.search(line)) and "result_accuracy" not in line]
+
+
+def _value_and_derivative(name):
+    def both(*args):
+        f = lambda *a: getattr(xp, name)(*(xp.asarray(v) for v in a)).jax  # noqa: E731
+        return jax.jvp(f, args, tuple(jnp.ones_like(a) for a in args))
+
+    return both
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "dtype"),
+    [*((n, jnp.float32) for n in [*UNARY, "logaddexp"]), *((n, jnp.complex64) for n in COMPLEX_FROM_PARTS)],
+)
+def test_compiled_programs_keep_the_accuracy_requests(name, dtype):
+    x = jnp.linspace(1.1, 1.9, 4).astype(dtype)  # (inside acosh's domain)
+    args = (x,) * (2 if name == "logaddexp" else 1)
+    assert _left_at_default_accuracy(_value_and_derivative(name), *args) == [], name
 
 
 @pytest.mark.x64
@@ -163,13 +199,21 @@ def test_float32_derivatives_are_the_functions_derivatives(name):
     np.testing.assert_allclose(float(jax.grad(derivative)(x[2])), by_differences, rtol=1e-2)
 
 
-def test_float32_logaddexp_derivatives_at_infinities_as_jax_numpy_s():
+def test_float32_logaddexp_derivatives_are_the_softmax_weights_and_jax_numpy_s_at_infinities():
     pairs = np.float32([[0.0, 1.0], [-np.inf, 2.0], [3.0, -np.inf], [np.inf, 1.0], [-50.0, 50.0]])
-    got = jax.vmap(jax.grad(lambda a, b: xp.logaddexp(xp.asarray(a), xp.asarray(b)).jax, argnums=(0, 1)))(
-        pairs[:, 0], pairs[:, 1]
+    got = np.asarray(
+        jax.vmap(jax.grad(lambda a, b: xp.logaddexp(xp.asarray(a), xp.asarray(b)).jax, argnums=(0, 1)))(
+            pairs[:, 0], pairs[:, 1]
+        )
     )
-    want = jax.vmap(jax.grad(jnp.logaddexp, argnums=(0, 1)))(pairs[:, 0], pairs[:, 1])
-    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    finite = np.isfinite(pairs).all(axis=1)
+    a, b = pairs[finite].astype(np.float64).T  # d/da = exp(a) / (exp(a) + exp(b)), from float64
+    np.testing.assert_allclose(
+        got[:, finite], [1 / (1 + np.exp(b - a)), 1 / (1 + np.exp(a - b))], rtol=RTOL, atol=SMALLEST_NORMAL
+    )  # (XLA flushes results below float32's normal range)
+    # at the infinities, JAX's rule: the operand that is +infinity gets all of the derivative
+    want = np.asarray(jax.vmap(jax.grad(jnp.logaddexp, argnums=(0, 1)))(pairs[:, 0], pairs[:, 1]))
+    np.testing.assert_array_equal(got[:, ~finite], want[:, ~finite])
 
 
 # --- complex64: exp and log from float32 parts, and the functions built on them ------------------

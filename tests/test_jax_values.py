@@ -621,6 +621,7 @@ def test_sparse_arrays_are_immutable_and_in_place_operators_rebind():
 
 
 @pytest.mark.slow
+@pytest.mark.cpu_only(reason="XLA's CPU backend maps compiled kernels into this process; an accelerator's live on it")
 @pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="counts the memory mappings Linux lists in /proc")
 def test_compiled_kernels_hold_memory_mappings_until_jax_clears_its_caches():
     # why tests/conftest.py clears JAX's caches when a test process nears Linux's cap on mappings

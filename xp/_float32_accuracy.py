@@ -13,6 +13,11 @@ the program runs; each keeps jax.numpy's special values (NaN, infinities, signed
 derivative (the formulas' branches would give wrong derivatives at their edges, so the ones
 assembled from branches carry the analytic derivative as a custom JVP, as JAX's own rules do).
 
+XLA's algebraic simplifier rewrites some forms into new operations that do not carry the request
+(``exp(a) * exp(b)`` into ``exp(a + b)``, ``x / exp(y)`` into ``x * exp(-y)``, a ``logistic`` into
+``1 / (1 + exp(-x))``): the formulas here avoid those forms, and tests/test_float32_accuracy.py checks
+the compiled programs, derivatives included, for any operation left at the default accuracy.
+
 complex64's ``exp``, ``expm1``, ``log`` and ``tanh`` are formed here from those float32 functions
 of their parts (below); float64 and complex128 keep jax.numpy's functions: the CPU's are accurate,
 and XLA:TPU has no accurate float64 implementation to ask for.
@@ -35,6 +40,12 @@ LARGE = 2.0**12
 """Above this, ``1 + t*t`` is ``t*t`` in float32 (and ``asinh(t)``, ``acosh(t)`` are ``log(2t)``)."""
 SATURATED = 20.0
 """Above this, ``exp(-t)`` is below float32's rounding of ``exp(t)``."""
+HALF_E = math.e / 2
+"""``exp(t) / 2 = exp(t - 1) * e / 2``: ``t - 1`` is exact for ``t`` at least 1, and ``exp(t - 1)``
+stays finite where ``sinh(t)`` and ``cosh(t)`` do (``exp(t)`` overflows first)."""
+TANH_SATURATED = 9.1
+"""Above this, ``tanh(t)`` rounds to 1 in float32 (from 9.0109); XLA:TPU's accurate ``tanh`` gives
+the float below 1 even at infinity."""
 
 
 def exp(x: Any) -> Any:
@@ -61,10 +72,6 @@ def log10(x: Any) -> Any:
     return log(x) / LN10
 
 
-def tanh(x: Any) -> Any:
-    return keeping_zeros(x, lax.tanh(x, accuracy=HIGHEST))
-
-
 def keeping_zeros(x: Any, result: Any) -> Any:
     """``result`` with ``x``'s zeros kept, sign and all, for the odd functions that are 0 at 0
     (XLA:TPU's ``expm1`` gives ``+0.0`` for ``-0.0``)."""
@@ -89,12 +96,9 @@ def with_tangent(tangent: Callable[[Any, Any], Any]) -> Callable[[Callable[[Any]
     return decorate
 
 
-def _exp_of_halves(t: Any) -> tuple[Any, Any]:
-    """``exp(t)`` (``inf`` past float32's range) and ``exp(t) / 2`` (finite up to ``sinh``'s and
-    ``cosh``'s range), from one exponential of ``t / 2``: a few units in the last place, where
-    ``exp(t - log(2))`` would lose ``t``'s rounding (24 of them near 80)."""
-    half = exp(0.5 * t)
-    return half * half, half * (0.5 * half)
+def _exp_halved(t: Any) -> Any:
+    """``exp(t) / 2`` for ``t`` at least 1, finite up to ``sinh``'s and ``cosh``'s range."""
+    return exp(t - 1) * HALF_E
 
 
 def _sinh_tangent(x: Any, dx: Any) -> Any:  # (named: sinh and cosh refer to each other)
@@ -110,15 +114,29 @@ def sinh(x: Any) -> Any:
     t = jnp.abs(x)
     e = expm1(jnp.minimum(t, 1.0))  # below 1, (e + e / (e + 1)) / 2 with e = expm1(t): no cancellation
     below_one = 0.5 * (e + e / (e + 1))
-    whole, halved = _exp_of_halves(t)
-    magnitude = jnp.where(t < 1, below_one, jnp.where(t < SATURATED, 0.5 * (whole - 1 / whole), halved))
+    moderate = 0.5 * (exp(jnp.minimum(t, SATURATED)) - exp(-t))  # two exponentials: see the docstring
+    magnitude = jnp.where(t < 1, below_one, jnp.where(t < SATURATED, moderate, _exp_halved(jnp.maximum(t, 1.0))))
     return jnp.copysign(magnitude, x)
 
 
 @with_tangent(_cosh_tangent)
 def cosh(x: Any) -> Any:
-    whole, halved = _exp_of_halves(jnp.abs(x))
-    return jnp.where(jnp.abs(x) < SATURATED, 0.5 * (whole + 1 / whole), halved)
+    t = jnp.abs(x)
+    moderate = 0.5 * (exp(jnp.minimum(t, SATURATED)) + exp(-t))
+    return jnp.where(t < SATURATED, moderate, _exp_halved(jnp.maximum(t, 1.0)))
+
+
+def _tanh_tangent(x: Any, dx: Any) -> Any:
+    # 1 / cosh(x)^2 = 4e / (1 + e)^2 with e = exp(-2|x|): no cancellation, unlike 1 - tanh(x)^2 in
+    # the tails; JAX's own rule goes through `logistic`, which XLA expands at the default accuracy
+    e = exp(-2 * jnp.abs(x))
+    return 4 * e / ((1 + e) * (1 + e)) * dx
+
+
+@with_tangent(_tanh_tangent)
+def tanh(x: Any) -> Any:
+    saturated = jnp.abs(x) > TANH_SATURATED
+    return jnp.where(saturated, jnp.copysign(1.0, x), keeping_zeros(x, lax.tanh(x, accuracy=HIGHEST)))
 
 
 @with_tangent(lambda x, dx: lax.rsqrt(x * x + 1) * dx)
@@ -188,18 +206,25 @@ def complex_exp(z: Any) -> Any:
     )
 
 
+HUGE = 2.0**64
+"""complex64 ``log`` scales parts above this by ``1 / HUGE`` (exactly): XLA:TPU divides through a
+reciprocal, which for divisors above ``2**126`` is below float32's normal range and flushed to 0, so
+``smaller / larger`` and ``arctan2`` came out 0 and ``pi`` there."""
+
+
 @with_tangent(lambda z, dz: dz / z)
 def complex_log(z: Any) -> Any:
     """``log|z| + i arg(z)``, ``log|z|`` without overflow and, near ``|z| = 1``, without cancellation:
     ``log1p(|z|^2 - 1) / 2`` with ``|z|^2 - 1 = (m - 1)(m + 1) + n^2`` (``m`` the larger part's
     magnitude, exact where it matters)."""
-    a, b = jnp.real(z), jnp.imag(z)
+    huge = jnp.maximum(jnp.abs(jnp.real(z)), jnp.abs(jnp.imag(z))) > HUGE
+    a, b = (jnp.where(huge, part / HUGE, part) for part in (jnp.real(z), jnp.imag(z)))
     larger, smaller = jnp.maximum(jnp.abs(a), jnp.abs(b)), jnp.minimum(jnp.abs(a), jnp.abs(b))
     ratio = smaller / jnp.where(larger == 0, 1.0, larger)
-    far = log(larger) + 0.5 * log1p(ratio * ratio)
+    far = log(larger) + 0.5 * log1p(ratio * ratio) + jnp.where(huge, math.log(HUGE), 0.0)
     near = 0.5 * log1p((larger - 1) * (larger + 1) + smaller * smaller)
     squared = larger * larger + smaller * smaller
-    return lax.complex(jnp.where((squared > 0.5) & (squared < 2.0), near, far), jnp.arctan2(b, a))
+    return lax.complex(jnp.where(~huge & (squared > 0.5) & (squared < 2.0), near, far), jnp.arctan2(b, a))
 
 
 def complex_expm1(z: Any) -> Any:
