@@ -14,8 +14,8 @@ The three matrices of issue #43 (float32, jitted products):
 - **CG**: the examples' generic conjugate gradients on the Poisson matrix as a DIA, jitted whole, to
   SciPy's tolerance, against SciPy's CG on the machine's CPU.
 - **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO, the
-  dense matrix and the ELL prototype (xp/sparse/_products/tpu_ell.py: no format takes it yet), for
-  the goal of 0.5 ms.
+  dense matrix and xp.sparse.ELL (its Pallas kernel and XLA's formulation, ``A.T @ x``), for the
+  goal of 0.5 ms; ``A @ X`` with 64 columns (ELL's is XLA's gathers) against JAX's BCOO and dense.
 
 Each product is checked against a reference (largest relative error shown), then all of a matrix's
 implementations are timed interleaved: rounds of batches of calls, the median per call; then, for
@@ -273,7 +273,6 @@ def random_case(side: int, entries: int, rounds: int, budget: float) -> list[str
 
     import xp
     import xp.sparse as xs
-    from xp.sparse._products import tpu_ell
 
     rng = np.random.default_rng(2)
     flat = np.unique(rng.integers(0, side * side, entries))
@@ -282,23 +281,26 @@ def random_case(side: int, entries: int, rounds: int, budget: float) -> list[str
     bcoo = jsparse.BCOO((jnp.asarray(values), jnp.asarray(indices)), shape=(side, side), indices_sorted=True,
                         unique_indices=True)  # fmt: skip
     A = xs.BCOO.from_jax(bcoo)
+    E = xs.ELL.from_sparse(A)
     x = xp.asarray(rng.standard_normal(side).astype(np.float32))
+    X = xp.asarray(rng.standard_normal((side, 64)).astype(np.float32))
     dense = bcoo.todense()
-    want = np.asarray(dense, np.float64) @ np.asarray(x, np.float64)
+    exact = np.asarray(dense, np.float64)
+    want, want_t, want_X = exact @ np.asarray(x, np.float64), exact.T @ np.asarray(x, np.float64), exact @ np.asarray(X)
+    ell = f"{E.slots} slots in each of {-(-side // E.chunk)} chunks"
     calls = {
         "xp BCOO A @ x": (jitted(None, lambda A, x: (A @ x).jax, A, x), want),
         "JAX BCOO A @ x": (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want),
+        f"xp ELL pallas A @ x ({ell})": (jitted("pallas", lambda A, x: (A @ x).jax, E, x), want),
+        "xp ELL xla A @ x": (jitted("xla", lambda A, x: (A @ x).jax, E, x), want),
+        "xp ELL pallas A.T @ x": (jitted("pallas", lambda A, x: (A.T @ x).jax, E, x), want_t),
+        "dense A @ x": (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want),
+        "xp ELL A @ X, 64 columns (XLA's gathers)": (jitted(None, lambda A, X: (A @ X).jax, E, X), want_X),
+        "JAX BCOO A @ X, 64 columns": (jitted(None, lambda A, X: A @ X, bcoo, X.jax), want_X),
+        "dense A @ X, 64 columns": (jitted(None, lambda a, X: (a @ X).jax, xp.asarray(dense), X), want_X),
     }
-    for chunk, name in ((tpu_ell.REGISTER, "chunks of 1024 columns"), (None, "one chunk")):
-        plan, *layout = tpu_ell.host_layout(indices[:, 0], indices[:, 1], values, (side, side), chunk=chunk)
-        ell = tuple(jnp.asarray(a) for a in layout)
-        for kind, product in (("pallas", tpu_ell.pallas_product), ("xla", tpu_ell.xla_product)):
-            options = {"interpret": not on_tpu()} if kind == "pallas" else {}
-            call = jitted(None, lambda layout, x, f=product, p=plan, o=options: f(*layout, x, plan=p, **o), ell, x.jax)
-            calls[f"ELL {kind} A @ x ({name}, {plan.slots} slots; prototype)"] = (call, want)
-    calls["dense A @ x"] = (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want)
     nbytes = len(flat) * 12 + 2 * side * 4
-    title = f"Random: {side} x {side}, {len(flat):,} entries: `A @ x` (goal: at most 500 µs)"
+    title = f"Random: {side} x {side}, {len(flat):,} entries: `A @ x` (goal: at most 500 µs), `A @ X`"
     return run_case(title, calls, nbytes, rounds, budget, {})
 
 
@@ -367,11 +369,11 @@ def main(argv: list[str] | None = None) -> str:
     where = (f"{device.device_kind}" if on_tpu else f"{device.platform} ({describe()}): small matrices, the Pallas "
              "kernels interpreted; these times say nothing about a TPU")  # fmt: skip
     head = [
-        "## Sparse products on a TPU: xp.sparse.DIA and BSR",
+        "## Sparse products on a TPU: xp.sparse.DIA, BSR and ELL",
         "",
         f"Measured with jax {jax.__version__}, Python {platform.python_version()}, on {where}; load average "
         f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end. Medians of {rounds} interleaved rounds. "
-        '"pallas" and "xla": the two lowerings of a DIA or BSR product (xp/sparse/_products/tpu.py; `ON_TPU` '
+        '"pallas" and "xla": the two lowerings of a DIA, BSR or ELL product (xp/sparse/_products/tpu.py; `ON_TPU` '
         "there says which a TPU takes). bench/sparse_tpu.py describes the matrices.",
         "",
     ]

@@ -1,4 +1,4 @@
-"""xp.sparse.DIA and xp.sparse.BSR: built from dense arrays, BCOO (padding, duplicates) and BCSR;
+"""xp.sparse.DIA, xp.sparse.BSR and xp.sparse.ELL: built from dense arrays, BCOO (padding, duplicates) and BCSR;
 their products through xp's operators and ``xp.matmul`` against the dense product, with each
 kernel (XLA's, what runs off a TPU by default, and the Pallas kernels, forced: interpreted off a
 TPU); gradients, vmap and jit through them; generic array-API code; the export for a TPU; and the
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import xp
 import xp.sparse as xs
-from xp.sparse._products import tpu, tpu_bsr, tpu_dia
+from xp.sparse._products import tpu, tpu_bsr, tpu_dia, tpu_ell
 
 from .helpers import sparse_of
 
@@ -69,6 +69,15 @@ def blocked(draw):
     held = rng.random((-(-m // block[0]), -(-n // block[1]))) < 0.3
     inside = np.kron(held, np.ones(block, bool))[:m, :n]
     return np.where(inside, rng.standard_normal((m, n)), 0).astype(np.float32), block
+
+
+@st.composite
+def scattered(draw):
+    """A dense float32 matrix of entries at random places, a few a row, some rows and columns empty."""
+    m, n = draw(st.sampled_from(SHAPES))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    density = draw(st.sampled_from([0.0, 2 / n, 0.1]))
+    return np.where(rng.random((m, n)) < density, rng.standard_normal((m, n)), 0).astype(np.float32)
 
 
 def operands(rng, a):
@@ -149,6 +158,20 @@ def test_bsr_holds_the_matrix_of_each_source(p, source):
 # --- products -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
+@given(a=scattered(), source=st.sampled_from(["dense", "plain", "padded", "duplicates", "bcsr"]))
+def test_ell_holds_the_matrix_of_each_source(a, source):
+    E = xs.ELL.fromdense(xp.asarray(a)) if source == "dense" else xs.ELL.from_sparse(sparse_of(a, source))
+    assert E.shape == a.shape and E.dtype == xp.float32
+    np.testing.assert_array_equal(np.asarray(E.todense()), a)
+    np.testing.assert_array_equal(np.asarray(E.T.todense()), a.T)
+    chunks = -(-a.shape[1] // E.chunk)
+    counts = [np.count_nonzero(a[:, q * E.chunk : (q + 1) * E.chunk], axis=1).max(initial=0) for q in range(chunks)]
+    assert E.slots == max(max(counts, default=0), 1)  # the most entries of a row in a chunk
+    columns = np.asarray(E.columns)
+    assert E.data.shape == columns.shape and np.all(np.asarray(E.data)[columns < 0] == 0)
+
+
 # Hypothesis draws the matrices for the platform's kernels; the Pallas kernels' own properties are
 # drawn in test_tpu_kernels.py, so here they multiply a few fixed matrices (interpreted off a TPU,
 # each new layout is a new program to compile).
@@ -167,6 +190,12 @@ def test_bsr_products_are_the_dense_products(p, seed):
     check_products(xs.BSR.fromdense(xp.asarray(a), block_shape=block), a, seed)
 
 
+@pytest.mark.slow
+@given(a=scattered(), seed=st.integers(0, 2**32 - 1))
+def test_ell_products_are_the_dense_products(a, seed):
+    check_products(xs.ELL.fromdense(xp.asarray(a)), a, seed)
+
+
 def _fixed_matrices():
     a = poisson(6)  # offsets -6, -1, 0, 1, 6: one window
     banded = np.zeros((1100, 300), np.float32)  # several tiles of the matrix kernel, far offsets
@@ -174,16 +203,19 @@ def _fixed_matrices():
         i = np.arange(max(0, -o), min(1100, 300 - o))
         banded[i, i + o] = np.cos(i)
     blocks = (np.kron(np.eye(3, 4, 1) + np.eye(3, 4), np.ones((8, 16))) * np.arange(64)[None, :]).astype(np.float32)
+    rng = np.random.default_rng(0)  # two chunks of columns, rows of several tiles, empty rows
+    random = np.where(rng.random((1100, 1300)) < 0.003, rng.standard_normal((1100, 1300)), 0).astype(np.float32)
     return {
         "DIA poisson": (xs.DIA.fromdense(xp.asarray(a)), a),
         "DIA tall": (xs.DIA.fromdense(xp.asarray(banded), max_fill=6), banded),
         "BSR poisson": (xs.BSR.fromdense(xp.asarray(a), block_shape=(8, 8), max_fill=10), a),
         "BSR blocks": (xs.BSR.fromdense(xp.asarray(blocks[:20, :45]), block_shape=(8, 16)), blocks[:20, :45]),
+        "ELL random": (xs.ELL.fromdense(xp.asarray(random)), random),
     }
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("matrix", ["DIA poisson", "DIA tall", "BSR poisson", "BSR blocks"])
+@pytest.mark.parametrize("matrix", ["DIA poisson", "DIA tall", "BSR poisson", "BSR blocks", "ELL random"])
 def test_products_on_the_pallas_kernels_are_the_dense_products(matrix):
     A, a = _fixed_matrices()[matrix]
     with tpu.forced("pallas"):
@@ -193,26 +225,32 @@ def test_products_on_the_pallas_kernels_are_the_dense_products(matrix):
 @pytest.mark.slow
 def test_the_pallas_kernels_run_where_forced_and_on_a_tpu(monkeypatch):
     calls = []
-    for module, name in ((tpu_dia, "vector_product"), (tpu_dia, "matrix_product"), (tpu_bsr, "pallas_product")):
+    kernels = ((tpu_dia, "vector_product"), (tpu_dia, "matrix_product"), (tpu_bsr, "pallas_product"),
+               (tpu_ell, "pallas_product"))  # fmt: skip
+    for module, name in kernels:
         original = getattr(module, name)
         monkeypatch.setattr(
             module, name, lambda *a, original=original, name=name, **k: calls.append(name) or original(*a, **k)
         )
     a = poisson(6)
     D, B = xs.DIA.fromdense(xp.asarray(a)), xs.BSR.fromdense(xp.asarray(a), block_shape=(8, 8), max_fill=10)
+    E = xs.ELL.fromdense(xp.asarray(a))
     x, X = xp.ones(36, dtype=xp.float32), xp.ones((36, 2), dtype=xp.float32)
+    # (ELL's kernel is of vectors: E @ X is XLA's gathers on every platform)
+    products = (lambda: D @ x, lambda: D.T @ X, lambda: B @ X, lambda: E.T @ x, lambda: E @ X)
+    kernels_run = ["vector_product", "matrix_product", "pallas_product", "pallas_product"]
     jax.clear_caches()  # (so that each product is lowered again)
-    for product in (lambda: D @ x, lambda: D.T @ X, lambda: B @ X):
+    for product in products:
         product()
-    assert calls == (["vector_product", "matrix_product", "pallas_product"] if jax.default_backend() == "tpu" else [])
+    assert calls == (kernels_run if jax.default_backend() == "tpu" else [])
     calls.clear()
     with tpu.forced("pallas"):
-        for product in (lambda: D @ x, lambda: D.T @ X, lambda: B @ X):
+        for product in products:
             product()
-    assert calls == ["vector_product", "matrix_product", "pallas_product"]
+    assert calls == kernels_run
     calls.clear()
     with tpu.forced("xla"):
-        D @ x, B @ X
+        D @ x, B @ X, E @ x
     assert calls == []
 
 
@@ -230,6 +268,8 @@ def test_other_dtypes_take_xla_and_promote_as_matmul(name):
         got = B @ xp.asarray(np.arange(16, dtype=np.int32))
         assert got.dtype == xp.int32
         np.testing.assert_array_equal(np.asarray(got), a.astype(np.int64) @ np.arange(16))
+        E = xs.ELL.fromdense(xp.asarray(a))
+        np.testing.assert_allclose(np.asarray(E.T @ xp.asarray(x)), a.T @ x, rtol=1e-12)
 
 
 # --- transformations ------------------------------------------------------------------------------
@@ -245,6 +285,13 @@ def _stored(A, dense):
             i = np.arange(max(0, -o), min(m, n - o))
             diagonals[d, i] = dense[i, i + o]
         return diagonals
+    if isinstance(A, xs.ELL):
+        columns = np.asarray(A.columns)
+        chunk_start = (np.arange(columns.shape[0]) * A.chunk)[:, None, None]
+        rows = np.broadcast_to(np.arange(columns.shape[2]), columns.shape)
+        padded = np.zeros((columns.shape[2], columns.shape[0] * A.chunk))
+        padded[: dense.shape[0], : dense.shape[1]] = dense
+        return np.where(columns < 0, 0, padded[rows, np.maximum(columns, 0) + chunk_start])
     (bm, bk), (m, n) = A.block_shape, dense.shape
     padded = np.zeros((-(-m // bm) * bm, -(-n // bk) * bk))
     padded[:m, :n] = dense
@@ -257,12 +304,13 @@ def _layouts():
     return {
         "DIA": (xs.DIA.fromdense(xp.asarray(a)), a),
         "BSR": (xs.BSR.fromdense(xp.asarray(a), block_shape=(8, 8), max_fill=10), a),
+        "ELL": (xs.ELL.fromdense(xp.asarray(a)), a),
     }
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", KINDS)
-@pytest.mark.parametrize("layout", ["DIA", "BSR"])
+@pytest.mark.parametrize("layout", ["DIA", "BSR", "ELL"])
 def test_gradients_jvp_and_second_order_are_the_dense_ones(layout, name):
     A, a = _layouts()[layout]
     a64 = a.astype(np.float64)
@@ -286,7 +334,7 @@ def test_gradients_jvp_and_second_order_are_the_dense_ones(layout, name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", KINDS)
-@pytest.mark.parametrize("layout", ["DIA", "BSR"])
+@pytest.mark.parametrize("layout", ["DIA", "BSR", "ELL"])
 def test_vmap_over_the_dense_operand_and_over_matrices(layout, name):
     A, a = _layouts()[layout]
     xs_ = np.arange(3 * a.shape[1], dtype=np.float32).reshape(3, a.shape[1]) / 10
@@ -319,7 +367,7 @@ def _conjugate_gradients(A, b, steps):
     return x
 
 
-@pytest.mark.parametrize("layout", ["DIA", "BSR"])
+@pytest.mark.parametrize("layout", ["DIA", "BSR", "ELL"])
 def test_generic_array_api_code_takes_them(layout):
     A, a = _layouts()[layout]
     assert array_api_compat.array_namespace(A, xp.ones(3)) is xp and A.__array_namespace__() is xp
@@ -332,7 +380,7 @@ def test_generic_array_api_code_takes_them(layout):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("layout", ["DIA", "BSR"])
+@pytest.mark.parametrize("layout", ["DIA", "BSR", "ELL"])
 def test_exported_for_a_tpu_they_are_pallas_kernels(layout):
     """For a TPU the products lower through Pallas's TPU lowering (checked here on any machine, up
     to what Mosaic itself compiles on the TPU); for the CPU they are XLA's."""
@@ -342,6 +390,7 @@ def test_exported_for_a_tpu_they_are_pallas_kernels(layout):
     assert "tpu_custom_call" in jax.export.export(product, platforms=["tpu"])(A, x).mlir_module()
     assert "tpu_custom_call" not in jax.export.export(product, platforms=["cpu"])(A, x).mlir_module()
     gradient = jax.jit(jax.grad(lambda x: xp.sum(A @ xp.asarray(x)).jax))
+    x = x[:, 0] if layout == "ELL" else x  # (ELL's kernel is of vectors)
     assert "tpu_custom_call" in jax.export.export(gradient, platforms=["tpu"])(x).mlir_module()
 
 
@@ -361,14 +410,19 @@ def test_empty_matrices_and_operands(name):
         assert not np.any(np.asarray(B @ xp.ones((12, 2)))) and not np.any(np.asarray(B.T @ xp.ones(20)))
         Z = xs.BSR.fromdense(xp.zeros((5, 0)), block_shape=(8, 8))
         assert Z.data.shape[0] == 0 and not np.any(np.asarray(Z @ xp.ones(0)))
+        E = xs.ELL.fromdense(xp.zeros((20, 12)))  # padding only
+        assert not np.any(np.asarray(E @ xp.ones(12))) and not np.any(np.asarray(E.T @ xp.ones((20, 2))))
+        assert (xs.ELL.fromdense(xp.zeros((5, 0))) @ xp.ones(0)).shape == (5,)
+        assert (xs.ELL.fromdense(xp.zeros((0, 5))).T @ xp.ones(0)).shape == (5,)
 
 
 def test_refusals_name_the_function_and_never_densify():
     a = poisson(4)
     D, B = xs.DIA.fromdense(xp.asarray(a)), xs.BSR.fromdense(xp.asarray(a), block_shape=(8, 8), max_fill=10)
+    E = xs.ELL.fromdense(xp.asarray(a))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for A, name in ((D, "DIA"), (B, "BSR")):
+        for A, name in ((D, "DIA"), (B, "BSR"), (E, "ELL")):
             with pytest.raises(NotImplementedError, match=rf"xp.sum: not implemented for xp.sparse.{name} "):
                 xp.sum(A)
             with pytest.raises(NotImplementedError, match=r"xp.add: not implemented"):
@@ -413,11 +467,19 @@ def test_argument_errors():
         xs.BSR()
     with pytest.raises(ValueError, match=r"xp.sparse.BSR.fromdense: block_shape must be 2 positive sizes"):
         xs.BSR.fromdense(xp.eye(4), block_shape=(0, 8))
+    one_long_row = np.zeros((3000, 3000), np.float32)
+    one_long_row[7] = 1.0  # pads every row to 1024 slots a chunk
+    with pytest.raises(ValueError, match=r"xp.sparse.ELL.fromdense: ELL would store \d+ values for 3000 entries"):
+        xs.ELL.fromdense(xp.asarray(one_long_row))
+    assert xs.ELL.from_sparse(scattered).shape == (40, 40)  # a few entries a row: a few slots
+    with pytest.raises(TypeError, match=r"xp.sparse.ELL: build it with ELL.from_sparse"):
+        xs.ELL()
 
 
 def test_negative_zeros_are_kept_as_fromdense_keeps_them():
     a = np.array([[0.0, -0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.0]], np.float32)
-    for A in (xs.DIA.fromdense(xp.asarray(a)), xs.BSR.fromdense(xp.asarray(a), block_shape=(8, 8), max_fill=100)):
+    for A in (xs.DIA.fromdense(xp.asarray(a)), xs.BSR.fromdense(xp.asarray(a), block_shape=(8, 8), max_fill=100),
+              xs.ELL.fromdense(xp.asarray(a))):  # fmt: skip
         back = np.asarray(A.todense())
         np.testing.assert_array_equal(np.signbit(back), np.signbit(a))
         np.testing.assert_array_equal(back, a)
@@ -431,3 +493,5 @@ def test_repr_and_attributes():
     B = xs.BSR.fromdense(xp.asarray(poisson(3)), block_shape=(8, 8), max_fill=10)
     assert repr(B) == "BSR(float32[9, 9], 4 blocks of (8, 8))"
     assert xp.matrix_transpose(B).shape == (9, 9) and type(xp.matrix_transpose(D)) is xs.DIA
+    E = xs.ELL.fromdense(xp.asarray(poisson(3)))
+    assert repr(E) == "ELL(float32[9, 9], 5 slots in each of 1 chunks of 1024 columns)" and E.T.shape == (9, 9)

@@ -13,8 +13,9 @@
   ``to_bcoo``, ``to_bcsr`` convert.
 - ``RowPartitioned``: a sparse matrix whose rows are partitioned over the devices of a mesh axis
   (docs/sharding.md, "Sparse arrays on meshes").
-- ``DIA`` (a banded matrix by its diagonals) and ``BSR`` (dense blocks): matrices kept in the layout
-  of their products, Pallas kernels on a TPU (docs/sparse.md, "On a TPU").
+- ``DIA`` (a banded matrix by its diagonals), ``BSR`` (dense blocks) and ``ELL`` (rows padded per
+  chunk of columns, for no structure): matrices kept in the layout of their products, Pallas kernels
+  on a TPU (docs/sparse.md, "On a TPU").
 - JAX's sparse API (``bcoo_fromdense``, ``bcoo_dot_general``, ..., ``sparsify``) is here with
   xp's argument handling.
 """
@@ -201,6 +202,7 @@ from xp.sparse._creation import zeros as zeros
 from xp.sparse._creation import zeros_like as zeros_like
 from xp.sparse._dia import DIA as DIA
 from xp.sparse._distributed import RowPartitioned as RowPartitioned
+from xp.sparse._ell import ELL as ELL
 from xp.sparse._jax_conversion import bcoo_eliminate_zeros as bcoo_eliminate_zeros
 from xp.sparse._jax_conversion import bcoo_fromdense as bcoo_fromdense
 from xp.sparse._jax_conversion import bcoo_sort_indices as bcoo_sort_indices

@@ -15,7 +15,8 @@ it and JAX's CSR kernel alike.
 **On a TPU, the BCOO and BCSR products are XLA's** (below): a general sparse product is a gather
 and a scatter-add there, which XLA serializes. What runs at the TPU's speed are the layouts of
 their own, built once per matrix: ``xp.sparse.DIA`` (a banded matrix by its diagonals) and
-``xp.sparse.BSR`` (dense blocks), whose products (:func:`dia_matmul`, :func:`bsr_matmul`) are
+``xp.sparse.BSR`` (dense blocks) and ``xp.sparse.ELL`` (rows padded per chunk of columns), whose
+products (:func:`dia_matmul`, :func:`bsr_matmul`, :func:`ell_matmul`) are
 primitives of :mod:`xp.sparse._products.tpu` lowering to Pallas kernels on a TPU and to XLA's
 formulations elsewhere (docs/sparse.md, "On a TPU").
 
@@ -94,6 +95,7 @@ from xp.sparse._products.xla import (
 )
 
 __all__ = ["bcoo_matmul", "bcoo_rmatmul", "bcsr_matmul", "bcsr_rmatmul", "bsr_matmul", "coo_matmul", "csr_matmul", "dia_matmul",
+           "ell_matmul",
            "native_for", "rows_from_indptr", "take"]  # fmt: skip
 
 # --- choosing ---------------------------------------------------------------------------------
@@ -170,3 +172,9 @@ def bsr_matmul(data: Any, rows: Any, cols: Any, order: Any, x: Any, plan: Any, t
     """``A @ x`` (``A.T @ x``) of an ``xp.sparse.BSR`` matrix's blocks: the Pallas kernel on a TPU,
     XLA's batched block products elsewhere (:mod:`.tpu`)."""
     return tpu.bsr_product(data, rows, cols, order, x, plan, transposed)
+
+
+def ell_matmul(layouts: tuple[Any, Any, Any, Any], x: Any, plan: Any, t_plan: Any, transposed: bool = False) -> Any:
+    """``A @ x`` (``A.T @ x``) of an ``xp.sparse.ELL`` matrix's padded rows (of the matrix and of its
+    transpose): the Pallas kernel of a float32 vector on a TPU, XLA's gathers elsewhere (:mod:`.tpu`)."""
+    return tpu.ell_product(layouts, x, plan, t_plan, transposed)

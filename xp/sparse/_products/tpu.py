@@ -1,9 +1,11 @@
 """The TPU kernels of the sparse products, and how a product chooses them: primitives whose lowering
 picks a Pallas kernel on a TPU and XLA's formulation elsewhere.
 
-The kernels are those of two layouts, each a format of its own (``xp.sparse.DIA``,
-``xp.sparse.BSR``) built once per matrix: :mod:`.tpu_dia` (a banded matrix by its diagonals:
-shifted slices, the vector unit) and :mod:`.tpu_bsr` (a matrix of dense blocks: the matrix unit).
+The kernels are those of three layouts, each a format of its own (``xp.sparse.DIA``,
+``xp.sparse.BSR``, ``xp.sparse.ELL``) built once per matrix: :mod:`.tpu_dia` (a banded matrix by its
+diagonals: shifted slices, the vector unit), :mod:`.tpu_bsr` (a matrix of dense blocks: the matrix
+unit) and :mod:`.tpu_ell` (a matrix of no structure, as rows padded per chunk of columns: gathers
+within registers of the vector unit; ``A @ x`` of a vector).
 A BCOO or BCSR keeps XLA's and the CPU's kernels (:mod:`.kernels`): on a TPU a general sparse
 product is a gather and a scatter-add, which XLA serializes there; the layouts that avoid both are
 built once per matrix, by the user's conversion, not for each product.
@@ -36,17 +38,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from xp.sparse._products import rules, tpu_bsr, tpu_dia
+from xp.sparse._products import rules, tpu_bsr, tpu_dia, tpu_ell
 
-ON_TPU = {"dia": "pallas", "bsr": "pallas"}
+ON_TPU = {"dia": "pallas", "bsr": "pallas", "ell": "pallas"}
 """What each layout's products lower to on a TPU, "pallas" or "xla": the Pallas kernels, faster than
-XLA's formulation for both layouts as measured by bench/sparse_tpu.py (docs/sparse.md, "On a TPU")."""
+XLA's formulation for every layout as measured by bench/sparse_tpu.py (docs/sparse.md, "On a TPU")."""
 
 _state = {"forced": "auto"}
 
 
 def forced(kind: str) -> contextlib.AbstractContextManager[None]:
-    """Within this block, the DIA and BSR products traced lower to ``kind`` on every platform:
+    """Within this block, the DIA, BSR and ELL products traced lower to ``kind`` on every platform:
     "pallas" (interpreted where the platform is not a TPU) or "xla". JAX's caches are cleared on
     the way in and out (:func:`rules.switched`)."""
     if kind not in ("pallas", "xla"):
@@ -81,6 +83,16 @@ class BsrSpec(NamedTuple):
     precision: str
 
 
+class EllSpec(NamedTuple):
+    """An ELL product: the layouts of the matrix (``plan``) and of its transpose (``t_plan``), which
+    of them the product reads (``A.T @ x`` where ``transposed``), and ``forced`` as in :class:`DiaSpec`."""
+
+    plan: tpu_ell.Plan
+    t_plan: tpu_ell.Plan
+    transposed: bool
+    forced: str
+
+
 def _pallas_takes(spec: Any, avals: Any) -> bool:
     """Whether the Pallas kernel of ``spec`` takes this product (its operands' ``avals``): float32, a
     matrix with stored values, and a shape it tiles."""
@@ -90,6 +102,8 @@ def _pallas_takes(spec: Any, avals: Any) -> bool:
     columns = int(np.prod(x.shape[1:])) if x.ndim > 1 else 0
     if isinstance(spec, DiaSpec):
         return x.ndim == 1 or tpu_dia.column_tile(spec.plan, columns, spec.transposed) is not None
+    if isinstance(spec, EllSpec):  # (a kernel of vectors: a matrix x would gather once per column)
+        return x.ndim == 1
     return tpu_bsr.fits(spec.plan) and tpu_bsr.column_tile(max(columns, 1)) is not None
 
 
@@ -98,7 +112,7 @@ def _lowering(pallas: Any, xla: Any, on_tpu: bool) -> Any:
     kernel is ``pallas(*args, spec, interpret)`` and XLA formulation ``xla(*args, spec)``."""
 
     def lower(ctx: Any, *args: Any, spec: Any) -> Any:
-        layout = "dia" if isinstance(spec, DiaSpec) else "bsr"
+        layout = "dia" if isinstance(spec, DiaSpec) else "ell" if isinstance(spec, EllSpec) else "bsr"
         kind = spec.forced if spec.forced != "auto" else ON_TPU[layout] if on_tpu else "xla"
         if kind == "pallas" and _pallas_takes(spec, ctx.avals_in):
             return rules.lowered(lambda *a, spec: pallas(*a, spec=spec, interpret=not on_tpu), ctx, *args, spec=spec)
@@ -134,10 +148,28 @@ def _bsr_xla(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, spec: BsrSp
         return tpu_bsr.xla_product(data, rows, cols, order, x, plan=spec.plan, transposed=spec.transposed)
 
 
+def _ell_layout(values: Any, columns: Any, t_values: Any, t_columns: Any, spec: EllSpec) -> tuple[Any, Any, Any]:
+    """The layout a product reads: the matrix's, or its transpose's where ``spec.transposed``."""
+    return (t_values, t_columns, spec.t_plan) if spec.transposed else (values, columns, spec.plan)
+
+
+def _ell_pallas(values: Any, columns: Any, t_values: Any, t_columns: Any, x: Any, *, spec: EllSpec,
+                interpret: bool) -> Any:  # fmt: skip
+    read_values, read_columns, plan = _ell_layout(values, columns, t_values, t_columns, spec)
+    return tpu_ell.pallas_product(read_values, read_columns, x, plan=plan, interpret=interpret)
+
+
+def _ell_xla(values: Any, columns: Any, t_values: Any, t_columns: Any, x: Any, *, spec: EllSpec) -> Any:
+    read_values, read_columns, plan = _ell_layout(values, columns, t_values, t_columns, spec)
+    return tpu_ell.xla_product(read_values, read_columns, x, plan=plan)
+
+
 _DIA = rules.primitive("xp_dia_product", _abstract, _lowering(_dia_pallas, _dia_xla, False),
                        {"tpu": _lowering(_dia_pallas, _dia_xla, True)})  # fmt: skip
 _BSR = rules.primitive("xp_bsr_product", _abstract, _lowering(_bsr_pallas, _bsr_xla, False),
                        {"tpu": _lowering(_bsr_pallas, _bsr_xla, True)})  # fmt: skip
+_ELL = rules.primitive("xp_ell_product", _abstract, _lowering(_ell_pallas, _ell_xla, False),
+                       {"tpu": _lowering(_ell_pallas, _ell_xla, True)})  # fmt: skip
 
 
 # --- transformation rules ----------------------------------------------------------------------
@@ -175,6 +207,30 @@ def _bsr_transpose(ct: Any, data: Any, rows: Any, cols: Any, order: Any, x: Any,
     return blocks, None, None, None, None
 
 
+def _ell_transpose(ct: Any, *args: Any, spec: EllSpec) -> tuple[Any, ...]:
+    from jax.interpreters import ad
+
+    values, columns, t_values, t_columns, x = args
+    read = 2 if spec.transposed else 0  # the position of the values the product reads
+    linear_x, linear_data = ad.is_undefined_primal(x), ad.is_undefined_primal(args[read])
+    if linear_data == linear_x:
+        raise NotImplementedError("xp.sparse: the ELL product is linear in its values or in x, not in both")
+    cotangents: list[Any] = [None] * 5
+    for position in (0, 2):  # values the product does not read: a zero cotangent
+        if ad.is_undefined_primal(args[position]):
+            cotangents[position] = ad.Zero(args[position].aval)
+    if linear_x:
+        cotangents[4] = ad.Zero(x.aval) if type(ct) is ad.Zero else _ELL.bind(*args[:4], ct, spec=_flipped(spec))
+    elif type(ct) is not ad.Zero:
+        _, read_columns, plan = _ell_layout(values, columns, t_values, t_columns, spec)
+        cotangents[read] = tpu_ell.sampled(ct, x, read_columns, plan=plan).astype(args[read].aval.dtype)
+    return tuple(cotangents)
+
+
+def _ell_jvp(primals: Any, tangents: Any, *, spec: EllSpec) -> tuple[Any, Any]:
+    return rules.bilinear_jvp(_ELL, (2 if spec.transposed else 0, 4))(primals, tangents, spec=spec)
+
+
 def _batcher(primitive: Any) -> Any:
     """vmap: a batch of dense operands (the last operand) is one product with more columns; a
     batch of matrices, one product per element."""
@@ -199,6 +255,9 @@ def _register_rules() -> None:
     ad.primitive_jvps[_BSR] = rules.bilinear_jvp(_BSR, (0, 4))  # (data, x)
     ad.primitive_transposes[_BSR] = _bsr_transpose
     batching.primitive_batchers[_BSR] = _batcher(_BSR)
+    ad.primitive_jvps[_ELL] = _ell_jvp  # (values or transposed values, x)
+    ad.primitive_transposes[_ELL] = _ell_transpose
+    batching.primitive_batchers[_ELL] = _batcher(_ELL)
 
 
 _register_rules()
@@ -217,3 +276,10 @@ def bsr_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, plan: tpu_b
     """``A @ x`` (``A.T @ x``) of a BSR matrix's layout and ``x`` (1-d or 2-d, of ``data``'s dtype)."""
     spec = BsrSpec(plan, transposed, _state["forced"], _precision())
     return _BSR.bind(data, rows, cols, order, x, spec=spec)
+
+
+def ell_product(layouts: tuple[Any, Any, Any, Any], x: Any, plan: tpu_ell.Plan, t_plan: tpu_ell.Plan,
+                transposed: bool) -> Any:  # fmt: skip
+    """``A @ x`` (``A.T @ x``) of an ELL matrix's two layouts ``(values, columns, t_values,
+    t_columns)`` (of the matrix and of its transpose) and ``x`` (1-d or 2-d, of the values' dtype)."""
+    return _ELL.bind(*layouts, x, spec=EllSpec(plan, t_plan, transposed, _state["forced"]))

@@ -1,7 +1,6 @@
 """A matrix of no structure (random entries) as rows padded to one length (ELL), by chunks of its
-columns: the layout, a Pallas kernel of ``A @ x`` for the TPU, and its XLA formulation. A
-prototype: no format takes it yet; bench/sparse_tpu.py times it on #43's random matrix, and what
-it measures decides whether a format (and the transposed and matrix products) follows.
+columns: the layout of ``xp.sparse.ELL``, a Pallas kernel of ``A @ x`` for the TPU, and XLA's
+formulation of the products (every other case, every other platform).
 
 On a TPU a general sparse product is a gather of ``x`` and a scatter-add of the products into
 ``y``; XLA serializes the scatter, and its gather is slow too (an ELL product in plain JAX, with no
@@ -11,9 +10,10 @@ are on the vector lanes, and each of its gathers reads one register of ``x`` in 
 
 **The layout** (:func:`host_layout`, once per matrix): the columns in chunks of ``chunk`` (a
 multiple of 1024: whole registers of ``x``); within a chunk, each row's entries in ``slots`` slots
-(the most any row has in any chunk; fewer padded with zeros at the chunk's first column), stored
-chunk by chunk and slot by slot as ``values`` and ``columns`` (the column within the chunk) of
-shape ``(chunks, slots, rows)``, the rows padded to whole row tiles. One chunk of all the columns
+(the most any row has in any chunk; fewer padded with a zero value at column -1, which no gather
+finds, so that an infinite or NaN ``x`` meets no padding), stored chunk by chunk and slot by slot as
+``values`` and ``columns`` (the column within the chunk) of shape ``(chunks, slots, rows)``, the rows
+padded to whole row tiles. One chunk of all the columns
 is plain ELL (``slots`` the longest row); chunks of one register make each gather read one
 register, at the price of more padding: for 20 entries a row at random over 20000 columns, about
 1 entry a row falls in each chunk of 1024, at most about 7, so 20 chunks of 7 slots store 7 times
@@ -71,11 +71,16 @@ class Plan(NamedTuple):
         return _whole(self.shape[1], self.chunk) // self.chunk
 
 
+PADDING = -1
+"""The column of a padded slot: in no register of ``x`` (the kernel's gather leaves 0 there)."""
+
+
 def host_layout(rows: Any, cols: Any, values: Any, shape: tuple[int, int],
-                chunk: int | None = None) -> tuple[Plan, Any, Any]:  # fmt: skip
+                chunk: int | None = REGISTER) -> tuple[Plan, Any, Any]:  # fmt: skip
     """The plan and the layout (``values``, ``columns``: NumPy, ``(chunks, slots, plan.rows)``) of
     the entries ``values`` at ``(rows, cols)`` (NumPy, inside ``shape``; duplicates kept as entries)
-    in chunks of ``chunk`` columns (a multiple of 1024; None: one chunk of all the columns)."""
+    in chunks of ``chunk`` columns (a multiple of 1024, one register of ``x``; None: one chunk of
+    all the columns)."""
     import numpy as np
 
     chunk = _whole(shape[1], REGISTER) if chunk is None else chunk
@@ -89,24 +94,68 @@ def host_layout(rows: Any, cols: Any, values: Any, shape: tuple[int, int],
     slot = np.arange(len(key)) - first
     plan = Plan(shape, chunk, int(slot.max(initial=0)) + 1)
     stored_values = np.zeros((plan.chunks, plan.slots, plan.rows), values.dtype)
-    stored_columns = np.zeros((plan.chunks, plan.slots, plan.rows), np.int32)
+    stored_columns = np.full((plan.chunks, plan.slots, plan.rows), PADDING, np.int32)
     stored_values[chunk_of, slot, rows] = values
     stored_columns[chunk_of, slot, rows] = cols - chunk_of * chunk
     return plan, stored_values, stored_columns
 
 
+def _global_columns(columns: Any, plan: Plan) -> Any:
+    """Each slot's column in the matrix (0 for padding, whose value is 0), and where it is padding."""
+    start = (jnp.arange(plan.chunks, dtype=columns.dtype) * plan.chunk)[:, None, None]
+    padding = columns < 0
+    return jnp.where(padding, 0, columns + start), padding
+
+
 def xla_product(values: Any, columns: Any, x: Any, *, plan: Plan) -> Any:
-    """``A @ x`` for a vector ``x``: each slot's values times the values of ``x`` they meet, summed."""
-    chunked = jnp.pad(x, (0, plan.chunks * plan.chunk - x.shape[0])).reshape(plan.chunks, 1, plan.chunk)
-    products = values * jnp.take_along_axis(chunked, columns, axis=2, mode="clip")
-    return jnp.sum(products, axis=(0, 1))[: plan.shape[0]]
+    """``A @ x`` for ``x`` of one or two dimensions: each slot's values times the elements (rows)
+    of ``x`` they meet, summed over the slots one slot at a time (a gather and a sum: no scatter,
+    and no array of all the products, which for a matrix ``x`` would be ``slots`` times ``A @ x``)."""
+    m = plan.shape[0]
+    if plan.shape[1] == 0:  # no columns: nothing stored but padding, nothing to gather
+        return jnp.zeros((m, *x.shape[1:]), x.dtype)
+    cols, padding = _global_columns(columns[..., :m], plan)
+    flat = plan.chunks * plan.slots
+    cols, padding = cols.reshape(flat, m), padding.reshape(flat, m)
+    weights = values[..., :m].reshape(flat, m).astype(x.dtype)
+    if x.ndim == 2:
+        weights, padding = weights[..., None], padding[..., None]
+
+    def add_slot(i: Any, y: Any) -> Any:
+        # padding meets x[0]: the `where`, not its value 0, keeps an infinite x[0] out
+        return y + jnp.where(padding[i], 0, weights[i] * jnp.take(x, cols[i], axis=0))
+
+    return jax.lax.fori_loop(0, flat, add_slot, jnp.zeros((m, *x.shape[1:]), x.dtype))
+
+
+def sampled(ct: Any, x: Any, columns: Any, *, plan: Plan) -> Any:
+    """The cotangent of the stored values of ``A @ x`` for the cotangent ``ct`` of the result:
+    ``ct[row] . x[column]`` at each slot, 0 at the padding (so that a gradient step keeps it 0)."""
+    if plan.shape[1] == 0:
+        return jnp.zeros(columns.shape, ct.dtype)
+    cols, padding = _global_columns(columns, plan)
+    ct = jnp.pad(ct, [(0, plan.rows - plan.shape[0])] + [(0, 0)] * (ct.ndim - 1))
+    gathered = jnp.take(x, cols, axis=0)  # (chunks, slots, rows[, k])
+    products = gathered * ct if x.ndim == 1 else jnp.sum(gathered * ct, axis=-1)
+    return jnp.where(padding, 0, products)
+
+
+def todense(values: Any, columns: Any, *, plan: Plan) -> Any:
+    """The dense matrix of a layout (whose entries are at distinct positions: set, so that a
+    negative zero stays one)."""
+    cols, padding = _global_columns(columns, plan)
+    cols = jnp.where(padding, plan.chunks * plan.chunk, cols)  # (padding: outside, dropped)
+    rows = jnp.broadcast_to(jnp.arange(plan.rows)[None, None, :], cols.shape)
+    dense = jnp.zeros((plan.rows, plan.chunks * plan.chunk), values.dtype)
+    dense = dense.at[rows, cols].set(values, mode="drop")
+    return dense[: plan.shape[0], : plan.shape[1]]
 
 
 def _gathered(x: Any, columns: Any) -> Any:
     """``x[columns]`` for one register of ``columns`` (8 x 128), ``x`` a VMEM ref of registers."""
     from jax.experimental import pallas as pl
 
-    register = columns >> 10  # (columns are not negative: the arithmetic shift is the logical one)
+    register = columns >> 10  # (padding, -1, is in register -1: never found)
     sublane = (columns >> 7) & (SUBLANES - 1)
     lane = columns & (LANES - 1)
 
