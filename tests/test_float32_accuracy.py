@@ -14,6 +14,7 @@ import jax
 import jax.extend
 import jax.numpy as jnp
 import numpy as np
+import platform_facts
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -288,3 +289,39 @@ def test_complex64_special_values_and_zero_signs_as_complex128_s(name):
         assert np.array_equal(g[exact], w[exact], equal_nan=True), (name, values[exact], g[exact])
         signed = exact & ~np.isnan(w)
         assert np.array_equal(np.signbit(g[signed]), np.signbit(w[signed])), (name, values[signed], g[signed])
+
+
+# --- division by float32's largest numbers ----------------------------------------------------------
+
+
+def test_division_and_atan2_by_float32_s_largest_numbers():
+    # XLA:TPU divides through the divisor's reciprocal, below float32's normal range past 2**126:
+    # jax.numpy's 1e38 / 2e38 is 0 there, arctan2(1e38, -2e38) pi (xp/_float32_accuracy.py)
+    x1 = np.float32([1e38, 3e38, 1e30, 2.0**127, -5.0, 1.0])
+    x2 = np.float32([2e38, 3.2e38, 3e38, 2.0**127, np.inf, 2e38])
+    wide1, wide2 = x1.astype(np.float64), x2.astype(np.float64)
+    quotient = np.asarray(xp.divide(xp.asarray(x1), xp.asarray(x2)))
+    np.testing.assert_allclose(quotient[:5], (wide1 / wide2)[:5], rtol=EPS)
+    assert quotient[5] in (0.0, np.float32(5e-39))  # below the normal range: flushed or not
+    angle = np.asarray(xp.atan2(xp.asarray(x1), xp.asarray(-x2)))
+    np.testing.assert_allclose(angle, np.arctan2(wide1, -wide2), rtol=2 * EPS)
+    z = np.complex64([1e38 + 1e38j, 3e38 + 0j])
+    w = np.complex64([2e38 - 1e38j, 1e38 + 2e38j])
+    got = np.asarray(xp.divide(xp.asarray(z), xp.asarray(w)), np.complex128)
+    want = z.astype(np.complex128) / w.astype(np.complex128)
+    assert np.all(np.abs(got - want) <= 4 * EPS * np.abs(want)), (got, want)
+
+
+@given(
+    hnp.arrays(np.float32, 64, elements=st.floats(width=32)), hnp.arrays(np.float32, 64, elements=st.floats(width=32))
+)
+def test_float32_division_is_ieee_division_elsewhere(x1, x2):
+    # the scaling is exact: where the backend divides correctly (the CPU), the same bits as NumPy's
+    with np.errstate(all="ignore"):
+        want = x1 / x2
+    got = np.asarray(xp.divide(xp.asarray(x1), xp.asarray(x2)))
+    normal = ~(np.abs(want) < SMALLEST_NORMAL) | (want == 0)  # (XLA may flush results below the normal range)
+    if platform_facts.ON_CPU:
+        np.testing.assert_array_equal(got[normal], want[normal])
+    else:
+        np.testing.assert_allclose(got[normal], want[normal], rtol=2 * EPS)

@@ -78,6 +78,25 @@ def keeping_zeros(x: Any, result: Any) -> Any:
     return jnp.where(x == 0, x, result)
 
 
+HUGE_DIVISOR = 2.0**126
+"""XLA:TPU divides by multiplying with the divisor's reciprocal, which for a divisor above this is
+below float32's normal range and flushed to 0: ``1e38 / 2e38`` came out 0, ``arctan2(1e38, -2e38)``
+``pi``. Such operands are scaled by 1/4 first, exactly (on the CPU the results are the same bits)."""
+
+
+def divide(x1: Any, x2: Any) -> Any:
+    """``x1 / x2``, of float32 or complex64, with divisors past :data:`HUGE_DIVISOR` scaled."""
+    scale = jnp.where(jnp.abs(x2) > HUGE_DIVISOR, 0.25, 1.0)
+    return (x1 * scale) / (x2 * scale)
+
+
+def atan2(x1: Any, x2: Any) -> Any:
+    """``arctan2(x1, x2)`` (the angle does not change when both are scaled), operands past
+    :data:`HUGE_DIVISOR` scaled."""
+    scale = jnp.where(jnp.maximum(jnp.abs(x1), jnp.abs(x2)) > HUGE_DIVISOR, 0.25, 1.0)
+    return jnp.arctan2(x1 * scale, x2 * scale)
+
+
 def with_tangent(tangent: Callable[[Any, Any], Any]) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
     """Decorator: the unary formula as a custom JVP whose tangent at ``x`` along ``dx`` is
     ``tangent(x, dx)`` (also how xp/_special_cases.py gives its complex computations jax.numpy's
@@ -207,9 +226,7 @@ def complex_exp(z: Any) -> Any:
 
 
 HUGE = 2.0**64
-"""complex64 ``log`` scales parts above this by ``1 / HUGE`` (exactly): XLA:TPU divides through a
-reciprocal, which for divisors above ``2**126`` is below float32's normal range and flushed to 0, so
-``smaller / larger`` and ``arctan2`` came out 0 and ``pi`` there."""
+"""complex64 ``log`` scales parts above this by ``1 / HUGE`` (exactly): see :data:`HUGE_DIVISOR`."""
 
 
 @with_tangent(lambda z, dz: dz / z)

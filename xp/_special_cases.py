@@ -28,10 +28,8 @@ PI = math.pi
 INF = math.inf
 NAN = math.nan
 
-divide = jnp.true_divide
 multiply = jnp.multiply
 pow = jnp.power
-atan2 = jnp.arctan2
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -92,6 +90,8 @@ _complex_exp, _complex_log = _float32_or(float32.complex_exp, jnp.exp), _float32
 _complex_expm1 = _float32_or(float32.complex_expm1, jnp.expm1)
 _complex_tanh = _float32_or(float32.complex_tanh, jnp.tanh)
 logaddexp = _float32_or(float32.logaddexp, jnp.logaddexp)
+# float32 (and complex64) division with the divisors XLA:TPU's reciprocal flushes scaled
+divide, atan2 = _float32_or(float32.divide, jnp.true_divide), _float32_or(float32.atan2, jnp.arctan2)
 
 
 def _with_derivative(derivative: Any) -> Any:
