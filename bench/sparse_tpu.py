@@ -1,4 +1,4 @@
-"""Sparse products on a TPU: xp.sparse.DIA and BSR (Pallas kernels and XLA's formulations) against
+"""Sparse products on a TPU: xp.sparse.DIA, BSR and ELL (Pallas kernels and XLA's formulations) against
 JAX's BCOO, xp's BCOO and the dense product, and against the time the data takes to stream.
 
     python bench/run.py sparse_tpu          # writes bench/RESULTS.md (section sparse_tpu-tpu on a TPU)

@@ -428,7 +428,7 @@ def test_refusals_name_the_function_and_never_densify():
             with pytest.raises(NotImplementedError, match=r"xp.add: not implemented"):
                 A + 1
             with pytest.raises(
-                NotImplementedError, match=r"xp.matmul: x2: a product of xp.sparse.DIA or BSR with a BCOO"
+                NotImplementedError, match=r"xp.matmul: x2: a product of xp.sparse.DIA, BSR or ELL with a BCOO"
             ):
                 A @ xs.fromdense(xp.asarray(a))
             with pytest.raises(ValueError, match=r"xp.matmul: "):

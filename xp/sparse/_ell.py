@@ -114,7 +114,7 @@ class ELL(layout.LayoutMatrix):
         limit = layout.fill_limit(max_fill)
         rows, cols, values = _summed(rows, cols, values, shape)
         plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, values, shape)
-        t_plan, t_values, t_columns = tpu_ell.host_layout(cols, rows, values, shape[::-1])
+        t_plan, t_values, t_columns = tpu_ell.host_layout(cols, rows, values, (shape[1], shape[0]))
         _check_padding(plan, t_plan, len(values), limit)
         leaves = (stored_values, stored_columns, t_values, t_columns)
         return cls._make(tuple(layout.placed_like(leaf, source) for leaf in leaves), Plans((plan, t_plan)), False)

@@ -1,8 +1,8 @@
-"""Sparse matrices kept in the layout of their kernels: what ``xp.sparse.DIA`` and ``xp.sparse.BSR``
-share.
+"""Sparse matrices kept in the layout of their kernels: what ``xp.sparse.DIA``, ``xp.sparse.BSR`` and
+``xp.sparse.ELL`` share.
 
-A DIA or BSR matrix is a 2-d sparse matrix whose storage is the layout its products read
-(diagonals, dense blocks: xp/sparse/_products/tpu_dia.py, tpu_bsr.py), built once when the matrix
+A DIA, BSR or ELL matrix is a 2-d sparse matrix whose storage is the layout its products read
+(diagonals, dense blocks, padded rows: xp/sparse/_products/tpu_dia.py, tpu_bsr.py, tpu_ell.py), built once when the matrix
 is made, so a product pays no conversion. It is a JAX pytree (its stored values and indices the
 leaves, its layout static), its namespace is ``xp``, and xp's functions route it here
 (``xp._routing.register_own_route``): ``matmul`` (``A @ x``, ``x @ A``, ``A.T @ x``, with ``x`` of
@@ -35,7 +35,7 @@ from xp.sparse._array import SparseArray
 
 
 class LayoutMatrix:
-    """A 2-d sparse matrix stored in its kernels' layout (the base of ``DIA`` and ``BSR``): its
+    """A 2-d sparse matrix stored in its kernels' layout (the base of ``DIA``, ``BSR`` and ``ELL``): its
     transpose ``A.T`` is the same storage read the other way."""
 
     __slots__ = ("__weakref__", "_plan", "_transposed")
@@ -236,7 +236,7 @@ def _operand(x: Any, param: str) -> Any:
     try:
         return boundary.array(x, param)
     except routing.SparseArgument:
-        fail(NotImplementedError, f"{param}: a product of xp.sparse.DIA or BSR with a {type(x).__name__} is not "
+        fail(NotImplementedError, f"{param}: a product of xp.sparse.DIA, BSR or ELL with a {type(x).__name__} is not "
              "implemented (convert one of them)")  # fmt: skip
 
 

@@ -159,7 +159,7 @@ def bcsr_rmatmul(matrix: Any, x: Any, custom_kernels: bool = True) -> Any:
     return xla_csr_rproduct(matrix.data, matrix.indices, matrix.indptr, x, n_cols=matrix.shape[1])
 
 
-# --- the layouts of their own: DIA and BSR (xp/sparse/_products/tpu.py) -----------------------
+# --- the layouts of their own: DIA, BSR and ELL (xp/sparse/_products/tpu.py) -----------------------
 
 
 def dia_matmul(data: Any, x: Any, plan: Any, transposed: bool = False) -> Any:
