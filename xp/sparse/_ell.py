@@ -66,7 +66,8 @@ class ELL(layout.LayoutMatrix):
     ``values`` and ``columns`` ``(chunks, slots, rows)``: chunk by chunk of 1024 columns, each row's
     entries in that chunk in its ``slots`` slots (the most any row has in any chunk), with their
     columns within the chunk (-1 at padding, whose values are 0); the rows padded to whole tiles.
-    The transpose is stored the same way.
+    The transpose is stored the same way. (So derivatives with respect to the stored values are
+    forward-mode only: a gradient step on the two layouts would set them apart.)
     """
 
     __slots__ = ("_columns", "_t_columns", "_t_values", "_values")

@@ -208,23 +208,21 @@ def _bsr_transpose(ct: Any, data: Any, rows: Any, cols: Any, order: Any, x: Any,
 
 
 def _ell_transpose(ct: Any, *args: Any, spec: EllSpec) -> tuple[Any, ...]:
+    """The transposed product for ``x``. Not for the stored values: an ELL stores its entries twice
+    (its layout and its transpose's), two leaves a gradient step would set apart."""
     from jax.interpreters import ad
 
-    values, columns, t_values, t_columns, x = args
-    read = 2 if spec.transposed else 0  # the position of the values the product reads
-    linear_x, linear_data = ad.is_undefined_primal(x), ad.is_undefined_primal(args[read])
-    if linear_data == linear_x:
-        raise NotImplementedError("xp.sparse: the ELL product is linear in its values or in x, not in both")
-    cotangents: list[Any] = [None] * 5
-    for position in (0, 2):  # values the product does not read: a zero cotangent
-        if ad.is_undefined_primal(args[position]):
-            cotangents[position] = ad.Zero(args[position].aval)
-    if linear_x:
-        cotangents[4] = ad.Zero(x.aval) if type(ct) is ad.Zero else _ELL.bind(*args[:4], ct, spec=_flipped(spec))
-    elif type(ct) is not ad.Zero:
-        _, read_columns, plan = _ell_layout(values, columns, t_values, t_columns, spec)
-        cotangents[read] = tpu_ell.sampled(ct, x, read_columns, plan=plan).astype(args[read].aval.dtype)
-    return tuple(cotangents)
+    values, _, t_values, _, x = args
+    if ad.is_undefined_primal(values) or ad.is_undefined_primal(t_values):
+        raise NotImplementedError(
+            "xp.sparse.ELL: derivatives with respect to the stored values in reverse mode (jax.grad, jax.vjp) are "
+            "not implemented: an ELL stores its entries twice, as the matrix and as its transpose, which a gradient "
+            "step would set apart. Differentiate with respect to x, or keep a matrix being learned as a BCOO, DIA "
+            "or BSR"
+        )
+    if type(ct) is ad.Zero:
+        return None, None, None, None, ad.Zero(x.aval)
+    return None, None, None, None, _ELL.bind(*args[:4], ct, spec=_flipped(spec))
 
 
 def _ell_jvp(primals: Any, tangents: Any, *, spec: EllSpec) -> tuple[Any, Any]:

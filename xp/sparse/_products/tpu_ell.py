@@ -128,18 +128,6 @@ def xla_product(values: Any, columns: Any, x: Any, *, plan: Plan) -> Any:
     return jax.lax.fori_loop(0, flat, add_slot, jnp.zeros((m, *x.shape[1:]), x.dtype))
 
 
-def sampled(ct: Any, x: Any, columns: Any, *, plan: Plan) -> Any:
-    """The cotangent of the stored values of ``A @ x`` for the cotangent ``ct`` of the result:
-    ``ct[row] . x[column]`` at each slot, 0 at the padding (so that a gradient step keeps it 0)."""
-    if plan.shape[1] == 0:
-        return jnp.zeros(columns.shape, ct.dtype)
-    cols, padding = _global_columns(columns, plan)
-    ct = jnp.pad(ct, [(0, plan.rows - plan.shape[0])] + [(0, 0)] * (ct.ndim - 1))
-    gathered = jnp.take(x, cols, axis=0)  # (chunks, slots, rows[, k])
-    products = gathered * ct if x.ndim == 1 else jnp.sum(gathered * ct, axis=-1)
-    return jnp.where(padding, 0, products)
-
-
 def todense(values: Any, columns: Any, *, plan: Plan) -> Any:
     """The dense matrix of a layout (whose entries are at distinct positions: set, so that a
     negative zero stays one)."""
