@@ -650,6 +650,18 @@ def test_norms_of_elements_whose_powers_overflow_or_underflow(data):
     np.testing.assert_allclose(fro, np.linalg.matrix_norm(x.astype(np.float64)).astype(np.float32), rtol=1e-5)
 
 
+@pytest.mark.parametrize("ord", [2, 3])
+def test_norms_of_float32_s_largest_numbers(ord):
+    # rescaled by the largest magnitude, whose reciprocal XLA multiplies by: past 2**126 it was
+    # flushed to 0, and so was the norm ([3e38, 1e38] gave 0)
+    x = np.float32([[3e38, 1e38], [2.0**127, -(2.0**126)], [-3.4e38, 0.0]])
+    want = np.linalg.vector_norm(x.astype(np.float64), axis=1, ord=ord)
+    np.testing.assert_allclose(np.asarray(xp.linalg.vector_norm(xp.asarray(x), axis=1, ord=ord)), want, rtol=1e-6)
+    column = np.float32([[3e38], [1e38]])
+    fro = np.asarray(xp.linalg.matrix_norm(xp.asarray(column)))
+    np.testing.assert_allclose(fro, np.linalg.matrix_norm(column.astype(np.float64)), rtol=1e-6)
+
+
 @pytest.mark.x64
 @pytest.mark.parametrize("magnitude", [1e-300, 1e-200, 1e-160, 1e160, 1e200, 1e300])
 def test_2_norm_in_float64_across_the_range(magnitude):

@@ -268,9 +268,12 @@ def power_norm(
 
 def scale_of(largest: Any) -> Any:
     """What elements are divided by before their powers are summed (power_norm here, sparse std):
-    the largest magnitude where it is finite and not 0, else 1; constant to differentiation, as
-    the value of the norm does not depend on it."""
-    return lax.stop_gradient(jnp.where((largest > 0) & jnp.isfinite(largest), largest, 1))
+    the largest magnitude where it is finite and not 0, else 1, and at most the reciprocal of the
+    smallest normal number (XLA turns a division by a broadcast value into a multiplication by its
+    reciprocal, which past that is flushed to 0: the 2-norm of ``[3e38, 1e38]`` in float32 came out
+    0); constant to differentiation, as the value of the norm does not depend on it."""
+    ceiling = 1 / float(jnp.finfo(largest.dtype).tiny)
+    return lax.stop_gradient(jnp.where((largest > 0) & jnp.isfinite(largest), jnp.minimum(largest, ceiling), 1))
 
 
 @api
