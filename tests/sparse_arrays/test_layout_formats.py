@@ -254,6 +254,7 @@ def test_the_pallas_kernels_run_where_forced_and_on_a_tpu(monkeypatch):
     assert calls == []
 
 
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("name", KINDS)
 def test_other_dtypes_take_xla_and_promote_as_matmul(name):
