@@ -50,7 +50,8 @@ class Plans(tuple[tpu_ell.Plan, tpu_ell.Plan]):
 
 @functools.partial(kernel, static_argnums=(2, 3, 4, 5))  # plans, transposed, left, dtype
 def _product(leaves: tuple[Any, ...], x: Any, plans: Plans, transposed: bool, left: bool, dtype: Any) -> Any:
-    stored = tuple(leaf.astype(dtype) if i % 2 == 0 else leaf for i, leaf in enumerate(leaves))
+    values, columns, t_values, t_columns = leaves
+    stored = (values.astype(dtype), columns, t_values.astype(dtype), t_columns)
     return layout.product(left, transposed, x, dtype, lambda x, t: kernels.ell_matmul(stored, x, plans[0], plans[1], t))
 
 

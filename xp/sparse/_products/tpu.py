@@ -24,8 +24,10 @@ their logic on a CPU), or XLA's formulation (to measure one against the other on
 **Transformations**, rules of the primitives as the native kernel's: each product is bilinear in
 ``(data, x)``, so its JVP is two products, its transpose with respect to ``x`` the transposed
 product (a kernel too), with respect to ``data`` the sampled product (``ct[i] . x[j]`` at each
-stored position, in XLA: element-wise for DIA, a batched product for BSR); ``vmap`` over ``x``
-is one product with more columns, over the matrix a ``lax.map``.
+stored position, in XLA: element-wise for DIA, a batched product for BSR; not for ELL, whose
+entries are stored twice, as the matrix and as its transpose: a cotangent would reach only the
+layout a product reads, and a gradient step would set the two apart); ``vmap`` over ``x`` is one
+product with more columns, over the matrix a ``lax.map``.
 """
 
 from __future__ import annotations
