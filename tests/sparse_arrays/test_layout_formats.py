@@ -499,6 +499,24 @@ def test_argument_errors():
         xs.ELL()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", KINDS)
+def test_ell_padding_reads_nothing_of_x(name):
+    # padding is column -1, which no gather finds: an infinite x meets only the entries of its column
+    a = np.zeros((20, 1030), np.float32)
+    a[0, [0, 5, 1029]] = 1.0  # row 0 pads every other row to 2 slots in chunk 0
+    a[3, 7] = 2.0
+    x = np.ones(1030, np.float32)
+    x[0] = np.inf
+    with kind(name):
+        E = xs.ELL.fromdense(xp.asarray(a))
+        got = np.asarray(E @ xp.asarray(x))
+        back = np.asarray(E.T @ xp.asarray(np.where(np.arange(20) == 5, np.inf, 1.0).astype(np.float32)))
+    assert got[0] == np.inf and got[3] == 2.0 and np.all(got[np.r_[1:3, 4:20]] == 0)
+    np.testing.assert_array_equal(back[[0, 5, 1029, 7]], [1.0, 1.0, 1.0, 2.0])
+    assert np.count_nonzero(back) == 4
+
+
 def test_negative_zeros_are_kept_as_fromdense_keeps_them():
     a = np.array([[0.0, -0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.0]], np.float32)
     for A in (xs.DIA.fromdense(xp.asarray(a)), xs.BSR.fromdense(xp.asarray(a), block_shape=(8, 8), max_fill=100),
