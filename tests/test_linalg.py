@@ -520,6 +520,25 @@ def test_solve_vector_is_not_a_batch_of_vectors():
     np.testing.assert_allclose(np.asarray(result), np.linalg.solve(a, np.broadcast_to(rhs, (3, 3, 3))), rtol=1e-5)
 
 
+@pytest.mark.slow
+def test_solve_with_rows_near_the_ends_of_float32_s_range():
+    # LU takes its pivots' reciprocals, flushed to 0 past 2**126: x was 0 (jax.numpy's too); such
+    # rows are equilibrated by powers of two, the others left alone
+    a = np.float32([[3e38, 1e38], [1e38, 2e38]])
+    got = np.asarray(xp.linalg.solve(xp.asarray(a), xp.asarray(np.float32([1e38, 1e38]))))
+    np.testing.assert_allclose(got, [0.2, 0.4], rtol=1e-6)
+    mixed = np.float32([[3e38, 0.0, 0.0], [0.0, 1.0, 2.0], [0.0, 1e-36, 3e-36]])  # one row of each kind
+    got = np.asarray(
+        xp.linalg.solve(xp.asarray(mixed), xp.asarray(np.float32([[3e38, 1.5e38], [3.0, 1.0], [4e-36, 0.0]])))
+    )
+    np.testing.assert_allclose(got, np.linalg.solve(mixed.astype(np.float64), [[3e38, 1.5e38], [3.0, 1.0], [4e-36, 0.0]]),
+                               rtol=1e-5)  # fmt: skip
+    rng = np.random.default_rng(0)  # no such row: jax.numpy's solution, bit for bit
+    m, v, many = (rng.standard_normal(shape).astype(np.float32) for shape in ((3, 5, 5), (5,), (3, 5, 2)))
+    for rhs, want in ((v, jnp.linalg.solve(m, v)), (many, jnp.linalg.solve(m, many))):
+        np.testing.assert_array_equal(np.asarray(xp.linalg.solve(xp.asarray(m), xp.asarray(rhs))), np.asarray(want))
+
+
 @given(a=matrices(square=True), n=st.integers(-4, 6))
 def test_matrix_power(a, n):
     a = well_conditioned(a) / (a.shape[-1] + 1)

@@ -404,7 +404,29 @@ def _solve(x1: Any, x2: Any) -> Any:
             jnp.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
         except ValueError:
             fail(ValueError, f"the batch axes of x1 and x2 cannot be broadcast together: {shapes_of(x1, x2)}")
-    return jnp.linalg.solve(x1.astype(dtype), x2.astype(dtype))
+    a, b = x1.astype(dtype), x2.astype(dtype)
+    # rows of entries near the ends of the float range, equilibrated by powers of two (exact): LU
+    # takes the reciprocals of its pivots, which past 2**126 in float32 are flushed to 0 (solving
+    # [[3e38, 1e38], [1e38, 2e38]] x = [1e38, 1e38] gave x = 0 on every backend); other rows are
+    # left as they are, so that their solutions are jax.numpy's, bit for bit
+    rows = _extreme_row_scales(a)
+    if b.ndim == 1:  # one right-hand side for every matrix: a column of each
+        return jnp.linalg.solve(a * rows, b[:, None] * rows)[..., 0]
+    return jnp.linalg.solve(a * rows, b * rows)
+
+
+def _extreme_row_scales(a: Any) -> Any:
+    """Per row of each matrix (kept as ``(..., M, 1)``), the power of two that brings its largest
+    magnitude near 1 where that magnitude is within 2**24 of either end of the normal range, else
+    1 (an empty, zero, infinite or NaN row too); constant to differentiation."""
+    magnitude = jnp.maximum(jnp.abs(a.real), jnp.abs(a.imag)) if jnp.iscomplexobj(a) else jnp.abs(a)
+    largest = jnp.max(magnitude, axis=-1, keepdims=True, initial=0)
+    _, exponent = jnp.frexp(largest)
+    info = jnp.finfo(magnitude.dtype)
+    extreme = jnp.isfinite(largest) & (largest > 0) & ((exponent > info.maxexp - 24) | (exponent < info.minexp + 24))
+    limit = info.maxexp - 8  # (2**-limit and 2**limit are normal)
+    scale = jnp.where(extreme, jnp.ldexp(jnp.ones((), magnitude.dtype), jnp.clip(-exponent, -limit, limit)), 1)
+    return lax.stop_gradient(scale.astype(magnitude.dtype))
 
 
 def _floating_dtype_pair(x1: Any, x2: Any) -> np.dtype:
