@@ -23,7 +23,6 @@ import jax
 import numpy as np
 
 from xp import _boundary as boundary
-from xp import _operators
 from xp import _routing as routing
 from xp._array import Array, wrap
 from xp._errors import fail
@@ -161,14 +160,4 @@ class BSR(layout.LayoutMatrix):
         return _todense(self._data, self._rows, self._cols, self._plan)
 
 
-def _flatten(a: BSR) -> tuple[tuple[Any, ...], tuple[tpu_bsr.Plan, bool]]:
-    return a._leaves(), (a._plan, a._transposed)
-
-
-def _unflatten(aux: tuple[tpu_bsr.Plan, bool], children: Any) -> BSR:
-    return BSR._make(tuple(children), *aux)
-
-
-jax.tree_util.register_pytree_node(BSR, _flatten, _unflatten)
-routing.register_own_route(BSR, layout.route)
-_operators.install(BSR, in_place=False)
+layout.register(BSR)

@@ -26,7 +26,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from xp import _boundary as boundary
-from xp import _operators
 from xp import _routing as routing
 from xp._array import Array, wrap
 from xp._errors import fail
@@ -214,16 +213,4 @@ class DIA(layout.LayoutMatrix):
         return _todense(self._data, self._plan)
 
 
-def _flatten(a: DIA) -> tuple[tuple[Any], tuple[tpu_dia.Plan, bool]]:
-    return (a._data,), (a._plan, a._transposed)
-
-
-def _unflatten(aux: tuple[tpu_dia.Plan, bool], children: Any) -> DIA:
-    return DIA._make(tuple(children), *aux)
-
-
-jax.tree_util.register_pytree_node(DIA, _flatten, _unflatten)
-routing.register_own_route(DIA, layout.route)
-# The operators call the public functions, which route here (immutable: no in-place operators);
-# those without an implementation raise NotImplementedError.
-_operators.install(DIA, in_place=False)
+layout.register(DIA)

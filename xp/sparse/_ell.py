@@ -19,15 +19,14 @@ from __future__ import annotations
 import functools
 from typing import Any, Self
 
-import jax
 import numpy as np
 
-from xp import _operators
 from xp import _routing as routing
 from xp._array import Array, wrap
 from xp._errors import fail
 from xp._jit import kernel
 from xp._typing import ArrayLike
+from xp.sparse import _conversion as conversion
 from xp.sparse import _layout_matrix as layout
 from xp.sparse._products import kernels, tpu_ell
 
@@ -114,7 +113,9 @@ class ELL(layout.LayoutMatrix):
     def _from_entries(cls, rows: np.ndarray, cols: np.ndarray, values: np.ndarray, shape: tuple[int, int],
                       max_fill: Any, source: Any) -> Self:  # fmt: skip
         limit = layout.fill_limit(max_fill)
-        rows, cols, values = _summed(rows, cols, values, shape)
+        # duplicates summed (one slot each: a row's padding is its most entries), as a BCOO's are
+        values, indices = conversion._sum_duplicates_host(values, np.stack([rows, cols], axis=1), shape, None)
+        rows, cols = indices[:, 0], indices[:, 1]
         plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, values, shape)
         t_plan, t_values, t_columns = tpu_ell.host_layout(cols, rows, values, (shape[1], shape[0]))
         _check_padding(plan, t_plan, len(values), limit)
@@ -172,26 +173,4 @@ def _check_padding(plan: tpu_ell.Plan, t_plan: tpu_ell.Plan, entries: int, max_f
              "this layout does not suit this matrix (pass a larger max_fill to build it anyway)")  # fmt: skip
 
 
-def _summed(rows: np.ndarray, cols: np.ndarray, values: np.ndarray,
-            shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """The entries with duplicates summed (one slot each: a row's padding is its most entries)."""
-    key = rows * shape[1] + cols
-    unique, inverse = np.unique(key, return_inverse=True)
-    if len(unique) == len(key):
-        return rows, cols, values
-    summed = np.zeros(len(unique), values.dtype)
-    np.add.at(summed, inverse, values)
-    return unique // shape[1], unique % shape[1], summed
-
-
-def _flatten(a: ELL) -> tuple[tuple[Any, ...], tuple[Plans, bool]]:
-    return a._leaves(), (a._plan, a._transposed)
-
-
-def _unflatten(aux: tuple[Plans, bool], children: Any) -> ELL:
-    return ELL._make(tuple(children), *aux)
-
-
-jax.tree_util.register_pytree_node(ELL, _flatten, _unflatten)
-routing.register_own_route(ELL, layout.route)
-_operators.install(ELL, in_place=False)
+layout.register(ELL)

@@ -25,7 +25,7 @@ import numpy as np
 from jax.experimental import sparse as jsparse
 
 from xp import _boundary as boundary
-from xp import _devices
+from xp import _devices, _operators
 from xp import _linear_algebra as dense
 from xp import _routing as routing
 from xp._array import Array, namespace, wrap
@@ -268,3 +268,20 @@ def route(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             "A @ x, x @ A, A.T); call .todense() for a dense copy, or use a BCOO or BCSR"
         )
     return function(*args, **kwargs)
+
+
+def register(cls: type[LayoutMatrix]) -> None:
+    """Make the format ``cls`` a JAX pytree (its stored arrays the leaves, its layout and
+    orientation static), route xp's functions to it (:func:`route`), and install the operators,
+    each the routed public function (immutable: none in place; those without an implementation
+    raise NotImplementedError)."""
+
+    def flatten(a: LayoutMatrix) -> tuple[tuple[Any, ...], tuple[Any, bool]]:
+        return a._leaves(), (a._plan, a._transposed)
+
+    def unflatten(aux: tuple[Any, bool], children: Any) -> LayoutMatrix:
+        return cls._make(tuple(children), *aux)
+
+    jax.tree_util.register_pytree_node(cls, flatten, unflatten)
+    routing.register_own_route(cls, route)
+    _operators.install(cls, in_place=False)
