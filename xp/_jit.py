@@ -1,21 +1,19 @@
 """``kernel``: the one way xp makes its jitted kernels, dense and sparse; and ``Tracer``.
 
-A kernel is ``jax.jit(f, inline=True, keep_unused=True)``: one cached XLA computation per
-signature, inlined when called under an enclosing trace. xp defines a few hundred of them;
-creating a ``jax.jit`` object costs 40-60 µs (it inspects the function's signature), more than
-the rest of xp's own import for all of them (bench/RESULTS.md, "Import time"), and most programs
-call a few dozen. So a kernel is a function that creates its ``jax.jit`` on its first
-call and keeps it: one Python call in front of jax.jit's C++ dispatch.
+A kernel is ``jax.jit(f, inline=True, keep_unused=True)``, made where it is defined, as jax.numpy
+makes its functions: one cached XLA computation per signature, inlined when called under an
+enclosing trace, and no Python between the caller and jax.jit's C++ dispatch. (Creating the
+``jax.jit`` objects at import costs ``import xp`` a few milliseconds, bench/RESULTS.md "Import
+time"; creating each on its first call instead cost every call of every kernel a Python frame.)
 
 Every kernel keeps the arguments its result does not depend on (``keep_unused``): jax.jit would
 drop them, and with them their placement, so that ``imag`` of a real array, ``isinf`` of an integer
 one or ``linalg.matrix_power(x, 0)`` would come back on the default device instead of ``x``'s.
 
 The dense namespace calls its kernels with their static arguments positionally: jax.jit's C++
-dispatch costs more per call when they come as keywords (up to 0.2 µs of an eager call of 4-5 µs,
-more with more static arguments). A kernel may declare them by name (``static_argnames``; jax.jit
-finds their positions in the signature) or by position (``static_argnums``, with a comment naming
-them); its callers pass them positionally either way.
+dispatch costs more per call when they come as keywords. A kernel may declare them by name
+(``static_argnames``; jax.jit finds their positions in the signature) or by position
+(``static_argnums``, with a comment naming them); its callers pass them positionally either way.
 """
 
 from __future__ import annotations
@@ -43,31 +41,11 @@ def kernel(fun: F, /, **options: Any) -> F: ...
 @overload
 def kernel(fun: None = None, /, **options: Any) -> Callable[[F], F]: ...
 def kernel(fun: Callable[..., Any] | None = None, /, **options: Any) -> Any:
-    """The kernel of ``fun``: a function that calls :func:`jit` of ``fun``, which it creates on its
-    first call. A decorator as ``@kernel``, ``@kernel(static_argnames=...)`` or
-    ``@functools.partial(kernel, static_argnames=...)``.
-
-    (A function, not an object with ``__call__``: JAX takes kernels as functions too,
-    ``jax.eval_shape(kernel, ...)``, and its caches of functions crashed on callable objects when
-    cleared, ``jax.clear_caches()``.)"""
+    """The kernel of ``fun``: :func:`jit` of it. A decorator as ``@kernel``,
+    ``@kernel(static_argnames=...)`` or ``@functools.partial(kernel, static_argnames=...)``."""
     if fun is None:
         return functools.partial(kernel, **options)
-    jitted: Any = None
-
-    @functools.wraps(fun)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        nonlocal jitted
-        if jitted is None:  # (two threads may both create one: either does)
-            jitted = jit(fun, options)
-        return jitted(*args, **kwargs)
-
-    def cache_size() -> int:
-        """How many computations the kernel holds (``jax.jit``'s ``_cache_size``: tests check
-        that a kernel is not traced again)."""
-        return 0 if jitted is None else jitted._cache_size()
-
-    call._cache_size = cache_size  # type: ignore[attr-defined]
-    return call
+    return jit(fun, options)
 
 
 # ``with on_constants(): ...`` computes now, on concrete values, whatever JAX is tracing, so the
