@@ -42,6 +42,11 @@ ask for accuracy, xp/_float32_accuracy.py, its complex ones not yet): XLA:TPU's 
 is 3.4e-5 off in its real part; jax.numpy's complex64 derivatives too: its ``tanh``'s at ``-1.5``,
 3.9e-5)."""
 
+FLOAT32_DIVISION_RTOL = 0.0 if ON_CPU else 2 * 2.0**-23
+"""How far float32 division may be from the correctly rounded quotient, relatively: XLA's CPU
+divides as IEEE 754 says; XLA:TPU through the divisor's reciprocal, up to 1.5e-7 off for normal
+operands (xp scales the divisors that would take it further: xp/_float32_accuracy.py)."""
+
 DERIVATIVE_SIDE_ON_BRANCH_CUTS = ON_CPU
 """Whether a complex function's derivative at a point of its branch cut takes the side its zero's
 sign picks, as jax.numpy's does, on this backend. On a cut the derivative is one-sided and only the

@@ -295,18 +295,29 @@ def test_complex64_special_values_and_zero_signs_as_complex128_s(name):
 
 
 def test_division_and_atan2_by_float32_s_largest_numbers():
-    # XLA:TPU divides through the divisor's reciprocal, below float32's normal range past 2**126:
-    # jax.numpy's 1e38 / 2e38 is 0 there, arctan2(1e38, -2e38) pi (xp/_float32_accuracy.py)
-    x1 = np.float32([1e38, 3e38, 1e30, 2.0**127, -5.0, 1.0])
-    x2 = np.float32([2e38, 3.2e38, 3e38, 2.0**127, np.inf, 2e38])
+    # XLA:TPU divides through the divisor's reciprocal, inaccurate past 2**104 (1e-5) and below
+    # float32's normal range past 2**126: jax.numpy's 1e38 / 2e38 is 0 there, arctan2(1e38, -2e38)
+    # pi, hypot(1e38, 2e38) 2e38, 2**127 // 2**127 0 (xp/_float32_accuracy.py)
+    x1 = np.float32([1e38, 3e38, 1e30, 2.0**127, -5.0, 3e32, 2.0**110, 1.0])
+    x2 = np.float32([2e38, 3.2e38, 3e38, 2.0**127, np.inf, 2.0**-10, 3.0 * 2.0**108, 2e38])
     wide1, wide2 = x1.astype(np.float64), x2.astype(np.float64)
+    normal = slice(0, 7)  # the last quotient lies below the normal range: flushed or not
+    rtol = platform_facts.FLOAT32_DIVISION_RTOL
     quotient = np.asarray(xp.divide(xp.asarray(x1), xp.asarray(x2)))
-    np.testing.assert_allclose(quotient[:5], (wide1 / wide2)[:5], rtol=EPS)
-    assert quotient[5] in (0.0, np.float32(5e-39))  # below the normal range: flushed or not
+    np.testing.assert_allclose(quotient[normal], (wide1 / wide2)[normal].astype(np.float32), rtol=rtol)
+    assert quotient[7] in (0.0, np.float32(5e-39))
+    large = np.float32([8e37, 5e37, 3.0 * 2.0**108, -(2.0**120)])  # (reciprocals in the normal range)
+    reciprocal = np.asarray(xp.reciprocal(xp.asarray(large)))
+    np.testing.assert_allclose(reciprocal, (1 / large.astype(np.float64)).astype(np.float32), rtol=rtol)
+    floor_quotient = np.asarray(xp.floor_divide(xp.asarray(x1), xp.asarray(x2)))
+    np.testing.assert_array_equal(floor_quotient[normal], np.floor(wide1 / wide2)[normal])
     angle = np.asarray(xp.atan2(xp.asarray(x1), xp.asarray(-x2)))
     np.testing.assert_allclose(angle, np.arctan2(wide1, -wide2), rtol=2 * EPS)
-    z = np.complex64([1e38 + 1e38j, 3e38 + 0j])
-    w = np.complex64([2e38 - 1e38j, 1e38 + 2e38j])
+    length = np.asarray(xp.hypot(xp.asarray(x1[:4]), xp.asarray(x2[:4] / 2)))
+    want = np.minimum(np.hypot(wide1[:4], wide2[:4] / 2), np.inf)
+    np.testing.assert_allclose(length, np.where(want > np.finfo(np.float32).max, np.inf, want), rtol=2 * EPS)
+    z = np.complex64([1e38 + 1e38j, 3e38 + 0j, 2.0**110 + 1j])
+    w = np.complex64([2e38 - 1e38j, 1e38 + 2e38j, 3.0 * 2.0**108 - 2.0**109 * 1j])
     got = np.asarray(xp.divide(xp.asarray(z), xp.asarray(w)), np.complex128)
     want = z.astype(np.complex128) / w.astype(np.complex128)
     assert np.all(np.abs(got - want) <= 4 * EPS * np.abs(want)), (got, want)
@@ -322,7 +333,4 @@ def test_float32_division_is_ieee_division_elsewhere(x1, x2):
         want = x1 / x2
     got = np.asarray(xp.divide(xp.asarray(x1), xp.asarray(x2)))
     normal = ~(np.abs(want) < SMALLEST_NORMAL) | (want == 0)  # (XLA may flush results below the normal range)
-    if platform_facts.ON_CPU:
-        np.testing.assert_array_equal(got[normal], want[normal])
-    else:
-        np.testing.assert_allclose(got[normal], want[normal], rtol=2 * EPS)
+    np.testing.assert_allclose(got[normal], want[normal], rtol=platform_facts.FLOAT32_DIVISION_RTOL)

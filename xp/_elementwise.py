@@ -144,7 +144,7 @@ BINARY = (
     Op("floor_divide", special_cases.floor_divide, REAL_NUMERIC, doc="Floor division x1 // x2; for integers, x1 // 0 is 0 (as NumPy)."),
     Op("greater", jnp.greater, REAL_NUMERIC, BOOL, doc="Whether x1 > x2."),
     Op("greater_equal", jnp.greater_equal, REAL_NUMERIC, BOOL, doc="Whether x1 >= x2."),
-    Op("hypot", jnp.hypot, REAL_FLOATING, lift=True, doc="sqrt(x1**2 + x2**2) without undue overflow."),
+    Op("hypot", special_cases.hypot, REAL_FLOATING, lift=True, doc="sqrt(x1**2 + x2**2) without undue overflow."),
     Op("less", jnp.less, REAL_NUMERIC, BOOL, doc="Whether x1 < x2."),
     Op("less_equal", jnp.less_equal, REAL_NUMERIC, BOOL, doc="Whether x1 <= x2."),
     Op("logaddexp", special_cases.logaddexp, REAL_FLOATING, lift=True, doc="log(exp(x1) + exp(x2)), without overflow."),

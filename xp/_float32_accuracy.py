@@ -78,23 +78,51 @@ def keeping_zeros(x: Any, result: Any) -> Any:
     return jnp.where(x == 0, x, result)
 
 
-HUGE_DIVISOR = 2.0**126
-"""XLA:TPU divides by multiplying with the divisor's reciprocal, which for a divisor above this is
-below float32's normal range and flushed to 0: ``1e38 / 2e38`` came out 0, ``arctan2(1e38, -2e38)``
-``pi``. Such operands are scaled by 1/4 first, exactly (on the CPU the results are the same bits)."""
+HUGE_DIVISOR = 2.0**100
+"""XLA:TPU divides by multiplying with the divisor's reciprocal, which loses float32's accuracy
+for divisors above this (1e-5 relative error from 2**109: the reciprocal nears the bottom of the
+normal range) and is flushed to 0 past 2**126 (``1e38 / 2e38`` came out 0, ``arctan2(1e38,
+-2e38)`` ``pi``). Operands are scaled by :data:`DIVISOR_SCALE` first where the divisor is that
+large: exact, and where the scaled dividend falls below the normal range the quotient is below it
+too (on the CPU the results are the same bits)."""
+
+DIVISOR_SCALE = 2.0**-32
+
+
+def _largest_part(x: Any) -> Any:
+    """The larger magnitude of a complex number's parts (the magnitude of a real one)."""
+    if jnp.iscomplexobj(x):
+        return jnp.maximum(jnp.abs(jnp.real(x)), jnp.abs(jnp.imag(x)))
+    return jnp.abs(x)
+
+
+def _scaled(huge: Any, *operands: Any) -> tuple[Any, ...]:
+    scale = jnp.where(huge, DIVISOR_SCALE, 1.0).astype(jnp.float32)
+    return tuple(x * scale for x in operands)
 
 
 def divide(x1: Any, x2: Any) -> Any:
     """``x1 / x2``, of float32 or complex64, with divisors past :data:`HUGE_DIVISOR` scaled."""
-    scale = jnp.where(jnp.abs(x2) > HUGE_DIVISOR, 0.25, 1.0)
-    return (x1 * scale) / (x2 * scale)
+    x1, x2 = _scaled(_largest_part(x2) > HUGE_DIVISOR, x1, x2)
+    return x1 / x2
 
 
 def atan2(x1: Any, x2: Any) -> Any:
     """``arctan2(x1, x2)`` (the angle does not change when both are scaled), operands past
     :data:`HUGE_DIVISOR` scaled."""
-    scale = jnp.where(jnp.maximum(jnp.abs(x1), jnp.abs(x2)) > HUGE_DIVISOR, 0.25, 1.0)
-    return jnp.arctan2(x1 * scale, x2 * scale)
+    x1, x2 = _scaled(jnp.maximum(jnp.abs(x1), jnp.abs(x2)) > HUGE_DIVISOR, x1, x2)
+    return jnp.arctan2(x1, x2)
+
+
+def hypot(x1: Any, x2: Any) -> Any:
+    """``sqrt(x1**2 + x2**2)`` as jax.numpy computes it (the larger magnitude times
+    ``sqrt(1 + ratio**2)``; infinite where either is, NaN or not), the ratio from :func:`divide`."""
+    x1, x2 = jnp.abs(x1), jnp.abs(x2)
+    infinite = jnp.isposinf(x1) | jnp.isposinf(x2)
+    larger, smaller = jnp.maximum(x1, x2), jnp.minimum(x1, x2)
+    ratio = divide(smaller, jnp.where(larger == 0, jnp.ones_like(larger), larger))
+    result = jnp.where(larger == 0, larger, larger * jnp.sqrt(1 + ratio * ratio))
+    return jnp.where(infinite, jnp.inf, result)
 
 
 def with_tangent(tangent: Callable[[Any, Any], Any]) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:

@@ -92,6 +92,7 @@ _complex_tanh = _float32_or(float32.complex_tanh, jnp.tanh)
 logaddexp = _float32_or(float32.logaddexp, jnp.logaddexp)
 # float32 (and complex64) division with the divisors XLA:TPU's reciprocal flushes scaled
 divide, atan2 = _float32_or(float32.divide, jnp.true_divide), _float32_or(float32.atan2, jnp.arctan2)
+hypot = _float32_or(float32.hypot, jnp.hypot)
 
 
 def _with_derivative(derivative: Any) -> Any:
@@ -507,7 +508,7 @@ def floor_divide(x1: Any, x2: Any) -> Any:
     result = _quotient(x1, x2)
     # also where the quotient rounds to zero: its sign must be the operands' sign product
     special = ~_finite(x1) | ~_finite(x2) | (x1 == 0) | (x2 == 0) | (result == 0)
-    return jnp.where(special, jnp.floor(x1 / x2), result)
+    return jnp.where(special, jnp.floor(divide(x1, x2)), result)
 
 
 def _quotient(x1: Any, x2: Any) -> Any:
@@ -517,7 +518,7 @@ def _quotient(x1: Any, x2: Any) -> Any:
     is one too many where the rounded quotient is an odd multiple of 1/2, as it is for quotients
     between 2**51 and 2**52: -1e16 // -3.0 gave 3333333333333334.0, above -1e16 / -3.0.)"""
     mod = jnp.fmod(x1, x2)  # (exact)
-    quotient = (x1 - mod) / x2
+    quotient = divide(x1 - mod, x2)
     quotient = jnp.where((mod != 0) & ((x2 < 0) != (mod < 0)), quotient - 1, quotient)
     floor = jnp.floor(quotient)
     return jnp.where(quotient - floor > 0.5, floor + 1, floor)
