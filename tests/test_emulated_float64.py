@@ -6,6 +6,7 @@ with JAX's 64-bit mode on (docs/accelerators.md). ``xp._dtypes.float64_emulated`
 these tests make it say True and check that every part of xp follows.
 """
 
+import jax
 import numpy as np
 import pytest
 
@@ -85,3 +86,34 @@ def test_without_emulation_float64_is_there():
     assert not dt.float64_emulated()  # the CPU computes IEEE float64
     assert xp.asarray(1.0).dtype == xp.float64
     assert "float64" in xp.__array_namespace_info__().dtypes()
+
+
+@pytest.mark.parametrize(
+    ("call", "function"),
+    [
+        (lambda x: xp.linalg.svd(x), "xp.linalg.svd"),
+        (lambda x: xp.linalg.svd(x, full_matrices=False), "xp.linalg.svd"),
+        (lambda x: xp.linalg.pinv(x), "xp.linalg.pinv"),
+    ],
+)
+def test_singular_vectors_are_a_clear_error_where_xla_aborts_compiling_them(emulated, call, function):
+    # with the 64-bit mode on, XLA:TPU aborted the process compiling JAX's SVD with singular
+    # vectors (float32 3 x 3, a 2 x 3 x 2 stack, jnp.linalg.pinv and lstsq alike); xp refuses
+    # first, under jit too, and the singular values alone still compute
+    x = xp.asarray(np.float32([[2.0, 1.0], [1.0, 3.0], [0.0, 1.0]]))
+    for attempt in (lambda: call(x), lambda: jax.jit(lambda v: call(xp.asarray(v)))(x._value)):
+        with pytest.raises(NotImplementedError) as info:
+            attempt()
+        message = str(info.value)
+        # (the simulated backend's name; "on TPU" there)
+        assert message.startswith(function) and "float32" in message and "on CPU" in message
+        assert "JAX_ENABLE_X64=0" in message
+    want = np.linalg.svd(np.float64([[2, 1], [1, 3], [0, 1]]), compute_uv=False)
+    np.testing.assert_allclose(np.asarray(xp.linalg.svdvals(x)), want, rtol=1e-6)
+    assert int(xp.linalg.matrix_rank(x)) == 2
+
+
+def test_singular_vectors_compute_where_the_backend_computes_float64():
+    x = xp.asarray(np.float32([[2.0, 1.0], [1.0, 3.0], [0.0, 1.0]]))
+    u, s, vh = xp.linalg.svd(x, full_matrices=False)
+    np.testing.assert_allclose(np.asarray(u * s[None, :] @ vh), np.asarray(x), atol=1e-6)

@@ -335,3 +335,88 @@ def test_transpose_view_under_jit():
     expected = x.copy()
     expected[1, 0] = 0.0
     np.testing.assert_array_equal(np.asarray(jax.jit(f)(xp.asarray(x))), expected)
+
+
+# --- 64-bit integer products where XLA has no 64-bit integer dot (a TPU) ----------------------
+
+
+def _dots_of_wide_integers(stablehlo):
+    return [line for line in stablehlo.splitlines() if "dot_general" in line and ("xi64>" in line or "xui64>" in line)]
+
+
+@pytest.mark.x64
+@pytest.mark.parametrize(
+    ("name", "product"),
+    [
+        ("matmul", lambda a, b: xp.matmul(a, b)),
+        ("@", lambda a, b: a @ b),
+        ("linalg.matmul", lambda a, b: xp.linalg.matmul(a, b)),
+        ("tensordot", lambda a, b: xp.tensordot(a, b, axes=1)),
+        ("linalg.tensordot", lambda a, b: xp.linalg.tensordot(a, b, axes=([1], [0]))),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_64_bit_integer_products_lowered_for_a_tpu_use_no_dot(name, product, dtype):
+    # XLA:TPU cannot lower a dot of 64-bit integers ("While rewriting computation to not contain
+    # X64 element types ... not implemented"); the program xp lowers for a TPU sums products
+    # instead, and the CPU's keeps XLA's dot (the choice is made when the program is lowered)
+    a = np.arange(6, dtype=dtype).reshape(2, 3)
+    b = np.arange(12, dtype=dtype).reshape(3, 4)
+
+    def program(a, b):
+        return product(xp.asarray(a), xp.asarray(b))._value
+
+    traced = jax.jit(program).trace(a, b)
+    assert _dots_of_wide_integers(traced.lower(lowering_platforms=("cpu",)).as_text()), name
+    assert not _dots_of_wide_integers(traced.lower(lowering_platforms=("tpu",)).as_text()), name
+    np.testing.assert_array_equal(np.asarray(jax.jit(program)(a, b)), np.tensordot(a, b, 1))
+
+
+WIDE = st.sampled_from([np.int64, np.uint64])
+
+
+@pytest.mark.x64
+@given(
+    dtype=WIDE,
+    batch1=hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3),
+    batch2=st.sampled_from([(), (1,), (3,)]),
+    sizes=st.tuples(*[st.integers(0, 5)] * 3),
+    vectors=st.sampled_from([(False, False), (True, False), (False, True), (True, True)]),
+    chunk=st.sampled_from([1, 3, 1 << 22]),
+    data=st.data(),
+)
+def test_wide_integer_matmul_is_numpy_s_product(dtype, batch1, batch2, sizes, vectors, chunk, data):
+    # the TPU's formulation, run here: exact, wrapping around as NumPy's 64-bit products do,
+    # through the chunked inner axis too
+    from xp import _linear_algebra
+
+    n, k, m = sizes
+    shape1 = (k,) if vectors[0] else (*batch1, n, k)
+    shape2 = (k,) if vectors[1] else (*batch2, k, m)
+    info = np.iinfo(dtype)
+    values = st.integers(int(info.min), int(info.max))
+    a = data.draw(hnp.arrays(dtype, shape1, elements=values))
+    b = data.draw(hnp.arrays(dtype, shape2, elements=values))
+    try:
+        with np.errstate(over="ignore"):
+            want = np.matmul(a, b)
+    except ValueError:  # batch axes that do not broadcast: not this function's concern
+        return
+    got = np.asarray(_linear_algebra.wide_integer_matmul(jnp.asarray(a), jnp.asarray(b), chunk))
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.x64
+@pytest.mark.parametrize("axes", [((1, 2), (1, 0)), ((), ()), ((2,), (0,)), ((0, 1, 2), (2, 1, 0))])
+def test_wide_integer_tensordot_is_numpy_s(axes):
+    from xp import _linear_algebra
+
+    a = (np.arange(24, dtype=np.int64).reshape(2, 3, 4) - 5) * (2**40 + 3)
+    b = np.arange(24, dtype=np.int64).reshape(4, 3, 2) * (2**30 + 7)
+    if axes == ((0, 1, 2), (2, 1, 0)):
+        b = b.reshape(2, 3, 4).transpose(2, 1, 0)
+    with np.errstate(over="ignore"):
+        want = np.tensordot(a, b, axes)
+    got = _linear_algebra.wide_integer_tensordot(jnp.asarray(a), jnp.asarray(b), axes)
+    np.testing.assert_array_equal(np.asarray(got), want)

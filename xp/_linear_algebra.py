@@ -16,11 +16,13 @@ writes into ``x``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from xp import _boundary as boundary
 from xp import _dtypes as dt
@@ -76,9 +78,73 @@ def _matmul(x1: Any, x2: Any) -> Any:
     except ValueError:
         fail(ValueError, f"the batch axes of x1 and x2 cannot be broadcast together: {shapes_of(x1, x2)}")
     placement = resharding.product_sharding(x1, x2)  # None unless sharded over Explicit mesh axes
+    x1, x2 = x1.astype(dtype), x2.astype(dtype)
     if placement is None:
-        return jnp.matmul(x1.astype(dtype), x2.astype(dtype), preferred_element_type=dtype)
-    return jnp.matmul(x1.astype(dtype), x2.astype(dtype), preferred_element_type=dtype, out_sharding=placement)
+        return _on_each_platform(jnp.matmul, x1, x2, preferred_element_type=dtype)
+    return jnp.matmul(x1, x2, preferred_element_type=dtype, out_sharding=placement)
+
+
+# --- 64-bit integer products on a TPU ------------------------------------------------------
+
+WIDE_INTEGERS = frozenset({np.dtype(np.int64), np.dtype(np.uint64)})
+
+PRODUCT_CHUNK = 1 << 22
+"""How many products :func:`wide_integer_matmul` forms at once by default (32 MB of 64-bit integers)."""
+
+
+def _on_each_platform(product: Callable[..., Any], x1: Any, x2: Any, **options: Any) -> Any:
+    """``product(x1, x2, **options)``; for 64-bit integers, :func:`wide_integer_matmul`'s
+    formulation where the program runs on a TPU (chosen when it is lowered)."""
+    plain = functools.partial(product, **options)
+    if x1.dtype not in WIDE_INTEGERS:
+        return plain(x1, x2)
+    if product is jnp.matmul:
+        on_tpu: Callable[[Any, Any], Any] = wide_integer_matmul
+    else:
+        on_tpu = functools.partial(wide_integer_tensordot, axes=options["axes"])
+    return lax.platform_dependent(x1, x2, tpu=on_tpu, default=plain)
+
+
+def wide_integer_matmul(x1: Any, x2: Any, products: int = PRODUCT_CHUNK) -> Any:
+    """``matmul`` of 64-bit integers as sums of element-wise products, which XLA:TPU computes
+    exactly (its matrix unit has no 64-bit integers, and XLA:TPU does not lower their ``dot``:
+    "While rewriting computation to not contain X64 element types ... not implemented"). Wraps
+    around as the product does; the inner axis in chunks of at most ``products`` products at once."""
+    row, column = x1.ndim == 1, x2.ndim == 1
+    x1 = x1[None, :] if row else x1
+    x2 = x2[:, None] if column else x2
+    (n, k), m = x1.shape[-2:], x2.shape[-1]
+    batch = jnp.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    total = jnp.zeros((*batch, n, m), x1.dtype)
+    if k > 0:
+        chunk = max(1, min(k, products // max(1, math.prod(batch) * n * m)))
+        steps = -(-k // chunk)
+        padding = steps * chunk - k  # (zeros, which add nothing)
+        x1 = jnp.pad(x1, [(0, 0)] * (x1.ndim - 1) + [(0, padding)])
+        x2 = jnp.pad(x2, [(0, 0)] * (x2.ndim - 2) + [(0, padding), (0, 0)])
+
+        def add_chunk(i: Any, total: Any) -> Any:
+            a = lax.dynamic_slice_in_dim(x1, i * chunk, chunk, axis=-1)
+            b = lax.dynamic_slice_in_dim(x2, i * chunk, chunk, axis=-2)
+            return total + jnp.sum(a[..., :, :, None] * b[..., None, :, :], axis=-2, dtype=total.dtype)
+
+        total = add_chunk(0, total) if steps == 1 else lax.fori_loop(0, steps, add_chunk, total)
+    if row:
+        total = total[..., 0, :]
+    return total[..., 0] if column else total
+
+
+def wide_integer_tensordot(x1: Any, x2: Any, axes: tuple[Sequence[int], Sequence[int]]) -> Any:
+    """``tensordot`` of 64-bit integers through :func:`wide_integer_matmul`: the contracted axes
+    of ``x1`` moved last and those of ``x2`` first, each side flattened to a matrix."""
+    first, second = tuple(axes[0]), tuple(axes[1])
+    free1 = [a for a in range(x1.ndim) if a not in first]
+    free2 = [a for a in range(x2.ndim) if a not in second]
+    size = math.prod(x1.shape[a] for a in first)
+    left = jnp.transpose(x1, (*free1, *first)).reshape(math.prod(x1.shape[a] for a in free1), size)
+    right = jnp.transpose(x2, (*second, *free2)).reshape(size, math.prod(x2.shape[a] for a in free2))
+    shape = tuple(x1.shape[a] for a in free1) + tuple(x2.shape[a] for a in free2)
+    return wide_integer_matmul(left, right).reshape(shape)
 
 
 # --- matrix_transpose -----------------------------------------------------------------------
@@ -153,7 +219,8 @@ def _tensordot(x1: Any, x2: Any, axes: int | tuple[tuple[int, ...], tuple[int, .
         if x1.shape[a1] != x2.shape[a2]:
             fail(ValueError, f"axis {a1} of x1 (size {x1.shape[a1]}) and axis {a2} of x2 "
                    f"(size {x2.shape[a2]}) must have the same size: {shapes_of(x1, x2)}")  # fmt: skip
-    return jnp.tensordot(x1.astype(dtype), x2.astype(dtype), axes=(first, second), preferred_element_type=dtype)
+    return _on_each_platform(jnp.tensordot, x1.astype(dtype), x2.astype(dtype), axes=(first, second),
+                             preferred_element_type=dtype)  # fmt: skip
 
 
 # --- vecdot ---------------------------------------------------------------------------------

@@ -292,8 +292,22 @@ def _power_of_two_scale(x: Any, axis: int | tuple[int, int]) -> Any:
 def svd(x: ArrayLike, /, *, full_matrices: bool = True) -> SVDResult:
     """The singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix in ``x``, with
     the singular values ``S`` (real) in descending order."""
-    u, s, vh = _svd(boundary.array(x, "x"), boundary.boolean(full_matrices, "full_matrices"))
+    value = boundary.array(x, "x")
+    _refuse_singular_vectors_xla_aborts_on(value)
+    u, s, vh = _svd(value, boundary.boolean(full_matrices, "full_matrices"))
     return SVDResult(wrap(u), wrap(s), wrap(vh))
+
+
+def _refuse_singular_vectors_xla_aborts_on(x: Any) -> None:
+    """Refuse singular vectors where XLA cannot compile them: with JAX's 64-bit mode on, on a TPU
+    (the default backend, as for the dtype policy: xp/_dtypes.py), XLA:TPU aborts the process
+    compiling JAX's SVD with singular vectors ("Check failed: buffer != nullptr"; its iterations
+    carry a float64 tolerance). The singular values alone compile there."""
+    if dt.x64_enabled() and dt.float64_emulated():
+        fail(NotImplementedError, f"the singular vectors of {x.dtype} matrices cannot be computed on "
+             f"{jax.default_backend().upper()} with JAX's 64-bit mode on: XLA aborts the process compiling them "
+             "there; turn the mode off (JAX_ENABLE_X64=0) or compute on the CPU (svdvals, matrix_rank and the "
+             "matrix norms, which need no vectors, work)")  # fmt: skip
 
 
 @functools.partial(full_precision_kernel, static_argnames="full_matrices")
@@ -457,7 +471,9 @@ def pinv(x: ArrayLike, /, *, rtol: float | ArrayLike | None = None) -> Array:
     float or a real floating array broadcasting with ``x.shape[:-2]``; by default
     ``max(M, N) * eps`` of ``x``'s precision.
     """
-    return wrap(_pinv(boundary.array(x, "x"), _rtol(rtol)))
+    value = boundary.array(x, "x")
+    _refuse_singular_vectors_xla_aborts_on(value)  # (the pseudo-inverse is built from them)
+    return wrap(_pinv(value, _rtol(rtol)))
 
 
 @full_precision_kernel
