@@ -434,8 +434,8 @@ def _extreme_row_scales(a: Any) -> Any:
     magnitude into [1/2, 1) where that magnitude is within 2**24 of either end of the normal range
     (at most 2**±(maxexp - 8)), else 1 (an empty, zero, subnormal, infinite or NaN row too); constant to
     differentiation. Read from the bits of the magnitudes (non-negative floats order as their bits
-    do, NaN above infinity): XLA's CPU program took twice as long for an 8 x 8 solve with ``frexp``
-    and ``ldexp``, and its integer row maximum is cheaper than the floating one."""
+    do, NaN above infinity): in XLA's CPU programs ``frexp``, ``ldexp`` and a floating row maximum
+    cost more than a small matrix's solve itself (bench/RESULTS.md, eager ``linalg.solve``)."""
     magnitude = jnp.maximum(jnp.abs(a.real), jnp.abs(a.imag)) if jnp.iscomplexobj(a) else jnp.abs(a)
     info = jnp.finfo(magnitude.dtype)
     bits = jnp.int32 if magnitude.dtype.itemsize == 4 else jnp.int64
