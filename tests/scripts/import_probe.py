@@ -1,9 +1,12 @@
 """``import xp`` in a fresh process (tests/test_architecture.py): nothing is compiled at import,
-and the optional parts are imported on first use."""
+the optional parts are imported on first use, and no JAX backend is started by importing them (their
+kernels are ``jax.jit`` objects made at import; ``jax.distributed.initialize`` must come before any
+backend starts, and the dtype policy asks for the default backend only on first use)."""
 
 import sys
 
 import jax.monitoring
+from jax._src import xla_bridge
 
 events = []
 jax.monitoring.register_event_duration_secs_listener(lambda event, *args, **kwargs: events.append(event))
@@ -19,3 +22,4 @@ assert xp.fft.fft.__module__ == "xp.fft" and xp.linalg.solve.__module__ == "xp.l
 xp.special.erf, xp.sparse.BCOO, xp.transforms.grad
 assert all(name in sys.modules for name in deferred)
 assert xp.linalg is sys.modules["xp.linalg"] and xp.fft is sys.modules["xp.fft"]
+assert not xla_bridge.backends_are_initialized()  # (JAX's own flag: no public one says this)
