@@ -335,6 +335,12 @@ def test_filtering_the_functions(browser, run):
         seen.page.select_option("#filter-status", "deviation")
         assert set(seen.visible_rows()) == {"exp"}
         seen.page.click("button[type=reset]")
+        # the page applies the reset filters after the form's own reset, from a zero-delay timer
+        seen.page.wait_for_function(
+            "n => [...document.querySelectorAll('#function-table tbody tr')].filter(r => r.offsetParent !== null).length === n",
+            arg=len(names),
+            timeout=5000,
+        )
         assert set(seen.visible_rows()) == names
         assert seen.errors == []
     finally:
