@@ -89,8 +89,9 @@ too (on the CPU the results are the same bits)."""
 DIVISOR_SCALE = 2.0**-32
 
 
-def _largest_part(x: Any) -> Any:
-    """The larger magnitude of a complex number's parts (the magnitude of a real one)."""
+def largest_part(x: Any) -> Any:
+    """The larger magnitude of a complex number's parts (the magnitude of a real one): what
+    decides whether it is near the ends of the float range (no overflow, unlike ``abs``)."""
     if jnp.iscomplexobj(x):
         return jnp.maximum(jnp.abs(jnp.real(x)), jnp.abs(jnp.imag(x)))
     return jnp.abs(x)
@@ -103,7 +104,7 @@ def _scaled(huge: Any, *operands: Any) -> tuple[Any, ...]:
 
 def divide(x1: Any, x2: Any) -> Any:
     """``x1 / x2``, of float32 or complex64, with divisors past :data:`HUGE_DIVISOR` scaled."""
-    x1, x2 = _scaled(_largest_part(x2) > HUGE_DIVISOR, x1, x2)
+    x1, x2 = _scaled(largest_part(x2) > HUGE_DIVISOR, x1, x2)
     return x1 / x2
 
 
@@ -262,7 +263,7 @@ def complex_log(z: Any) -> Any:
     """``log|z| + i arg(z)``, ``log|z|`` without overflow and, near ``|z| = 1``, without cancellation:
     ``log1p(|z|^2 - 1) / 2`` with ``|z|^2 - 1 = (m - 1)(m + 1) + n^2`` (``m`` the larger part's
     magnitude, exact where it matters)."""
-    huge = jnp.maximum(jnp.abs(jnp.real(z)), jnp.abs(jnp.imag(z))) > HUGE
+    huge = largest_part(z) > HUGE
     a, b = (jnp.where(huge, part / HUGE, part) for part in (jnp.real(z), jnp.imag(z)))
     larger, smaller = jnp.maximum(jnp.abs(a), jnp.abs(b)), jnp.minimum(jnp.abs(a), jnp.abs(b))
     ratio = smaller / jnp.where(larger == 0, 1.0, larger)

@@ -80,7 +80,8 @@ def _matmul(x1: Any, x2: Any) -> Any:
     placement = resharding.product_sharding(x1, x2)  # None unless sharded over Explicit mesh axes
     x1, x2 = x1.astype(dtype), x2.astype(dtype)
     if placement is None:
-        return _on_each_platform(jnp.matmul, x1, x2, preferred_element_type=dtype)
+        plain = functools.partial(jnp.matmul, preferred_element_type=dtype)
+        return _on_each_platform(plain, wide_integer_matmul, x1, x2)
     return jnp.matmul(x1, x2, preferred_element_type=dtype, out_sharding=placement)
 
 
@@ -92,16 +93,11 @@ PRODUCT_CHUNK = 1 << 22
 """How many products :func:`wide_integer_matmul` forms at once by default (32 MB of 64-bit integers)."""
 
 
-def _on_each_platform(product: Callable[..., Any], x1: Any, x2: Any, **options: Any) -> Any:
-    """``product(x1, x2, **options)``; for 64-bit integers, :func:`wide_integer_matmul`'s
-    formulation where the program runs on a TPU (chosen when it is lowered)."""
-    plain = functools.partial(product, **options)
+def _on_each_platform(plain: Callable[[Any, Any], Any], on_tpu: Callable[[Any, Any], Any], x1: Any, x2: Any) -> Any:
+    """``plain(x1, x2)``; for 64-bit integers, ``on_tpu(x1, x2)`` (:func:`wide_integer_matmul`'s
+    formulation) where the program runs on a TPU (chosen when it is lowered)."""
     if x1.dtype not in WIDE_INTEGERS:
         return plain(x1, x2)
-    if product is jnp.matmul:
-        on_tpu: Callable[[Any, Any], Any] = wide_integer_matmul
-    else:
-        on_tpu = functools.partial(wide_integer_tensordot, axes=options["axes"])
     return lax.platform_dependent(x1, x2, tpu=on_tpu, default=plain)
 
 
@@ -219,8 +215,9 @@ def _tensordot(x1: Any, x2: Any, axes: int | tuple[tuple[int, ...], tuple[int, .
         if x1.shape[a1] != x2.shape[a2]:
             fail(ValueError, f"axis {a1} of x1 (size {x1.shape[a1]}) and axis {a2} of x2 "
                    f"(size {x2.shape[a2]}) must have the same size: {shapes_of(x1, x2)}")  # fmt: skip
-    return _on_each_platform(jnp.tensordot, x1.astype(dtype), x2.astype(dtype), axes=(first, second),
-                             preferred_element_type=dtype)  # fmt: skip
+    plain = functools.partial(jnp.tensordot, axes=(first, second), preferred_element_type=dtype)
+    on_tpu = functools.partial(wide_integer_tensordot, axes=(first, second))
+    return _on_each_platform(plain, on_tpu, x1.astype(dtype), x2.astype(dtype))
 
 
 # --- vecdot ---------------------------------------------------------------------------------

@@ -47,6 +47,7 @@ from xp import _dtypes as dt
 from xp import _eig as eig_kernels
 from xp._array import Array, wrap
 from xp._errors import ArgumentError, describe, fail
+from xp._float32_accuracy import largest_part
 from xp._jit import kernel
 from xp._linear_algebra import matmul as matmul
 from xp._linear_algebra import matrix_transpose as matrix_transpose
@@ -282,7 +283,7 @@ def _power_of_two_scale(x: Any, axis: int | tuple[int, int]) -> Any:
     """The power of two nearest above the largest magnitude of ``x`` along ``axis`` (kept), so
     that ``x / scale`` has entries of magnitude below 1 and squares them within float range:
     dividing by it is exact. A zero, infinite or NaN slice gets 1."""
-    magnitude = jnp.maximum(jnp.abs(x.real), jnp.abs(x.imag)) if jnp.iscomplexobj(x) else jnp.abs(x)
+    magnitude = largest_part(x)
     _, exponent = jnp.frexp(jnp.max(magnitude, axis=axis, keepdims=True))
     # within the normal range both ways
     return jnp.ldexp(jnp.ones((), magnitude.dtype), jnp.clip(exponent, -120, 120))
@@ -436,7 +437,7 @@ def _extreme_row_scales(a: Any) -> Any:
     differentiation. Read from the bits of the magnitudes (non-negative floats order as their bits
     do, NaN above infinity): in XLA's CPU programs ``frexp``, ``ldexp`` and a floating row maximum
     cost more than a small matrix's solve itself (bench/RESULTS.md, eager ``linalg.solve``)."""
-    magnitude = jnp.maximum(jnp.abs(a.real), jnp.abs(a.imag)) if jnp.iscomplexobj(a) else jnp.abs(a)
+    magnitude = largest_part(a)
     info = jnp.finfo(magnitude.dtype)
     bits = jnp.int32 if magnitude.dtype.itemsize == 4 else jnp.int64
     top = jnp.max(lax.bitcast_convert_type(magnitude, bits), axis=-1, keepdims=True, initial=0)
