@@ -335,6 +335,26 @@ def test_eig_host_fallback_eigenvectors_not_differentiable(monkeypatch):
         jax.grad(lambda m: jnp.sum(jnp.abs(xp.linalg.eig(m).eigenvectors.jax)))(xp.eye(3))
 
 
+def test_eig_on_the_host_without_a_cpu_backend_is_a_clear_error(monkeypatch):
+    # JAX_PLATFORMS=tpu leaves the CPU out, and jax.pure_callback needs a CPU device: the error was
+    # JAX's, from inside the compiled program
+    devices = jax.devices
+
+    def without_cpu(backend=None):
+        if backend == "cpu":
+            raise RuntimeError("Unknown backend cpu")  # what JAX raises where JAX_PLATFORMS leaves it out
+        return devices(backend)
+
+    monkeypatch.setattr(linalg_module, "EIG_HOST_FALLBACK", "always")
+    monkeypatch.setattr(jax, "devices", without_cpu)
+    a = xp.asarray(np.eye(2, dtype=FLOAT))
+    for function in (xp.linalg.eig, xp.linalg.eigvals):
+        with pytest.raises(
+            NotImplementedError, match=rf"^xp\.linalg\.{function.__name__}: .*needs JAX's CPU backend.*JAX_PLATFORMS="
+        ):
+            function(a)
+
+
 @pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3)])
 def test_eig_empty(shape, eig_mode):
     w, v = xp.linalg.eig(xp.zeros(shape))

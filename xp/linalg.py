@@ -48,6 +48,7 @@ from xp import _eig as eig_kernels
 from xp._array import Array, wrap
 from xp._errors import ArgumentError, describe, fail
 from xp._float32_accuracy import largest_part
+from xp._host import require_cpu_backend
 from xp._jit import kernel
 from xp._linear_algebra import matmul as matmul
 from xp._linear_algebra import matrix_transpose as matrix_transpose
@@ -213,7 +214,9 @@ def _eig_mode() -> str:
     if mode == "auto" and not _default_backend_has_eig():
         # JAX's kernel exists for the CPU only: elsewhere the choice is not left to the lowering
         # (lax.platform_dependent), which failed on a TPU
-        return "always"
+        mode = "always"
+    if mode == "always":
+        require_cpu_backend("the eigenvalues of non-symmetric matrices are")
     return mode
 
 

@@ -7,6 +7,7 @@ import pytest
 
 import xp
 import xp.sparse as xs
+from xp.sparse import linalg as sparse_linalg
 
 
 def system(n=40, seed=0, dtype=np.float64):
@@ -15,10 +16,19 @@ def system(n=40, seed=0, dtype=np.float64):
     return a.astype(dtype), rng.standard_normal(n).astype(dtype)
 
 
+@pytest.fixture(params=["default", "host"])
+def solver(request, monkeypatch):
+    """spsolve's two routes: JAX's kernel where the default backend has one (the CPU, CUDA), and
+    SciPy on the host through xp's callback (where it has none: a TPU), here on every backend."""
+    if request.param == "host":
+        monkeypatch.setattr(sparse_linalg, "_jax_has_spsolve", lambda: False)
+    return request.param
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("format", ["bcsr", "bcoo"])
 @pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=pytest.mark.x64)])
-def test_spsolve_matches_dense_solve(format, dtype):
+def test_spsolve_matches_dense_solve(format, dtype, solver):
     a, rhs = system(dtype=dtype)
     A = xs.fromdense(xp.asarray(a), format=format)
     expected = np.linalg.solve(a.astype(np.float64), rhs.astype(np.float64))
@@ -30,7 +40,7 @@ def test_spsolve_matches_dense_solve(format, dtype):
 
 @pytest.mark.slow
 @pytest.mark.x64
-def test_spsolve_promotes_and_differentiates():
+def test_spsolve_promotes_and_differentiates(solver):
     a, rhs = system()
     A = xs.fromdense(xp.asarray(a.astype(np.float32)), format="bcsr")
     out = xs.linalg.spsolve(A, xp.asarray(rhs))  # float32 with float64: float64
@@ -44,6 +54,40 @@ def test_spsolve_promotes_and_differentiates():
     dense = -np.outer(np.linalg.solve(a.T, np.ones(len(rhs))), x)
     rows, cols = np.nonzero(a)
     np.testing.assert_allclose(np.asarray(grad_A.data), dense[rows, cols], rtol=1e-7, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_spsolve_on_the_host_batches_and_differentiates_in_float32(monkeypatch):
+    # the route of a TPU (JAX's spsolve has no kernel there: "MLIR translation rule for primitive
+    # 'spsolve' not found for platform tpu"), with lax.custom_linear_solve's rules
+    monkeypatch.setattr(sparse_linalg, "_jax_has_spsolve", lambda: False)
+    a, rhs = system(dtype=np.float32)
+    A = xs.fromdense(xp.asarray(a), format="bcoo")
+    rhs2 = np.stack([rhs, 1 - 2 * rhs])
+    out = jax.jit(jax.vmap(lambda b: xs.linalg.spsolve(A, b).jax))(jnp.asarray(rhs2))
+    np.testing.assert_allclose(np.asarray(out), np.linalg.solve(a, rhs2.T).T, rtol=1e-4, atol=1e-5)
+    grad_b = jax.jit(jax.grad(lambda b: xp.sum(xp.sin(xs.linalg.spsolve(A, b))).jax))(jnp.asarray(rhs))
+    x = np.linalg.solve(a.astype(np.float64), rhs)
+    np.testing.assert_allclose(np.asarray(grad_b), np.linalg.solve(a.T.astype(np.float64), np.cos(x)), rtol=1e-4)
+
+
+def test_spsolve_without_a_cpu_backend_off_the_cpu_is_a_clear_error(monkeypatch):
+    # the host route's callback needs one of JAX's CPU devices (JAX_PLATFORMS=tpu leaves them out)
+    devices = jax.devices
+
+    def without_cpu(backend=None):
+        if backend == "cpu":
+            raise RuntimeError("Unknown backend cpu")
+        return devices(backend)
+
+    monkeypatch.setattr(sparse_linalg, "_jax_has_spsolve", lambda: False)
+    monkeypatch.setattr(jax, "devices", without_cpu)
+    a, rhs = system(6, dtype=np.float32)
+    with pytest.raises(
+        NotImplementedError, match=r"^xp\.sparse\.linalg\.spsolve: sparse direct solves are computed on the host.*"
+        r"needs JAX's CPU backend"
+    ):  # fmt: skip
+        xs.linalg.spsolve(xs.fromdense(xp.asarray(a)), xp.asarray(rhs))
 
 
 @pytest.mark.x64

@@ -105,6 +105,12 @@ def check(got, expected, dtype):
     np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * (1 + np.abs(expected).max(initial=0)))
 
 
+def dense_product(a, x):
+    """The dense reference of a product, differentiable, at float32's precision on every backend
+    (XLA:TPU's default precision multiplies float32 in bfloat16 passes)."""
+    return jnp.matmul(a, x, precision=jax.lax.Precision.HIGHEST)
+
+
 PRODUCTS = {
     "bcoo A @ x": (bcoo, kernels.bcoo_matmul, False),
     "bcoo A.T @ x": (bcoo, kernels.bcoo_rmatmul, True),
@@ -290,7 +296,7 @@ def test_grad_matches_the_dense_gradient(product, k):
         return jnp.sum(jnp.sin(fn(_with_data(matrix, data), x)))
 
     def dense_loss(a, x):
-        return jnp.sum(jnp.sin((a.T if transposed else a) @ x))
+        return jnp.sum(jnp.sin(dense_product(a.T if transposed else a, x)))
 
     grad_data, grad_x = jax.jit(jax.grad(loss, argnums=(0, 1)))(matrix.data, x)
     a = jnp.asarray(dense(p), jnp.float32)
@@ -333,7 +339,7 @@ def test_higher_order_and_batched_gradients_with_respect_to_data(product, k):
 
     def dense_loss(data, x):
         a = jnp.zeros((p["m"], p["n"]), data.dtype).at[rows, cols].add(jnp.where(valid, data, 0))
-        return jnp.sum(jnp.sin((a.T if transposed else a) @ x))
+        return jnp.sum(jnp.sin(dense_product(a.T if transposed else a, x)))
 
     data, v = matrix.data, jnp.linspace(-1.0, 1.0, matrix.data.shape[0], dtype=jnp.float32)
     for derivative in (
@@ -373,16 +379,17 @@ def test_vmap(product):
     matrix = make(p)
     a = dense(p).astype(np.float32)
     op = a.T if transposed else a
-    xs = jnp.asarray(np.random.default_rng(1).standard_normal((4, op.shape[1])), jnp.float32)
-    np.testing.assert_allclose(jax.jit(jax.vmap(lambda x: fn(matrix, x)))(xs), xs @ op.T, rtol=1e-5, atol=1e-5)
+    xs_np = np.random.default_rng(1).standard_normal((4, op.shape[1])).astype(np.float32)
+    xs = jnp.asarray(xs_np)
+    np.testing.assert_allclose(jax.jit(jax.vmap(lambda x: fn(matrix, x)))(xs), xs_np @ op.T, rtol=1e-5, atol=1e-5)
     batch_x = jnp.stack([xs.T, 2 * xs.T], axis=-1)  # two (n, 4) matrices, batched on the last axis
     out = jax.vmap(lambda x: fn(matrix, x), in_axes=2, out_axes=2)(batch_x)
-    np.testing.assert_allclose(out, np.einsum("ij,jkb->ikb", op, batch_x), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out, np.einsum("ij,jkb->ikb", op, np.asarray(batch_x)), rtol=1e-5, atol=1e-5)
     datas = jnp.stack([matrix.data, 3 * matrix.data])  # batched sparse values: one product each
     out = jax.vmap(lambda d: fn(_with_data(matrix, d), xs[0]))(datas)
-    np.testing.assert_allclose(out, np.stack([op @ xs[0], 3 * op @ xs[0]]), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out, np.stack([op @ xs_np[0], 3 * op @ xs_np[0]]), rtol=1e-5, atol=1e-5)
     per_example = jax.vmap(jax.grad(lambda x: jnp.sum(fn(matrix, x) ** 2)))(xs)
-    np.testing.assert_allclose(per_example, 2 * (xs @ op.T) @ op, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(per_example, 2 * (xs_np @ op.T) @ op, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.slow

@@ -11,6 +11,10 @@ solvers with xp arguments.
   it is cuSOLVER's sparse QR; on CPU JAX calls ``scipy.sparse.linalg.spsolve`` through a host
   callback (SciPy must be installed). It works under ``jax.jit`` and ``jax.grad`` (with respect
   to ``A``'s stored values and ``b``) but not under ``jax.vmap`` (JAX has no batching rule).
+  JAX has no kernel for other platforms (a TPU): there xp calls SciPy's solver on the host itself
+  (``jax.pure_callback``, which needs JAX's CPU backend beside the accelerator), inside
+  ``lax.custom_linear_solve`` with ``A``'s product on the device, which gives it the same
+  derivatives (and a batching rule).
 - :func:`lobpcg_standard`: the ``k`` largest eigenvalues of a symmetric (Hermitian) matrix and
   their eigenvectors by LOBPCG (``jax.experimental.sparse.linalg.lobpcg_standard``), in pure JAX
   on every backend; ``A`` is a sparse matrix (its products use xp's sparse kernels), a dense one,
@@ -25,6 +29,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.experimental import sparse as jsparse
 from jax.experimental.sparse import linalg as jlinalg
 
@@ -32,6 +37,7 @@ from xp import _boundary as boundary
 from xp import _dtypes as dt
 from xp._array import Array, wrap
 from xp._errors import describe, fail
+from xp._host import require_cpu_backend
 from xp._routing import api, reported
 from xp._typing import ArrayLike
 from xp.linalg import cholesky as cholesky
@@ -103,11 +109,20 @@ def spsolve(A: SparseArray, b_: ArrayLike, /, *, tol: float = 1e-6, reorder: int
         dtype = dt.default_float() if dtype.kind != "c" else dt.default_complex()
     tolerance = boundary.finite_float(tol, "tol")
     order = boundary.choice(boundary.integer(reorder, "reorder"), (0, 1, 2, 3), "reorder")
-    return wrap(_spsolve(matrix, rhs, dtype=dtype, tol=tolerance, reorder=order))
+    on_host = not _jax_has_spsolve()
+    if on_host:
+        require_cpu_backend("sparse direct solves are")
+    return wrap(_spsolve(matrix, rhs, dtype=dtype, tol=tolerance, reorder=order, on_host=on_host))
 
 
-@functools.partial(jax.jit, static_argnames=("dtype", "tol", "reorder"))
-def _spsolve(matrix: Any, rhs: Any, dtype: Any, tol: float, reorder: int) -> Any:
+def _jax_has_spsolve() -> bool:
+    # JAX lowers its spsolve for the CPU (SciPy through a host callback) and CUDA (cuSOLVER) only;
+    # as for eig (xp.linalg), the choice is the default backend's, made before tracing
+    return jax.default_backend() in ("cpu", "gpu")
+
+
+@functools.partial(jax.jit, static_argnames=("dtype", "tol", "reorder", "on_host"))
+def _spsolve(matrix: Any, rhs: Any, dtype: Any, tol: float, reorder: int, on_host: bool) -> Any:
     csr = matrix if isinstance(matrix, jsparse.BCSR) else jsparse.BCSR.from_bcoo(matrix)
     data = csr.data.astype(dtype)
     indices = csr.indices
@@ -117,7 +132,38 @@ def _spsolve(matrix: Any, rhs: Any, dtype: Any, tol: float, reorder: int) -> Any
     valid = (indices >= 0) & (indices < n)
     data = jnp.where(valid, data, 0)
     indices = jnp.where(valid, indices, 0)
+    if on_host:
+        return _host_spsolve(data, indices, indptr, rhs.astype(dtype))
     return jlinalg.spsolve(data, indices, indptr, rhs.astype(dtype), tol=tol, reorder=reorder)
+
+
+def _host_spsolve(data: Any, indices: Any, indptr: Any, rhs: Any) -> Any:
+    """SciPy's solve of the CSR system on the host, as JAX's CPU kernel does, for the platforms JAX
+    has no kernel for. ``lax.custom_linear_solve`` differentiates it as JAX's rules do (with
+    respect to ``rhs``, and to ``data`` through the product, on the device) and batches it."""
+    shape = (rhs.shape[0], rhs.shape[0])
+
+    def matvec(v: Any) -> Any:
+        return jsparse.BCSR((data, indices, indptr), shape=shape) @ v
+
+    def solver(transposed: bool) -> Callable[[Any, Any], Any]:
+        def solve(_: Any, b: Any) -> Any:
+            host = functools.partial(_scipy_spsolve, shape=shape, transposed=transposed)
+            result = jax.ShapeDtypeStruct(b.shape, b.dtype)
+            return jax.pure_callback(host, result, data, indices, indptr, b, vmap_method="sequential")
+
+        return solve
+
+    return jax.lax.custom_linear_solve(matvec, rhs, solver(False), solver(True))
+
+
+def _scipy_spsolve(data: Any, indices: Any, indptr: Any, b: Any, shape: tuple[int, int], transposed: bool) -> Any:
+    import scipy.sparse  # (only here: SciPy is needed where this runs, as for JAX's CPU kernel)
+    import scipy.sparse.linalg
+
+    a = scipy.sparse.csr_matrix((np.asarray(data), np.asarray(indices), np.asarray(indptr)), shape=shape)
+    b = np.asarray(b)
+    return np.asarray(scipy.sparse.linalg.spsolve(a.T if transposed else a, b), dtype=b.dtype)
 
 
 @reported("xp.sparse.linalg.lobpcg_standard")
