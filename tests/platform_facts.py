@@ -55,9 +55,11 @@ intermediate zeros (``asin``'s derivative at ``2 + 0j`` came out ``+0.577j`` in 
 ``-0.577j`` in jax.numpy's), so there the tests compare derivatives off the cuts only."""
 
 SPECIAL_FUNCTIONS_FLOAT32_ALLOWANCE = (0.0, 0.0) if ON_CPU else (2e-3, 2e-5)
-"""The relative and absolute error xp.special's float32 values may have on this backend beyond
-each test's own tolerance: its functions are jax.scipy.special's and XLA's expansions (``lgamma``,
-``digamma``, the incomplete gamma and beta functions), built on XLA:TPU's approximate float32
+"""The relative and absolute error the float32 values of xp.special's functions that are still built
+on JAX's and XLA's own expansions (the incomplete gamma function, ``erfc``, the exponential
+integrals, ...: ``APPROXIMATED_ON_A_TPU`` in tests/test_special_functions.py) may have on this
+backend beyond each test's own tolerance: those expansions use XLA:TPU's approximate float32
 ``log`` and ``exp`` (relative errors to 4e-4, docs/accelerators.md), which xp's accuracy requests
-cannot reach; their series carry it further (measured on the v5e: ``nbdtr`` 1.6e-3, ``gammaln``
-7.5e-5; near a zero of ``betaln`` 8.6e-6 absolutely). The CPU's are accurate."""
+cannot reach, and their series carry it further (measured on the v5e when every function was
+JAX's: ``nbdtr`` 1.6e-3, ``gammaln`` 7.5e-5; near a zero of ``betaln`` 8.6e-6 absolutely). The
+CPU's are accurate."""

@@ -8,14 +8,13 @@ derivatives against float64 NumPy on the backend the tests run on: on a TPU they
 request.
 """
 
-import re
-
 import jax
 import jax.extend
 import jax.numpy as jnp
 import numpy as np
 import platform_facts
 import pytest
+from accuracy_requests import left_at_default_accuracy
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -79,19 +78,7 @@ def test_float32_functions_ask_xla_for_its_most_accurate_implementation(name):
         assert all(a == lax.AccuracyMode.HIGHEST for a in requested), (name, requested)
 
 
-COMPILED_TRANSCENDENTAL = ("exponential", "exponential-minus-one", "log", "log-plus-one", "tanh", "logistic")
 COMPLEX_FROM_PARTS = ("log", "log2", "log10", "exp", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan")
-
-
-def _left_at_default_accuracy(fn, *args):
-    """The transcendental operations of ``fn``'s compiled program (this backend's) that ask for no
-    accuracy: XLA's simplifier rewrites some forms into new operations without the request
-    (``exp(a) * exp(b)`` into ``exp(a + b)``, ``1 / exp(x)`` into ``exp(-x)``), and expands others
-    (``logistic``) into them, after the jaxpr the test above reads."""
-    text = jax.jit(fn).lower(*args).compile().as_text()
-    operations = "|".join(COMPILED_TRANSCENDENTAL)
-    pattern = re.compile(rf"= [a-z0-9]+\[[^\]]*\]\S* ({operations})\(")
-    return [m.group(1) for line in text.splitlines() if (m := pattern.search(line)) and "result_accuracy" not in line]
 
 
 def _value_and_derivative(name):
@@ -110,7 +97,7 @@ def _value_and_derivative(name):
 def test_compiled_programs_keep_the_accuracy_requests(name, dtype):
     x = jnp.linspace(1.1, 1.9, 4).astype(dtype)  # (inside acosh's domain)
     args = (x,) * (2 if name == "logaddexp" else 1)
-    assert _left_at_default_accuracy(_value_and_derivative(name), *args) == [], name
+    assert left_at_default_accuracy(_value_and_derivative(name), *args) == [], name
 
 
 @pytest.mark.x64

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
-import jax.scipy.special as jss
 import numpy as np
 
-from xp.special._kernel import Kernel, const, safe
+from xp.special._kernel import Kernel, const, exp, expm1, log, log1p, safe
 
 # --- powers, exponentials, trigonometry -----------------------------------------------------
 
@@ -30,7 +30,7 @@ def _exp10(x: Any) -> Any:
 
 def _exprel(x: Any) -> Any:
     # (exp(x) - 1) / x, with the limits 1 at 0 and inf at inf
-    value = jnp.expm1(x) / safe(x != 0, x, 1.0)
+    value = expm1(x) / safe(x != 0, x, 1.0)
     value = jnp.where(x == 0, const(x, 1.0), value)
     return jnp.where(x == np.inf, const(x, np.inf), value)
 
@@ -114,16 +114,16 @@ def _boxcox_of_log(log_x: Any, lmbda: Any) -> Any:
     (JAX's boxcox1p gives 0 where lmbda log1p(x) underflows: 0 at x = 1e-138, lmbda = 1e-256)."""
     t = lmbda * log_x
     small = jnp.abs(t) < np.sqrt(np.finfo(log_x.dtype).eps)
-    value = jnp.where(small, log_x * (1 + t / 2), jnp.expm1(t) / safe(~small, lmbda, 1.0))
+    value = jnp.where(small, log_x * (1 + t / 2), expm1(t) / safe(~small, lmbda, 1.0))
     return jnp.where(lmbda == 0, log_x, value)
 
 
 def _boxcox(x: Any, lmbda: Any) -> Any:
-    return _boxcox_of_log(jnp.log(x), lmbda)
+    return _boxcox_of_log(log(x), lmbda)
 
 
 def _boxcox1p(x: Any, lmbda: Any) -> Any:
-    return _boxcox_of_log(jnp.log1p(x), lmbda)
+    return _boxcox_of_log(log1p(x), lmbda)
 
 
 def _inverse_boxcox_exponent(y: Any, lmbda: Any) -> Any:
@@ -136,16 +136,16 @@ def _inverse_boxcox_exponent(y: Any, lmbda: Any) -> Any:
     # 1e300) is 1.0, not inf)
     overflow = (lx == np.inf) & jnp.isfinite(lmbda) & jnp.isfinite(y)
     lxs = safe(~overflow, lx, 0.0)
-    logged = jnp.where(overflow, jnp.log(jnp.abs(lmbda)) + jnp.log(jnp.abs(y)), jnp.log1p(lxs))
+    logged = jnp.where(overflow, log(jnp.abs(lmbda)) + log(jnp.abs(y)), log1p(lxs))
     return jnp.where(small, series, logged / safe(~small, lmbda, 1.0))
 
 
 def _inv_boxcox(y: Any, lmbda: Any) -> Any:
-    return jnp.exp(_inverse_boxcox_exponent(y, lmbda))
+    return exp(_inverse_boxcox_exponent(y, lmbda))
 
 
 def _inv_boxcox1p(y: Any, lmbda: Any) -> Any:
-    return jnp.expm1(_inverse_boxcox_exponent(y, lmbda))
+    return expm1(_inverse_boxcox_exponent(y, lmbda))
 
 
 def _huber(delta: Any, r: Any) -> Any:
@@ -187,8 +187,8 @@ def _relative_entropy(x: Any, y: Any, at_zero: Any) -> Any:
     # precision; where x / y overflows, or is subnormal (XLA flushes it to 0): log x - log y
     near = jnp.abs(xs - ys) <= ys / 2
     normal = (ratio >= np.finfo(x.dtype).tiny) & (ratio < np.inf)
-    log_ratio = jnp.where(normal, jnp.log(ratio), jnp.log(xs) - jnp.log(ys))
-    log_ratio = jnp.where(near, jnp.log1p((xs - ys) / ys), log_ratio)
+    log_ratio = jnp.where(normal, log(ratio), log(xs) - log(ys))
+    log_ratio = jnp.where(near, log1p((xs - ys) / ys), log_ratio)
     value = jnp.where(positive, xs * log_ratio, const(x, np.inf))
     value = jnp.where((x == 0) & (y >= 0), at_zero, value)
     return jnp.where(jnp.isnan(x) | jnp.isnan(y), const(x, np.nan), value)
@@ -205,8 +205,32 @@ def _kl_div(x: Any, y: Any) -> Any:
     return jnp.where(positive, value - x + y, value)
 
 
-ENTR = Kernel("entr", ("x",), jss.entr)
+def _entr(x: Any) -> Any:
+    # -x log x, 0 at 0 and -inf below (as JAX's, with xp's logarithm)
+    positive = x > 0
+    value = jnp.where(positive, -x * log(safe(positive, x, 1.0)), const(x, 0.0))
+    return jnp.where(x < 0, const(x, -np.inf), jnp.where(jnp.isnan(x), x, value))
+
+
+def _times_log(log_of: Any) -> Any:
+    """``x * log_of(y)``, 0 where ``x`` is 0 unless ``y`` is NaN (SciPy's ``xlogy``, ``xlog1py``), with
+    JAX's derivative ``log_of(y) dx + x log_of'(y) dy``, defined at ``x = 0`` too."""
+
+    @jax.custom_jvp
+    def times_log(x: Any, y: Any) -> Any:
+        return jnp.where((x != 0) | jnp.isnan(y), x * log_of(y), jnp.zeros_like(x))
+
+    @times_log.defjvp
+    def _jvp(primals: Any, tangents: Any) -> Any:
+        (x, y), (dx, dy) = primals, tangents
+        slope = jax.jvp(log_of, (y,), (jnp.ones_like(y),))[1]
+        return times_log(x, y), dx * log_of(y) + x * slope * dy
+
+    return times_log
+
+
+ENTR = Kernel("entr", ("x",), _entr)
 REL_ENTR = Kernel("rel_entr", ("x", "y"), _rel_entr)
 KL_DIV = Kernel("kl_div", ("x", "y"), _kl_div)
-XLOGY = Kernel("xlogy", ("x", "y"), jss.xlogy, complex=True)
-XLOG1PY = Kernel("xlog1py", ("x", "y"), jss.xlog1py, complex=True)
+XLOGY = Kernel("xlogy", ("x", "y"), _times_log(log), complex=True)
+XLOG1PY = Kernel("xlog1py", ("x", "y"), _times_log(log1p), complex=True)

@@ -19,21 +19,126 @@ import numpy as np
 from jax import lax
 
 from xp.special._elementary import sin_degrees
-from xp.special._kernel import Kernel, const, is_nonpositive_integer, polynomial, safe
+from xp.special._kernel import (
+    Kernel,
+    const,
+    cosh,
+    exp,
+    expm1,
+    is_nonpositive_integer,
+    log,
+    log1p,
+    polynomial,
+    safe,
+    sinh,
+)
 
 # --- gamma ----------------------------------------------------------------------------------
 
 
+def lgamma(x: Any) -> Any:
+    """log|gamma(x)| of real ``x``: JAX's for float64; for float32 :func:`_float32_lgamma`, whose
+    logarithms are xp's (XLA's lgamma expands into logarithms that XLA:TPU approximates)."""
+    return _float32_lgamma(x) if x.dtype == np.float32 else jss.gammaln(x)
+
+
+def digamma(x: Any) -> Any:
+    """psi(x) of real ``x``: JAX's for float64, :func:`_float32_digamma` for float32 (as
+    :func:`lgamma`)."""
+    return _float32_digamma(x) if x.dtype == np.float32 else jss.digamma(x)
+
+
+_FLOAT32_STIRLING_FROM = 8.0
+"""From here on, Stirling's series of log gamma (and the asymptotic one of psi), below it the
+recurrences to [1.5, 2.5)."""
+
+
+def _float32_lgamma(x: Any) -> Any:
+    """log|gamma(x)| of float32 ``x``, from xp's logarithms:
+
+    - ``x >= 8``: Stirling's series;
+    - ``1.5 <= x < 2.5``: the Taylor series at 2, ``u * P(u)`` with ``u = x - 2`` (exact), which keeps
+      the relative precision at the zero 2 (and, with the step up, at 1);
+    - ``2.5 <= x < 8``: ``log gamma(x - k) + log((x - 1) ... (x - k))`` down into [1.5, 2.5) (terms of
+      one sign but for the small first one);
+    - ``0 < x < 1.5``: ``log gamma(x + k) - log(x ... (x + k - 1))`` up into [1.5, 2.5), ``k`` 1 or 2
+      (the logarithm of ``x`` near the zero 1 is correctly rounded, as is the series);
+    - ``x < 0``: the reflection ``log(pi / |sin(pi x)|) - log gamma(1 - x)``, inf at the poles.
+    """
+    finite = jnp.isfinite(x)
+    # the series at 2 on [1.5, 2.5), reached by at most 6 steps down or 2 up
+    positive = safe(finite & (x > 0), x, 2.0)
+    reflected = safe(finite & (x <= 0), 1 - x, 2.0)  # (>= 1: the same computation for both)
+    y = jnp.where(x > 0, positive, reflected)
+    stirling = y >= _FLOAT32_STIRLING_FROM
+    down = jnp.where(stirling, const(x, 0.0), jnp.maximum(jnp.floor(y - 1.5), 0))  # steps down to [1.5, 2.5)
+    up = jnp.where(y < 1.5, jnp.where(y < 0.5, const(x, 2.0), const(x, 1.0)), const(x, 0.0))  # (y >= 1 when reflected)
+    # u = y - down + up - 2, exactly: y - down (at most 6 below y < 8) and y - 1 (y in [0.5, 1.5))
+    # are exact, y + 1 is not
+    u = jnp.where(up > 0, y + (up - 2), (y - down) - 2)
+    near_two = u * polynomial(_LOGGAMMA_2_TAYLOR, u)
+    product_down, product_up = jnp.ones_like(x), jnp.ones_like(x)
+    for k in range(1, 7):
+        product_down = product_down * jnp.where(k <= down, y - k, const(x, 1.0))
+    for k in range(2):
+        product_up = product_up * jnp.where(k < up, y + k, const(x, 1.0))
+    small = near_two + log(product_down) - log(product_up)
+    ys = safe(stirling, y, _FLOAT32_STIRLING_FROM)
+    large = (ys - 0.5) * log(ys) - ys + const(x, 0.5 * np.log(2 * np.pi)) + _stirling_correction(ys)
+    value = jnp.where(stirling, large, small)
+    # x <= 0: log(pi / |sin(pi x)|) - log gamma(1 - x); the poles 0, -1, -2, ... (sin(pi x) = 0) are inf
+    sine = jnp.abs(_real_sin_pi(safe(finite & (x <= 0), x, -0.5)))
+    reflection = jnp.where(sine == 0, const(x, np.inf), log(const(x, np.pi) / sine) - value)
+    value = jnp.where(x > 0, value, reflection)
+    return jnp.where(finite, value, jnp.where(jnp.isnan(x), x, const(x, np.inf)))
+
+
+_DIGAMMA_ASYMPTOTIC = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132)
+"""psi(x) = log x - 1/(2x) - sum of these over x**(2k), k = 1, 2, ...: for x >= 8 the next term is
+below 1e-12."""
+
+
+def _float32_digamma(x: Any) -> Any:
+    """psi(x) of float32 ``x``, from xp's logarithm: the asymptotic series from 8 on, the recurrence
+    ``psi(x) = psi(x + m) - sum of 1 / (x + k), k < m`` below, and the reflection ``psi(1 - x) -
+    pi / tan(pi x)`` for ``x <= 0`` (NaN at the poles 0, -1, ...; the caller gives psi(+-0) its
+    limits). Near the positive zero 1.4616 the result is accurate absolutely, not relatively."""
+    finite = jnp.isfinite(x)
+    y = jnp.where(x > 0, safe(finite & (x > 0), x, 8.0), safe(finite & (x <= 0), 1 - x, 8.0))
+    steps = jnp.maximum(jnp.ceil(_FLOAT32_STIRLING_FROM - y), 0)  # (0 to 8)
+    shifted = y + steps
+    inverse_square = 1 / (shifted * shifted)
+    value = log(shifted) - 0.5 / shifted - inverse_square * polynomial(_DIGAMMA_ASYMPTOTIC, inverse_square)
+    reciprocals = jnp.zeros_like(x)
+    for k in range(8):
+        reciprocals = reciprocals + jnp.where(k < steps, 1 / (y + k), const(x, 0.0))
+    value = value - reciprocals
+    xr = safe(finite & (x <= 0), x, -0.5)
+    sine, cosine = _real_sin_pi(xr), _real_sin_pi(xr + 0.5)  # (cos(pi x) = sin(pi (x + 1/2)), exact shift)
+    reflection = jnp.where(sine == 0, const(x, np.nan), value - const(x, np.pi) * cosine / sine)
+    value = jnp.where(x > 0, value, reflection)
+    # psi(inf) = inf, psi(-inf) NaN (as SciPy)
+    return jnp.where(finite, value, jnp.where(x == np.inf, x, const(x, np.nan)))
+
+
+def _real_sin_pi(x: Any) -> Any:
+    """sin(pi x) of real ``x``, exact in the reduction to [-1/2, 1/2] (exactly 0 at the integers)."""
+    n = jnp.round(x)
+    sign = 1 - 2 * (n - 2 * jnp.floor(n / 2))  # (-1)**n, with n exact in floating point
+    return sign * jnp.sin((x - n) * const(x, np.pi))
+
+
 def _gammaln(x: Any) -> Any:
     # SciPy's value at -inf is -inf (JAX: +inf)
-    return jnp.where(x == -np.inf, const(x, -np.inf), _near_one_and_two(x, jss.gammaln(x)))
+    return jnp.where(x == -np.inf, const(x, -np.inf), _near_one_and_two(x, lgamma(x)))
 
 
 def _loggamma(x: Any) -> Any:
     if x.dtype.kind == "c":
         return _complex_loggamma(x)
     # JAX gives NaN at 0; SciPy gives the limit +inf (the real loggamma is NaN for x < 0)
-    return jnp.where(x == 0, const(x, np.inf), _near_one_and_two(x, jss.loggamma(x)))
+    real = jss.loggamma(x) if x.dtype != np.float32 else jnp.where(x < 0, const(x, np.nan), lgamma(x))
+    return jnp.where(x == 0, const(x, np.inf), _near_one_and_two(x, real))
 
 
 def _near_one_and_two(x: Any, value: Any) -> Any:
@@ -43,7 +148,7 @@ def _near_one_and_two(x: Any, value: Any) -> Any:
     near_two = jnp.abs(x - 2) <= 0.2
     near = (jnp.abs(x - 1) <= 0.2) | near_two
     u = safe(near, jnp.where(near_two, x - 2, x - 1), 0.0)
-    return jnp.where(near, log_gamma_1_plus(u) + jnp.where(near_two, jnp.log1p(u), 0), value)
+    return jnp.where(near, log_gamma_1_plus(u) + jnp.where(near_two, log1p(u), 0), value)
 
 
 def log_gamma_1_plus(u: Any) -> Any:
@@ -71,7 +176,7 @@ def _complex_loggamma(z: Any) -> Any:
     right = _loggamma_right(jnp.where(reflect, 1 - z, z))
     turns = jnp.copysign(const(x, 2 * np.pi), y) * jnp.floor(0.5 * x + 0.25)
     sine = _sin_pi(safe(reflect, z, 0.5))
-    reflected = lax.complex(const(x, np.log(np.pi)), turns) - jnp.log(sine) - right
+    reflected = lax.complex(const(x, np.log(np.pi)), turns) - log(sine) - right
     value = jnp.where(reflect, reflected, right)
     undefined = ((y == 0) & is_nonpositive_integer(x)) | jnp.isnan(z) | (x == -np.inf)
     return jnp.where(undefined, np.asarray(complex(np.nan, np.nan), z.dtype), value)
@@ -96,7 +201,7 @@ def _loggamma_right(w: Any) -> Any:
     near = (jnp.abs(w - 1) <= 0.2) | near_two
     steps = jnp.where(far | near, const(x, 0.0), jnp.floor(7 - x) + 1)  # (0 to 7)
     shifted = safe(~near, w + steps, 8.0)
-    value = (shifted - 0.5) * jnp.log(shifted) - shifted + const(x, 0.5 * np.log(2 * np.pi))
+    value = (shifted - 0.5) * log(shifted) - shifted + const(x, 0.5 * np.log(2 * np.pi))
     value = value + _stirling_correction(shifted, _STIRLING_LONG)
     # the product of the w + k and one logarithm (fewer roundings than a sum of logarithms): each
     # crossing of the negative real axis by the running product is one more 2 pi i in the sum of
@@ -107,9 +212,9 @@ def _loggamma_right(w: Any) -> Any:
         before = jnp.signbit(jnp.imag(product))
         product = product * safe(k < steps, w + k, 1.0)
         crossings = crossings + (jnp.signbit(jnp.imag(product)) & ~before)
-    value = value - (jnp.log(product) + lax.complex(jnp.zeros_like(x), 2 * np.pi * crossings))
+    value = value - (log(product) + lax.complex(jnp.zeros_like(x), 2 * np.pi * crossings))
     u = safe(near, jnp.where(near_two, w - 2, w - 1), 0.0)
-    value = jnp.where(near, log_gamma_1_plus(u) + jnp.where(near_two, jnp.log1p(u), 0), value)
+    value = jnp.where(near, log_gamma_1_plus(u) + jnp.where(near_two, log1p(u), 0), value)
     return jnp.where(lower, jnp.conj(value), value)
 
 
@@ -123,6 +228,12 @@ _ZETA_FROM_2 = (
     1.0000002384505027, 1.000000119219926,
 )  # fmt: skip
 _LOGGAMMA_1_TAYLOR = (-float(np.euler_gamma), *((-1) ** k * zeta / k for k, zeta in enumerate(_ZETA_FROM_2, start=2)))
+_LOGGAMMA_2_TAYLOR = (
+    1 - float(np.euler_gamma),
+    *((-1) ** k * (zeta - 1) / k for k, zeta in enumerate(_ZETA_FROM_2, start=2)),
+)
+"""log gamma(2 + u) = u * sum of these times u**k: (1 - euler_gamma) u + sum of (-1)**k (zeta(k) - 1)
+u**k / k, converging for |u| < 2; for |u| <= 1/2 the terms fall by 4 each."""
 
 
 def _sin_pi(z: Any) -> Any:
@@ -132,18 +243,18 @@ def _sin_pi(z: Any) -> Any:
     n = jnp.round(x)
     r = (x - n) * const(x, np.pi)
     sign = 1 - 2 * (n - 2 * jnp.floor(n / 2))  # (-1)**n, with n exact in floating point
-    return lax.complex(sign * jnp.sin(r) * jnp.cosh(np.pi * y), sign * jnp.cos(r) * jnp.sinh(np.pi * y))
+    return lax.complex(sign * jnp.sin(r) * cosh(np.pi * y), sign * jnp.cos(r) * sinh(np.pi * y))
 
 
 def _rgamma(x: Any) -> Any:
     # 1/gamma(x), which is 0 at the poles of gamma (where JAX's gamma is NaN)
     pole = is_nonpositive_integer(x)
-    return jnp.where(pole, const(x, 0.0), 1 / jss.gamma(safe(~pole, x, 0.5)))
+    return jnp.where(pole, const(x, 0.0), 1 / _gamma(safe(~pole, x, 0.5)))
 
 
 def _psi(x: Any) -> Any:
     # JAX gives NaN at +-0; SciPy gives the one-sided limits: psi(+0) = -inf, psi(-0) = +inf
-    return jnp.where(x == 0, jnp.copysign(const(x, np.inf), -x), jss.digamma(x))
+    return jnp.where(x == 0, jnp.copysign(const(x, np.inf), -x), digamma(x))
 
 
 def _polygamma(n: Any, x: Any) -> Any:
@@ -158,10 +269,25 @@ def _multigammaln(a: Any, d: int) -> Any:
     # SciPy raises for a <= (d - 1) / 2, where the function is undefined; JAX gives inf. xp
     # cannot raise on values under jax.jit, so it gives NaN there.
     valid = a > (d - 1) / 2
-    return jnp.where(valid, jss.multigammaln(safe(valid, a, float(d)), d), const(a, np.nan))
+    return jnp.where(valid, _log_multigamma(safe(valid, a, float(d)), d), const(a, np.nan))
 
 
-GAMMA = Kernel("gamma", ("z",), jss.gamma, complex=True)
+def _log_multigamma(a: Any, d: int) -> Any:
+    if a.dtype != np.float32:
+        return jss.multigammaln(a, d)
+    # JAX's formula, with xp's float32 lgamma: d (d - 1) / 4 log(pi) + sum of lgamma(a - j / 2), j < d
+    halves = jnp.arange(d, dtype=a.dtype) / 2
+    return const(a, d * (d - 1) / 4 * np.log(np.pi)) + jnp.sum(lgamma(a[..., None] - halves), axis=-1)
+
+
+def _gamma(x: Any) -> Any:
+    # JAX's formula, sign * exp(lgamma(x)), with xp's float32 lgamma and exponential
+    if x.dtype != np.float32:
+        return jss.gamma(x)
+    return jss.gammasgn(x) * exp(lgamma(x))
+
+
+GAMMA = Kernel("gamma", ("z",), _gamma, complex=True)
 GAMMALN = Kernel("gammaln", ("x",), _gammaln, real_only_reason="SciPy's gammaln is real-valued; use loggamma")
 LOGGAMMA = Kernel("loggamma", ("z",), _loggamma, complex=True)
 GAMMASGN = Kernel("gammasgn", ("x",), jss.gammasgn)
@@ -207,25 +333,25 @@ def log_beta(a: Any, b: Any) -> Any:
     """
     small, big = jnp.minimum(a, b), jnp.maximum(a, b)
     total = small + big
-    plain = jss.gammaln(a) + jss.gammaln(b) - jss.gammaln(total)
+    plain = lgamma(a) + lgamma(b) - lgamma(total)
     mixed_form = (big >= 8) & ((small > 0) | ((total >= 8) & (small > -np.inf)))
     s1 = safe(mixed_form, small, 1.0)
     b1 = safe(mixed_form, big, 8.0)
     bracket = (
-        -(s1 + b1 - 0.5) * jnp.log1p(s1 / b1)
-        + s1 * (1 - jnp.log(b1))
+        -(s1 + b1 - 0.5) * log1p(s1 / b1)
+        + s1 * (1 - log(b1))
         + _stirling_correction(b1)
         - _stirling_correction(s1 + b1)
     )
-    mixed = jss.gammaln(s1) + bracket
+    mixed = lgamma(s1) + bracket
     s8 = safe(small >= 8, small, 8.0)
     b8 = safe(small >= 8, big, 8.0)
     t8 = s8 + b8
     both = (
         const(a, 0.5 * np.log(2 * np.pi))
-        - 0.5 * jnp.log(t8)
-        + (s8 - 0.5) * jnp.log(s8 / t8)
-        + (b8 - 0.5) * -jnp.log1p(s8 / b8)
+        - 0.5 * log(t8)
+        + (s8 - 0.5) * log(s8 / t8)
+        + (b8 - 0.5) * -log1p(s8 / b8)
         + _stirling_correction(s8)
         + _stirling_correction(b8)
         - _stirling_correction(t8)
@@ -247,7 +373,7 @@ def _binom(n: Any, k: Any) -> Any:
     valid = (n >= 0) & (k >= 0) & ((k <= n) | zero) & jnp.isfinite(n)
     n1 = safe(valid & ~zero, n, 1.0)
     k1 = safe(valid & ~zero, k, 1.0)
-    value = jnp.exp(-jnp.log1p(n1) - log_beta(n1 - k1 + 1, k1 + 1))
+    value = exp(-log1p(n1) - log_beta(n1 - k1 + 1, k1 + 1))
     # integer arguments give integers: round off the last bits where the result is exact
     value = jnp.where(integers & (value < 2 ** (np.finfo(n.dtype).nmant)), jnp.round(value), value)
     return jnp.where(valid, jnp.where(zero, const(n, 0.0), value), const(n, np.nan))
@@ -259,7 +385,10 @@ def _poch(z: Any, m: Any) -> Any:
     # reflection formulas)
     valid = (z > 0) & (z + m > 0) & jnp.isfinite(z) & jnp.isfinite(m)
     zs, ms = safe(valid, z, 1.0), safe(valid, m, 0.0)
-    value = jss.poch(zs, ms)
+    # JAX's gamma(z + m) / gamma(z), with xp's float32 gamma
+    value = (
+        jss.poch(zs, ms) if z.dtype != np.float32 else jnp.where(ms == 0, const(z, 1.0), _gamma(zs + ms) / _gamma(zs))
+    )
     # where JAX's ratio of gamma values overflows or underflows (poch(100, 100) = 4.2e216 came
     # out inf), the exponential of its logarithm, gammaln(m) - betaln(z, m) for m > 0 and
     # betaln(z + m, -m) - gammaln(-m) for m < 0: betaln keeps the difference of two large
@@ -267,8 +396,8 @@ def _poch(z: Any, m: Any) -> Any:
     beyond = valid & ((value == 0) | ~jnp.isfinite(value)) & (ms != 0)
     up = ms > 0
     mu = safe(beyond, jnp.abs(ms), 1.0)
-    log_ratio = jss.gammaln(mu) - log_beta(safe(beyond, jnp.where(up, zs, zs + ms), 1.0), mu)
-    value = jnp.where(beyond, jnp.exp(jnp.where(up, log_ratio, -log_ratio)), value)
+    log_ratio = lgamma(mu) - log_beta(safe(beyond, jnp.where(up, zs, zs + ms), 1.0), mu)
+    value = jnp.where(beyond, exp(jnp.where(up, log_ratio, -log_ratio)), value)
     return jnp.where(valid, value, const(z, np.nan))
 
 
@@ -290,7 +419,7 @@ def _hurwitz(x: Any, q: Any) -> Any:
     # (the next term is below (x/q)^4 / 720)
     far = valid & (x > 1) & (q > 1e8) & (q > 1e4 * x) & (q < np.inf) & ((value == 0) | ~jnp.isfinite(value))
     xf, qf = safe(far, x, 2.0), safe(far, q, 1e9)
-    tail = jnp.exp((1 - xf) * jnp.log(qf)) * (1 / (xf - 1) + 0.5 / qf + xf / (12 * qf * qf))
+    tail = exp((1 - xf) * log(qf)) * (1 / (xf - 1) + 0.5 / qf + xf / (12 * qf * qf))
     value = jnp.where(far, tail, value)
     value = jnp.where(x == 1, const(x, np.inf), value)
     # zeta(x, inf) = 0 for x > 1 (each term vanishes); JAX gives NaN
@@ -323,8 +452,8 @@ def _zeta_below_one(x: Any) -> Any:
     xb = safe(borwein, x, 0.5)
     eta = jnp.zeros_like(x)
     for k, w in enumerate(_borwein_weights(_BORWEIN_TERMS)):
-        eta = eta + w * jnp.exp(-xb * np.log(k + 1.0))
-    near = eta / -jnp.expm1((1 - xb) * const(x, np.log(2.0)))
+        eta = eta + w * exp(-xb * const(x, np.log(k + 1.0)))
+    near = eta / -expm1((1 - xb) * const(x, np.log(2.0)))
     # the functional equation, in logarithms (Gamma(1 - x) overflows from x = -170, where the
     # product is still finite), its sign from sin(pi x / 2), exactly 0 at the even negatives
     xf = safe(~borwein, x, -2.5)
@@ -332,11 +461,11 @@ def _zeta_below_one(x: Any) -> Any:
     log_size = (
         xf * const(x, np.log(2.0))
         + (xf - 1) * const(x, np.log(np.pi))
-        + jss.gammaln(1 - xf)
-        + jnp.log(_hurwitz(1 - xf, jnp.ones_like(x)))
-        + jnp.log(jnp.abs(sine))
+        + lgamma(1 - xf)
+        + log(_hurwitz(1 - xf, jnp.ones_like(x)))
+        + log(jnp.abs(sine))
     )
-    far = jnp.where(sine == 0, const(x, 0.0), jnp.sign(sine) * jnp.exp(log_size))
+    far = jnp.where(sine == 0, const(x, 0.0), jnp.sign(sine) * exp(log_size))
     return jnp.where(borwein, near, far)
 
 

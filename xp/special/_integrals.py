@@ -18,7 +18,8 @@ import jax.scipy.special as jss
 import numpy as np
 from jax import lax
 
-from xp.special._kernel import Kernel, const, safe
+from xp.special._gamma import digamma, lgamma
+from xp.special._kernel import Kernel, const, exp, log, safe
 
 # Terms of the power series for x <= 1: the first left out is below 1/(26 * 26!) ~ 1e-28.
 _SERIES_TERMS = 25
@@ -35,7 +36,7 @@ def _expn_series(n: Any, x: Any) -> Any:
         denominator = k - n + 1
         total = total + jnp.where(denominator == 0, const(x, 0.0), power / safe(denominator != 0, denominator, 1.0))
     sign = jnp.where(jnp.mod(n - 1, 2) == 0, const(x, 1.0), const(x, -1.0))
-    leading = sign * jnp.exp((n - 1) * jnp.log(x) - jss.gammaln(n)) * (jss.digamma(n) - jnp.log(x))
+    leading = sign * exp((n - 1) * log(x) - lgamma(n)) * (digamma(n) - log(x))
     return leading - total
 
 
@@ -50,7 +51,7 @@ def _expn_large_order(n: Any, x: Any) -> Any:
     u = 1 / (n + x)
     r, q = n * u, x * u
     inner = r * (r - 2 * q) + r * u * (6 * q * q - 8 * r * q + r * r)
-    return (1 + u * (r + u * inner)) * jnp.exp(-x) * u
+    return (1 + u * (r + u * inner)) * exp(-x) * u
 
 
 @jax.custom_jvp
@@ -69,7 +70,7 @@ def _expn(n: Any, x: Any) -> Any:
     asymptotic = _expn_large_order(safe(huge, ns, float(_LARGE_ORDER)), safe(huge, x, 1.0))
     zero = jnp.where(ns >= 2, 1 / safe(ns >= 2, ns - 1, 1.0), const(x, np.inf))  # E_n(0)
     xs = safe(x > 0, x, 1.0)
-    order0 = jnp.exp(-xs) / xs  # E_0(x) = exp(-x) / x
+    order0 = exp(-xs) / xs  # E_0(x) = exp(-x) / x
     value = jnp.where(huge, asymptotic, jnp.where(x <= 1, series, fraction))
     value = jnp.where(x == 0, zero, jnp.where(ns == 0, order0, value))
     value = jnp.where(x == np.inf, const(x, 0.0), value)
@@ -183,13 +184,24 @@ def _hyp1f1(a: Any, b: Any, x: Any) -> Any:
     series = _hyp1f1_series(upper, lower, safe(valid & near, z, 0.0))
     asymptotic = jss.hyp1f1(upper, lower, safe(valid & ~near, z, 100.0))
     value = jnp.where(near, series, asymptotic)
-    value = jnp.where(kummer, jnp.exp(x) * value, value)
+    value = jnp.where(kummer, exp(x) * value, value)
     return jnp.where(valid, value, const(x, np.nan))
 
 
 SPENCE = Kernel("spence", ("z",), jss.spence, real_only_reason="JAX's spence is real-valued")
-I0 = Kernel("i0", ("x",), jss.i0)
+
+
+def _i0(x: Any) -> Any:
+    # exp(|x|) i0e(x), as JAX's, with xp's exponential (XLA's i0e asks for no exponential)
+    return exp(jnp.abs(x)) * jss.i0e(x)
+
+
+def _i1(x: Any) -> Any:
+    return exp(jnp.abs(x)) * jss.i1e(x)
+
+
+I0 = Kernel("i0", ("x",), _i0)
 I0E = Kernel("i0e", ("x",), jss.i0e)
-I1 = Kernel("i1", ("x",), jss.i1)
+I1 = Kernel("i1", ("x",), _i1)
 I1E = Kernel("i1e", ("x",), jss.i1e)
 HYP1F1 = Kernel("hyp1f1", ("a", "b", "x"), _hyp1f1, real_only_reason="JAX's hyp1f1 is real-valued")

@@ -38,6 +38,16 @@ from xp._array import Array, wrap
 from xp._errors import fail
 from xp._jit import Tracer, kernel
 
+# The computations' exponentials, logarithms and hyperbolic functions are xp's element-wise ones,
+# not jax.numpy's: for float32 (and complex64) they ask XLA for its accurate implementations, which
+# XLA:TPU's defaults are not (docs/accelerators.md, "Accuracy").
+from xp._special_cases import cosh as cosh
+from xp._special_cases import exp as exp
+from xp._special_cases import expm1 as expm1
+from xp._special_cases import log as log
+from xp._special_cases import log1p as log1p
+from xp._special_cases import sinh as sinh
+
 
 @dataclass(frozen=True)
 class Kernel:

@@ -22,8 +22,8 @@ import numpy as np
 from jax import lax
 from jax.custom_derivatives import SymbolicZero
 
-from xp.special._gamma import log_beta, log_gamma_1_plus
-from xp.special._kernel import Kernel, const, polynomial, safe
+from xp.special._gamma import lgamma, log_beta, log_gamma_1_plus
+from xp.special._kernel import Kernel, const, exp, expm1, log, log1p, polynomial, safe
 
 # --- error functions and the normal and logistic distributions -------------------------------
 
@@ -63,16 +63,28 @@ def _log_ndtr(x: Any) -> Any:
       erfc(z) = erfcx(z) exp(-z**2), with no underflow for large -x.
     """
     positive, tail = x > 0, x < -1
-    right = jnp.log1p(-jss.ndtr(-safe(positive, x, 1.0)))
-    centre = jnp.log(jss.ndtr(safe(~positive & ~tail, x, 0.0)))
+    right = log1p(-jss.ndtr(-safe(positive, x, 1.0)))
+    centre = log(jss.ndtr(safe(~positive & ~tail, x, 0.0)))
     xt = safe(tail, x, -2.0)
-    left = jnp.log(_erfcx(-xt * const(x, np.sqrt(0.5))) / 2) - xt * xt / 2
+    left = log(_erfcx(-xt * const(x, np.sqrt(0.5))) / 2) - xt * xt / 2
     return jnp.where(positive, right, jnp.where(tail, left, centre))
 
 
+def _expit(x: Any) -> Any:
+    # 1 / (1 + exp(-x)), and exp(x) / (1 + exp(x)) below 0 (no overflow), with xp's exponential
+    # (JAX's expit is XLA's logistic, whose expansion on a TPU approximates the exponential)
+    e = exp(jnp.where(x >= 0, -x, x))
+    return jnp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _logit(p: Any) -> Any:
+    # log(p / (1 - p)), as JAX's, with xp's logarithm: -inf at 0, inf at 1, NaN outside [0, 1]
+    return log(p / (1 - p))
+
+
 LOG_NDTR = Kernel("log_ndtr", ("x",), _log_ndtr)
-EXPIT = Kernel("expit", ("x",), jss.expit)
-LOGIT = Kernel("logit", ("x",), jss.logit)
+EXPIT = Kernel("expit", ("x",), _expit)
+LOGIT = Kernel("logit", ("x",), _logit)
 
 
 # --- incomplete gamma and beta --------------------------------------------------------------
@@ -101,12 +113,12 @@ def _temme(a: Any, x: Any) -> tuple[Any, Any]:
     mu = (x - a) / a  # lambda - 1
     near = jnp.abs(mu) < 0.01
     far = safe(~near, mu, 0.5)
-    half_eta2 = jnp.where(near, mu * mu * polynomial(_MU_MINUS_LOG1P, mu), far - jnp.log1p(far))
+    half_eta2 = jnp.where(near, mu * mu * polynomial(_MU_MINUS_LOG1P, mu), far - log1p(far))
     eta = jnp.sign(mu) * jnp.sqrt(2 * half_eta2)
     far_eta = safe(~near, eta, 0.5)
     c0 = jnp.where(near, polynomial(_C0, eta), 1 / far - 1 / far_eta)
     c1 = jnp.where(near, polynomial(_C1, eta), 1 / far_eta**3 - 1 / far**3 - 1 / far**2 - 1 / (12 * far))
-    r = jnp.exp(-a * half_eta2) / jnp.sqrt(2 * np.pi * a) * (c0 + c1 / a)
+    r = exp(-a * half_eta2) / jnp.sqrt(2 * np.pi * a) * (c0 + c1 / a)
     root = eta * jnp.sqrt(a / 2)
     return jss.erfc(-root) / 2 - r, jss.erfc(root) / 2 + r
 
@@ -143,14 +155,14 @@ def _small_a_q(a: Any, x: Any) -> Any:
     (n! (n + a)); the first two terms as -expm1(a log x - log Gamma(1 + a)), so both parts are
     computed to their own relative precision and are positive (no cancellation below a = 1/2)."""
     near = a <= 0.2  # (the Taylor series of log Gamma(1 + a), exact for tiny a, holds to 0.2)
-    log_gamma = jnp.where(near, log_gamma_1_plus(safe(near, a, 0.0)), jss.gammaln(1 + safe(~near, a, 0.3)))
-    exponent = a * jnp.log(x)
+    log_gamma = jnp.where(near, log_gamma_1_plus(safe(near, a, 0.0)), lgamma(1 + safe(~near, a, 0.3)))
+    exponent = a * log(x)
     series = jnp.zeros_like(x)
     power = jnp.ones_like(x)  # (-1)^(n+1) x^n / n!
     for n in range(1, _SMALL_A_Q_TERMS + 1):
         power = power * (-x) / n
         series = series - power / (n + a)
-    return -jnp.expm1(exponent - log_gamma) + a * jnp.exp(exponent - log_gamma) * series
+    return -expm1(exponent - log_gamma) + a * exp(exponent - log_gamma) * series
 
 
 def _gammaincc(a: Any, x: Any) -> Any:
@@ -216,7 +228,7 @@ def _logs(x: Any, x1: Any) -> tuple[Any, Any]:
     """log x and log(1 - x), each from whichever of x and x1 = 1 - x is below 1/2 (the other
     may be rounded: b log(1 - x) for b = 1e20 needs 1 - x to full precision)."""
     low = x < 0.5
-    return jnp.where(low, jnp.log(x), jnp.log1p(-x1)), jnp.where(low, jnp.log1p(-x), jnp.log(x1))
+    return jnp.where(low, log(x), log1p(-x1)), jnp.where(low, log1p(-x), log(x1))
 
 
 @jax.custom_jvp
@@ -230,7 +242,7 @@ def incomplete_beta(a: Any, b: Any, x: Any, x1: Any) -> Any:
     q = safe(inside, jnp.where(flip, a, b), 1.0)
     y = safe(inside, jnp.where(flip, x1, x), 0.5)
     log_y, log_y1 = _logs(y, safe(inside, jnp.where(flip, x, x1), 0.5))
-    front = jnp.exp(p * log_y + q * log_y1 - log_beta(p, q) - jnp.log(p))
+    front = exp(p * log_y + q * log_y1 - log_beta(p, q) - log(p))
     value = front / _beta_fraction(p, q, y)
     out = jnp.clip(jnp.where(flip, 1 - value, value), 0, 1)
     # the limits: I_x(0, b) = I_x(a, inf) = 1 and I_x(a, 0) = I_x(inf, b) = 0 inside (0, 1); the
@@ -253,7 +265,7 @@ def _incomplete_beta_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) ->
     if type(dx) is SymbolicZero and type(dx1) is SymbolicZero:
         return value, jnp.zeros_like(value)
     log_x, log_x1 = _logs(x, x1)
-    density = jnp.exp((a - 1) * log_x + (b - 1) * log_x1 - log_beta(a, b))
+    density = exp((a - 1) * log_x + (b - 1) * log_x1 - log_beta(a, b))
     slope: Any = -dx1 if type(dx) is SymbolicZero else dx
     return value, density * slope
 
@@ -273,7 +285,7 @@ def _betaincc(a: Any, b: Any, x: Any) -> Any:
     swapped = _betainc(b, a, 1 - x)
     inside = (x > 0) & (x < 1) & (a > 0) & (b > 0)
     xs, as_, bs = safe(inside, x, 0.5), safe(inside, a, 1.0), safe(inside, b, 1.0)
-    log_density = (as_ - 1) * jnp.log(xs) + (bs - 1) * jnp.log1p(-xs) - log_beta(as_, bs)
+    log_density = (as_ - 1) * log(xs) + (bs - 1) * log1p(-xs) - log_beta(as_, bs)
     use_swapped = inside & ((x >= 0.5) | (log_density < np.log(2.0)))
     # at the ends (a = 0, b = 0, x = 0, x = 1) I_x(a, b) is exactly 0 or 1 and 1 - p is exact
     return jnp.where(use_swapped, swapped, 1 - p)
@@ -420,7 +432,7 @@ def _t_tail_many_df(df: Any, t: Any, u: Any) -> Any:
     # s0 = log1p(u**2) = u**2 g, lam = a s0 = t**2 g / 2, power = sqrt(s0) = |u| sqrt(g): u**2
     # underflows for df = 1e300 (and t**2 / df's derivative overflows); g does neither
     v = u * u
-    g = jnp.where(v > 1e-30, jnp.log1p(v) / safe(v > 1e-30, v, 1.0), 1 - v / 2)
+    g = jnp.where(v > 1e-30, log1p(v) / safe(v > 1e-30, v, 1.0), 1 - v / 2)
     s0 = v * g
     lam = t * t * g / 2
     # U_k = e^lam Gamma(k + 1/2, lam) / a^(k + 1/2), up from e^lam Gamma(1/2, lam) = sqrt(pi)
@@ -433,7 +445,7 @@ def _t_tail_many_df(df: Any, t: Any, u: Any) -> Any:
         total = total + c * term
         term = ((k + 0.5) * term + power) / a
         power = power * s0
-    return total * jnp.exp(-lam - log_beta(a, const(df, 0.5))) / 2
+    return total * exp(-lam - log_beta(a, const(df, 0.5))) / 2
 
 
 def _stdtr(df: Any, t: Any) -> Any:
@@ -462,7 +474,7 @@ def _stdtr(df: Any, t: Any) -> Any:
     out = jnp.where(t < 0, lower, 1 - lower)
     # 1/2 at t = 0, written 1/2 + t * density(0) so that its derivative there is the density
     # (a constant branch has none: the gradient at 0 was 0)
-    at_zero = 0.5 + t * jnp.exp(-0.5 * jnp.log(df) - log_beta(df / 2, const(t, 0.5)))
+    at_zero = 0.5 + t * exp(-0.5 * log(df) - log_beta(df / 2, const(t, 0.5)))
     out = jnp.where(nonzero, out, at_zero)
     # the normal cdf in the limit df = inf (the beta forms are NaN there)
     out = jnp.where(df == np.inf, jss.ndtr(t), out)
