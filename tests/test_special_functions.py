@@ -36,10 +36,10 @@ APPROXIMATED_ON_A_TPU = frozenset({
     "gdtrc", "hyp1f1", "log_ndtr", "ndtr", "ndtri", "pdtr", "pdtrc", "polygamma", "spence", "stdtr",
 })  # fmt: skip
 """The functions whose float32 computation still holds JAX's or XLA's own expansions with an
-exponential or logarithm at XLA's default accuracy (the incomplete gamma function, erfc, the
-exponential integrals, ...): on a TPU their values carry XLA:TPU's approximations, which the
-tests allow (tests/platform_facts.py); the others compute from xp's accurate functions only.
-test_float32_computations_ask_xla_for_accuracy keeps this list exact."""
+exponential or logarithm at XLA's default accuracy (erfc, and the incomplete gamma family through
+it from a = 1e4; the exponential integrals, ...): on a TPU their values carry XLA:TPU's
+approximations, which the tests allow (tests/platform_facts.py); the others compute from xp's
+accurate functions only. test_float32_computations_ask_xla_for_accuracy keeps this list exact."""
 THROUGH_XLA_POW = frozenset({"exp2", "exp10"})
 """Computed with XLA's ``pow``, which XLA:TPU expands into an exponential and a logarithm at the
 default accuracy after the program the test reads (5e-6 off there: docs/accelerators.md)."""
@@ -312,6 +312,24 @@ def test_float32_gammaln_and_gamma_within_a_few_ulps():
     assert np.max(np.abs(got - want) / np.abs(want)) < 5e-7
     assert float(xp.special.gamma(xp.asarray(5.0, dtype=xp.float32))) == 24.0
     assert float(xp.special.gammaln(xp.asarray(2.0, dtype=xp.float32))) == 0.0
+
+
+@pytest.mark.slow
+def test_float32_incomplete_gamma_functions_keep_float32_s_accuracy():
+    # xp's float32 series and continued fraction (JAX's are 1.5e-2 off for a near 1e4, from the
+    # rounding of a log x - x - lgamma(a); and on a TPU built on the approximate logarithm)
+    rng = np.random.default_rng(4)
+    a = np.concatenate([rng.uniform(lo, hi, 3000) for lo, hi in ((0.05, 1), (1, 8), (8, 50), (50, 1e3), (1e3, 9e3))])
+    x = a * rng.uniform(0.01, 3, a.size)
+    a, x = a.astype(np.float32), x.astype(np.float32)
+    for name in ("gammainc", "gammaincc"):
+        got = np.asarray(getattr(xp.special, name)(xp.asarray(a), xp.asarray(x)), np.float64)
+        want = getattr(sp, name)(a.astype(np.float64), x.astype(np.float64))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=3e-6, err_msg=name)
+    # the continued fraction's converged elements keep their value while others still iterate
+    a = xp.asarray(np.float32([5.991125, 1.4920329, 5000.0]))  # (the last takes hundreds of steps)
+    got = np.asarray(xp.special.gammaincc(a, xp.asarray(np.float32([7.102993, 2.6227744, 5001.5]))), np.float64)
+    np.testing.assert_allclose(got[:2], sp.gammaincc([5.991125, 1.4920329], [7.102993, 2.6227744]), rtol=2e-6)
 
 
 def test_riemann_zeta_without_q():

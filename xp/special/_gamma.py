@@ -84,7 +84,7 @@ def _float32_lgamma(x: Any) -> Any:
         product_up = product_up * jnp.where(k < up, y + k, const(x, 1.0))
     small = near_two + log(product_down) - log(product_up)
     ys = safe(stirling, y, _FLOAT32_STIRLING_FROM)
-    large = (ys - 0.5) * log(ys) - ys + const(x, 0.5 * np.log(2 * np.pi)) + _stirling_correction(ys)
+    large = (ys - 0.5) * log(ys) - ys + const(x, 0.5 * np.log(2 * np.pi)) + stirling_correction(ys)
     value = jnp.where(stirling, large, small)
     # x <= 0: log(pi / |sin(pi x)|) - log gamma(1 - x); the poles 0, -1, -2, ... (sin(pi x) = 0) are inf
     sine = jnp.abs(_real_sin_pi(safe(finite & (x <= 0), x, -0.5)))
@@ -202,7 +202,7 @@ def _loggamma_right(w: Any) -> Any:
     steps = jnp.where(far | near, const(x, 0.0), jnp.floor(7 - x) + 1)  # (0 to 7)
     shifted = safe(~near, w + steps, 8.0)
     value = (shifted - 0.5) * log(shifted) - shifted + const(x, 0.5 * np.log(2 * np.pi))
-    value = value + _stirling_correction(shifted, _STIRLING_LONG)
+    value = value + stirling_correction(shifted, _STIRLING_LONG)
     # the product of the w + k and one logarithm (fewer roundings than a sum of logarithms): each
     # crossing of the negative real axis by the running product is one more 2 pi i in the sum of
     # the logarithms
@@ -305,7 +305,7 @@ _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 /
 _STIRLING_LONG = (*_STIRLING, -3617 / 122400)
 
 
-def _stirling_correction(x: Any, coefficients: tuple[float, ...] = _STIRLING) -> Any:
+def stirling_correction(x: Any, coefficients: tuple[float, ...] = _STIRLING) -> Any:
     """delta(x) = lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2), by its asymptotic series
     (the terms in 1/x, 1/x**3, ... 1/x**13): within 1e-15 of it for x >= 8 (one term more,
     ``_STIRLING_LONG``: 1e-16 for complex ``|x| > 7``)."""
@@ -338,10 +338,7 @@ def log_beta(a: Any, b: Any) -> Any:
     s1 = safe(mixed_form, small, 1.0)
     b1 = safe(mixed_form, big, 8.0)
     bracket = (
-        -(s1 + b1 - 0.5) * log1p(s1 / b1)
-        + s1 * (1 - log(b1))
-        + _stirling_correction(b1)
-        - _stirling_correction(s1 + b1)
+        -(s1 + b1 - 0.5) * log1p(s1 / b1) + s1 * (1 - log(b1)) + stirling_correction(b1) - stirling_correction(s1 + b1)
     )
     mixed = lgamma(s1) + bracket
     s8 = safe(small >= 8, small, 8.0)
@@ -352,9 +349,9 @@ def log_beta(a: Any, b: Any) -> Any:
         - 0.5 * log(t8)
         + (s8 - 0.5) * log(s8 / t8)
         + (b8 - 0.5) * -log1p(s8 / b8)
-        + _stirling_correction(s8)
-        + _stirling_correction(b8)
-        - _stirling_correction(t8)
+        + stirling_correction(s8)
+        + stirling_correction(b8)
+        - stirling_correction(t8)
     )
     out = jnp.where(small >= 8, both, jnp.where(mixed_form, mixed, plain))
     # a pole of gamma in a or b over a finite gamma(a + b) is a pole of B; where a + b is a pole

@@ -22,7 +22,7 @@ import numpy as np
 from jax import lax
 from jax.custom_derivatives import SymbolicZero
 
-from xp.special._gamma import lgamma, log_beta, log_gamma_1_plus
+from xp.special._gamma import lgamma, log_beta, log_gamma_1_plus, stirling_correction
 from xp.special._kernel import Kernel, const, exp, expm1, log, log1p, polynomial, safe
 
 # --- error functions and the normal and logistic distributions -------------------------------
@@ -128,9 +128,129 @@ def _large_a(a: Any, x: Any) -> Any:
     return (a >= _TEMME_FROM) & (a < np.inf) & (x > 0) & (x < np.inf)
 
 
+def _lower(a: Any, x: Any) -> Any:
+    """JAX's P(a, x), or for float32 :func:`lower_incomplete_gamma32`."""
+    return lower_incomplete_gamma32(a, x) if x.dtype == np.float32 else jss.gammainc(a, x)
+
+
+def _upper(a: Any, x: Any) -> Any:
+    """JAX's Q(a, x), or for float32 :func:`upper_incomplete_gamma32`."""
+    return upper_incomplete_gamma32(a, x) if x.dtype == np.float32 else jss.gammaincc(a, x)
+
+
+_SERIES_TERMS = 2000  # at most, of the series and of the continued fraction (a < 1e4: O(sqrt(a)) needed)
+
+
+def _incomplete_gamma32(a: Any, x: Any) -> tuple[Any, Any]:
+    """(P(a, x), Q(a, x)) of float32 ``a`` and ``x``, JAX's method and values with xp's logarithms
+    and exponentials (JAX's lower into XLA:TPU's approximate ones): P by its series
+    ``x^a e^-x / Gamma(a + 1) * sum of x^n / ((a + 1) ... (a + n))`` for ``x < a + 1``, Q by its
+    continued fraction (modified Lentz) beyond, the other as the complement. The prefactor
+    ``x^a e^-x / Gamma(a)`` is, from ``a = 8`` on, ``sqrt(a / 2 pi) exp(-a (mu - log1p(mu)) - delta(a))``
+    with ``mu = x / a - 1`` and Stirling's ``delta``: ``a log x - x - lgamma(a)`` would lose
+    ``a log x`` times float32's epsilon."""
+    inside = (a > 0) & (x > 0) & (a < np.inf) & (x < np.inf)
+    a_, x_ = safe(inside, a, 1.0), safe(inside, x, 1.0)
+    eps = const(x, float(np.finfo(np.float32).eps) / 2)
+    tiny = const(x, float(np.finfo(np.float32).tiny))
+    # the prefactor x^a e^-x / Gamma(a)
+    large = a_ >= 8
+    al = safe(large, a_, 8.0)
+    mu = x_ / al - 1
+    near = jnp.abs(mu) < 0.01
+    far = safe(~near, mu, 0.5)
+    half_eta2 = jnp.where(near, mu * mu * polynomial(_MU_MINUS_LOG1P, mu), far - log1p(far))
+    stirling = -al * half_eta2 + 0.5 * log(al / const(x, 2 * np.pi)) - stirling_correction(al)
+    log_front = jnp.where(large, stirling, a_ * log(x_) - x_ - lgamma(a_))
+    front = exp(log_front)
+    series_side = x_ < a_ + 1
+
+    def series_step(state: tuple[Any, ...]) -> tuple[Any, ...]:
+        n, term, total, _ = state
+        term = term * x_ / (a_ + n)
+        total = total + term
+        return n + 1, term, total, jnp.any(series_side & (term > eps * total))
+
+    def fraction_step(state: tuple[Any, ...]) -> tuple[Any, ...]:
+        # an element that has converged keeps its value: the factors that follow are 1 only to
+        # within an epsilon each, and the loop runs until the slowest element converges
+        i, b, c, d, h, done = state
+        an = -i * (i - a_)
+        b = b + 2
+        d = an * d + b
+        d = 1 / jnp.where(jnp.abs(d) < tiny, tiny, d)
+        c = b + an / c
+        c = jnp.where(jnp.abs(c) < tiny, tiny, c)
+        delta = c * d
+        h = jnp.where(done, h, h * delta)
+        return i + 1, b, c, d, h, done | (jnp.abs(delta - 1) < eps)
+
+    one = jnp.ones_like(x)
+    series = lax.while_loop(
+        lambda s: (s[0] <= _SERIES_TERMS) & s[3], series_step, (const(x, 1.0), one, one, jnp.asarray(True))
+    )[2]
+    b0 = jnp.where(series_side, const(x, 2.0), x_ + 1 - a_)  # (a harmless start where the series is used)
+    fraction = lax.while_loop(
+        lambda s: (s[0] <= _SERIES_TERMS) & ~jnp.all(s[5]),
+        fraction_step,
+        (const(x, 1.0), b0, one / tiny, 1 / b0, 1 / b0, series_side),
+    )[4]
+    p = jnp.clip(front / a_ * series, 0, 1)
+    q = jnp.clip(front * fraction, 0, 1)
+    lower = jnp.where(series_side, p, 1 - q)
+    upper = jnp.where(series_side, 1 - p, q)
+    # JAX's values elsewhere: P(a, 0) = 0, P(a, inf) = 1, P(0, x) = 1 for a, x > 0; NaN otherwise
+    at_zero = (x == 0) & (a > 0)
+    at_inf = (x == np.inf) & (a > 0) & (a < np.inf)
+    a_zero = (a == 0) & (x > 0)
+    lower = jnp.where(at_zero, const(x, 0.0), jnp.where(at_inf | a_zero, const(x, 1.0), lower))
+    upper = jnp.where(at_zero, const(x, 1.0), jnp.where(at_inf | a_zero, const(x, 0.0), upper))
+    known = inside | at_zero | at_inf | a_zero
+    return jnp.where(known, lower, const(x, np.nan)), jnp.where(known, upper, const(x, np.nan))
+
+
+def _lower_slope(a: Any, x: Any, da: Any, dx: Any) -> Any:
+    """The tangent of P(a, x): JAX's derivative in ``a`` (``lax.igamma_grad_a``), the density
+    ``x^(a-1) e^-x / Gamma(a)`` in ``x``."""
+    slope = jnp.zeros_like(x)
+    if type(da) is not SymbolicZero:
+        slope = slope + lax.igamma_grad_a(a, x) * da
+    if type(dx) is not SymbolicZero:
+        positive = x > 0
+        xs = safe(positive, x, 1.0)
+        density = jnp.where(positive, exp((a - 1) * log(xs) - xs - lgamma(a)), const(x, 0.0))
+        slope = slope + density * dx
+    return slope
+
+
+@jax.custom_jvp
+def lower_incomplete_gamma32(a: Any, x: Any) -> Any:
+    return _incomplete_gamma32(a, x)[0]
+
+
+@jax.custom_jvp
+def upper_incomplete_gamma32(a: Any, x: Any) -> Any:
+    return _incomplete_gamma32(a, x)[1]
+
+
+def _lower_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    (a, x), (da, dx) = primals, tangents
+    return lower_incomplete_gamma32(a, x), _lower_slope(a, x, da, dx)
+
+
+def _upper_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    (a, x), (da, dx) = primals, tangents
+    return upper_incomplete_gamma32(a, x), -_lower_slope(a, x, da, dx)
+
+
+# (symbolic zeros: no derivative in a is computed where a has no tangent)
+lower_incomplete_gamma32.defjvp(_lower_jvp, symbolic_zeros=True)
+upper_incomplete_gamma32.defjvp(_upper_jvp, symbolic_zeros=True)
+
+
 def _gammainc(a: Any, x: Any) -> Any:
     large = _large_a(a, x)
-    out = jss.gammainc(safe(~large, a, 1.0), safe(~large, x, 1.0))
+    out = _lower(safe(~large, a, 1.0), safe(~large, x, 1.0))
     out = jnp.where(large, _temme(safe(large, a, _TEMME_FROM), safe(large, x, _TEMME_FROM))[0], out)
     # SciPy's limits where JAX gives NaN: P(0, x) = 1 and P(inf, x) = 0 for 0 < x < inf
     inside = (x > 0) & (x < np.inf)
@@ -168,7 +288,7 @@ def _small_a_q(a: Any, x: Any) -> Any:
 def _gammaincc(a: Any, x: Any) -> Any:
     large = _large_a(a, x)
     small = (a > 0) & (a < _SMALL_A_Q_BELOW) & (x > 0) & (x <= 1)
-    out = jss.gammaincc(safe(~large & ~small, a, 1.0), safe(~large & ~small, x, 1.0))
+    out = _upper(safe(~large & ~small, a, 1.0), safe(~large & ~small, x, 1.0))
     out = jnp.where(large, _temme(safe(large, a, _TEMME_FROM), safe(large, x, _TEMME_FROM))[1], out)
     out = jnp.where(small, _small_a_q(safe(small, a, 0.25), safe(small, x, 0.5)), out)
     inside = (x > 0) & (x < np.inf)
