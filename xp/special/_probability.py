@@ -324,18 +324,20 @@ def _beta_fraction(a: Any, b: Any, x: Any) -> Any:
         return jnp.where(jnp.abs(v) < tiny, tiny, v)
 
     def step(state: tuple[Any, ...]) -> tuple[Any, ...]:
-        j, f, c, d, _ = state
+        # an element that has converged keeps its value: the factors that follow are 1 only to
+        # within an epsilon each, and the loop runs until the slowest element converges
+        j, f, c, d, done = state
         dj = term(j)
         d = 1 / nonzero(1 + dj * d)
         c = nonzero(1 + dj / c)
         delta = c * d
-        return j + 1, f * delta, c, d, jnp.any(jnp.abs(delta - 1) >= eps)
+        return j + 1, jnp.where(done, f, f * delta), c, d, done | (jnp.abs(delta - 1) < eps)
 
     def more(state: tuple[Any, ...]) -> Any:
-        return (state[0] <= _LENTZ_TERMS[x.dtype]) & state[4]
+        return (state[0] <= _LENTZ_TERMS[x.dtype]) & ~jnp.all(state[4])
 
     one = jnp.ones_like(x)
-    state = (const(x, 1.0), one, one, jnp.zeros_like(x), jnp.asarray(True))
+    state = (const(x, 1.0), one, one, jnp.zeros_like(x), jnp.zeros(x.shape, bool))
     return lax.while_loop(more, step, state)[1]
 
 
