@@ -54,6 +54,37 @@ def _expn_large_order(n: Any, x: Any) -> Any:
     return (1 + u * (r + u * inner)) * exp(-x) * u
 
 
+_FRACTION_TERMS = 2000  # at most, of the float32 continued fraction (x > 1: tens are needed)
+
+
+def _expn_fraction32(n: Any, x: Any) -> Any:
+    """E_n(x) of float32 for x > 1: exp(-x) times the continued fraction 1 / (x + n / (1 + 1 / (x +
+    (n + 1) / (1 + 2 / (x + ...))))), its convergents ``p / q`` by the fundamental recurrences (as
+    JAX's, from Cephes; a product of Lentz's factors loses an ulp a step near x = 1), with xp's
+    exponential. An element that has converged keeps its value while the others iterate."""
+    eps = const(x, float(np.finfo(np.float32).eps))
+    big = const(x, 2.0**60)  # (the recurrences are rescaled past this)
+
+    def step(state: tuple[Any, ...]) -> tuple[Any, ...]:
+        k, p2, q2, p1, q1, value, done = state
+        k = k + 1
+        odd = k % 2 == 1
+        y = jnp.where(odd, const(x, 1.0), x)
+        w = jnp.where(odd, n + (k - 1) / 2, k / 2)
+        p, q = p1 * y + p2 * w, q1 * y + q2 * w
+        nonzero = q != 0
+        ratio = jnp.where(nonzero, p / jnp.where(nonzero, q, 1), value)
+        converged = nonzero & (jnp.abs(value - ratio) <= eps * jnp.abs(ratio))
+        value = jnp.where(done, value, ratio)
+        scale = jnp.where(jnp.abs(p) > big, 1 / big, const(x, 1.0))
+        return k, p1 * scale, q1 * scale, p * scale, q * scale, value, done | converged
+
+    one = jnp.ones_like(x)
+    state = (const(x, 1.0), one, x, one, x + n, 1 / (x + n), jnp.zeros(x.shape, bool))
+    value = lax.while_loop(lambda s: (s[0] <= _FRACTION_TERMS) & ~jnp.all(s[6]), step, state)[5]
+    return value * exp(-x)
+
+
 @jax.custom_jvp
 def _expn(n: Any, x: Any) -> Any:
     # n must be a non-negative integer (SciPy truncates others, with a warning: xp gives NaN)
@@ -66,7 +97,7 @@ def _expn(n: Any, x: Any) -> Any:
     large = valid & (x > 1) & ~huge
     ns = safe(valid, n, 1.0)
     series = _expn_series(safe(small, ns, 1.0), safe(small, x, 0.5))
-    fraction = jss.expn(safe(large, ns, 1.0), safe(large, x, 2.0))
+    fraction = (_expn_fraction32 if x.dtype == np.float32 else jss.expn)(safe(large, ns, 1.0), safe(large, x, 2.0))
     asymptotic = _expn_large_order(safe(huge, ns, float(_LARGE_ORDER)), safe(huge, x, 1.0))
     zero = jnp.where(ns >= 2, 1 / safe(ns >= 2, ns - 1, 1.0), const(x, np.inf))  # E_n(0)
     xs = safe(x > 0, x, 1.0)
@@ -93,10 +124,42 @@ def _exp1(x: Any) -> Any:
     return _expn(jnp.ones_like(x), x)
 
 
+_EI_ASYMPTOTIC_FROM = 16.6
+"""-log(float32's epsilon): from here on the asymptotic series of Ei reaches float32's precision
+before its terms grow."""
+_EI_SERIES_TERMS = 60  # (the first left out is below 1e-9 of the sum at 16.6)
+_EI_ASYMPTOTIC_TERMS = 40
+
+
+def _expi32(x: Any) -> Any:
+    """Ei(x) of float32 ``x > 0`` with xp's logarithm and exponential (JAX's is a piecewise rational
+    function times an exponential at XLA's default accuracy): the series ``euler_gamma + log x +
+    sum of x^k / (k k!)`` below 16.6 (terms of one sign; near the zero 0.3725 accurate absolutely),
+    the asymptotic series ``e^x / x * sum of k! / x^k`` beyond, summed while its terms fall."""
+    small = x < _EI_ASYMPTOTIC_FROM
+    xs = safe(small, x, 1.0)
+    term, total = jnp.ones_like(x), jnp.zeros_like(x)
+    for k in range(1, _EI_SERIES_TERMS + 1):
+        term = term * xs / k
+        total = total + term / k
+    series = const(x, float(np.euler_gamma)) + log(xs) + total
+    xl = safe(~small, x, _EI_ASYMPTOTIC_FROM)
+    term, total, falling = jnp.ones_like(x), jnp.ones_like(x), jnp.ones(x.shape, bool)
+    for k in range(1, _EI_ASYMPTOTIC_TERMS + 1):
+        next_term = term * k / xl
+        falling = falling & (next_term < term) & (term > const(x, float(np.finfo(np.float32).eps)) * total)
+        term = next_term
+        total = total + jnp.where(falling, term, const(x, 0.0))
+    # e^x / x, through exp(x - log x) where e^x alone would overflow (Ei is finite to about 93)
+    front = jnp.where(xl < 88, exp(safe(xl < 88, xl, 1.0)) / xl, exp(xl - log(xl)))
+    return jnp.where(small, series, front * total)
+
+
 def _expi(x: Any) -> Any:
     # Ei(x) = -E1(-x) for x < 0; JAX's expi for x >= 0 is a piecewise rational function
     negative = x < 0
-    value = jnp.where(negative, -_exp1(safe(negative, -x, 1.0)), jss.expi(safe(~negative, x, 1.0)))
+    positive = (_expi32 if x.dtype == np.float32 else jss.expi)(safe(~negative, x, 1.0))
+    value = jnp.where(negative, -_exp1(safe(negative, -x, 1.0)), positive)
     # Ei(0) = -inf; Ei(inf) = inf (JAX's rational function gives NaN there)
     return jnp.where(x == 0, const(x, -np.inf), jnp.where(x == np.inf, const(x, np.inf), value))
 
