@@ -56,7 +56,7 @@ intermediate zeros (``asin``'s derivative at ``2 + 0j`` came out ``+0.577j`` in 
 
 SPECIAL_FUNCTIONS_FLOAT32_ALLOWANCE = (0.0, 0.0) if ON_CPU else (2e-3, 2e-5)
 """The relative and absolute error the float32 values of xp.special's functions that are still built
-on JAX's and XLA's own expansions (``erfinv``, ``ndtri``, ``polygamma``, ...:
+on JAX's and XLA's own expansions (``erfinv``, ``ndtri``, ``spence``, ...:
 ``APPROXIMATED_ON_A_TPU`` in tests/test_special_functions.py) may have on this
 backend beyond each test's own tolerance: those expansions use XLA:TPU's approximate float32
 ``log`` and ``exp`` (relative errors to 4e-4, docs/accelerators.md), which xp's accuracy requests
