@@ -4,6 +4,9 @@ Computed with ``jax.scipy.special`` where it agrees with SciPy; the rest, and th
 gets wrong, are computed from the identities named in each function. Outside the domain in
 which a function is computed (docs/special.md), the result is SciPy's limit where that is
 cheap to state (``psi(0) = -inf``) and NaN otherwise, never another number.
+
+float32's log gamma, psi and polygamma are xp's own (:func:`lgamma`, :func:`digamma`): JAX's
+lower into logarithms and exponentials at XLA's default accuracy, which XLA:TPU approximates.
 """
 
 from __future__ import annotations

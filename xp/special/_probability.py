@@ -6,6 +6,9 @@ The distribution functions are the identities of their SciPy (Cephes) definition
 with SciPy's values at the ends of their domains and NaN outside them. Complements are computed
 as complements (``betaincc`` below), not as ``1 - cdf``, so small tail probabilities keep their
 precision.
+
+float32's ``erfc``, ``erfcx``, ``ndtr`` and incomplete gamma function are xp's own, on xp's
+accurate exponentials and logarithms (JAX's lower into XLA's, which XLA:TPU approximates).
 """
 
 from __future__ import annotations
