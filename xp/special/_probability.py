@@ -254,8 +254,8 @@ def _incomplete_gamma32(a: Any, x: Any) -> tuple[Any, Any]:
     and exponentials (JAX's lower into XLA:TPU's approximate ones): P by its series
     ``x^a e^-x / Gamma(a + 1) * sum of x^n / ((a + 1) ... (a + n))`` for ``x < a + 1``, Q by its
     continued fraction (modified Lentz) beyond, the other as the complement. The prefactor
-    ``x^a e^-x / Gamma(a)`` is, from ``a = 8`` on, ``sqrt(a / 2 pi) exp(-a (mu - log1p(mu)) - delta(a))``
-    with ``mu = x / a - 1`` and Stirling's ``delta``: ``a log x - x - lgamma(a)`` would lose
+    ``x^a e^-x / Gamma(a)`` is, from ``a = 8`` on, ``sqrt(a / 2 pi) exp(-a (mu - log(x / a)) - delta(a))``
+    with ``mu = (x - a) / a`` and Stirling's ``delta``: ``a log x - x - lgamma(a)`` would lose
     ``a log x`` times float32's epsilon."""
     inside = (a > 0) & (x > 0) & (a < np.inf) & (x < np.inf)
     a_, x_ = safe(inside, a, 1.0), safe(inside, x, 1.0)
@@ -264,10 +264,15 @@ def _incomplete_gamma32(a: Any, x: Any) -> tuple[Any, Any]:
     # the prefactor x^a e^-x / Gamma(a)
     large = a_ >= 8
     al = safe(large, a_, 8.0)
-    mu = x_ / al - 1
+    # mu = x / a - 1 as (x - a) / a (exact where x is near a); log(x / a) as log1p(mu), whose
+    # rounding then cancels in mu - log1p(mu), but below x = a / 2 as log(x / a) (1 + mu would
+    # lose the digits of a small x / a)
+    mu = (x_ - al) / al
     near = jnp.abs(mu) < 0.01
     far = safe(~near, mu, 0.5)
-    half_eta2 = jnp.where(near, mu * mu * polynomial(_MU_MINUS_LOG1P, mu), far - log1p(far))
+    below_half = mu < -0.5
+    log_ratio = jnp.where(below_half, log(safe(below_half, x_ / al, 0.25)), log1p(safe(~below_half, far, 0.5)))
+    half_eta2 = jnp.where(near, mu * mu * polynomial(_MU_MINUS_LOG1P, mu), far - log_ratio)
     stirling = -al * half_eta2 + 0.5 * log(al / const(x, 2 * np.pi)) - stirling_correction(al)
     log_front = jnp.where(large, stirling, a_ * log(x_) - x_ - lgamma(a_))
     front = exp(log_front)
