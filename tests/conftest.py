@@ -226,6 +226,20 @@ def memory_mappings() -> int:
         return maps.read().count(b"\n")
 
 
+@pytest.fixture
+def without_cpu_backend(monkeypatch):
+    """``jax.devices("cpu")`` raises as JAX does where ``JAX_PLATFORMS`` leaves the CPU out (what
+    xp's host computations, through ``jax.pure_callback``, need)."""
+    devices = jax.devices
+
+    def without_cpu(backend=None):
+        if backend == "cpu":
+            raise RuntimeError("Unknown backend cpu")
+        return devices(backend)
+
+    monkeypatch.setattr(jax, "devices", without_cpu)
+
+
 @pytest.fixture(autouse=True)
 def _release_compiled_kernels():
     yield

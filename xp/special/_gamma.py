@@ -126,9 +126,8 @@ def _float32_digamma(x: Any) -> Any:
 
 def _real_sin_pi(x: Any) -> Any:
     """sin(pi x) of real ``x``, exact in the reduction to [-1/2, 1/2] (exactly 0 at the integers)."""
-    n = jnp.round(x)
-    sign = 1 - 2 * (n - 2 * jnp.floor(n / 2))  # (-1)**n, with n exact in floating point
-    return sign * jnp.sin((x - n) * const(x, np.pi))
+    sign, r = _reduced_pi_multiple(x)
+    return sign * jnp.sin(r)
 
 
 def _gammaln(x: Any) -> Any:
@@ -243,10 +242,16 @@ def _sin_pi(z: Any) -> Any:
     """sin(pi z) of complex ``z`` with ``|Im z| <= 7``, exact in the reduction of the real part
     to [-1/2, 1/2] (``jnp.sin(pi * z)`` loses every digit once ``Re z`` is large)."""
     x, y = jnp.real(z), jnp.imag(z)
-    n = jnp.round(x)
-    r = (x - n) * const(x, np.pi)
-    sign = 1 - 2 * (n - 2 * jnp.floor(n / 2))  # (-1)**n, with n exact in floating point
+    sign, r = _reduced_pi_multiple(x)
     return lax.complex(sign * jnp.sin(r) * cosh(np.pi * y), sign * jnp.cos(r) * sinh(np.pi * y))
+
+
+def _reduced_pi_multiple(x: Any) -> tuple[Any, Any]:
+    """(sign, r) with ``pi x = pi n + r``, ``n`` the nearest integer and ``sign = (-1)**n``, so that
+    sin(pi x) = sign sin(r) and cos(pi x) = sign cos(r); ``x - n`` is exact."""
+    n = jnp.round(x)
+    sign = 1 - 2 * (n - 2 * jnp.floor(n / 2))  # (-1)**n, with n exact in floating point
+    return sign, (x - n) * const(x, np.pi)
 
 
 def _rgamma(x: Any) -> Any:

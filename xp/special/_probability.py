@@ -211,6 +211,24 @@ _C1 = (-1 / 540, -1 / 288, 1 / 378)
 _MU_MINUS_LOG1P = tuple((-1) ** k / (k + 2) for k in range(8))
 
 
+_NEAR = 0.01
+"""Below this |mu|, mu - log1p(mu) is its series (_MU_MINUS_LOG1P)."""
+
+
+def _mu_minus_log1p(x: Any, a: Any) -> tuple[Any, Any]:
+    """(mu, mu - log1p(mu)) for mu = x / a - 1, which is eta**2 / 2 of Temme's expansion and the
+    exponent of the incomplete gamma function's prefactor over -a. mu is (x - a) / a (exact where x
+    is near a); log1p(mu) is computed from that mu, whose rounding then cancels in the difference,
+    but below x = a / 2 as log(x / a) (1 + mu would lose the digits of a small x / a); near 0 the
+    difference is its series."""
+    mu = (x - a) / a
+    near = jnp.abs(mu) < _NEAR
+    far = safe(~near, mu, 0.5)
+    below_half = mu < -0.5
+    log_ratio = jnp.where(below_half, log(safe(below_half, x / a, 0.25)), log1p(safe(~below_half, far, 0.5)))
+    return mu, jnp.where(near, mu * mu * polynomial(_MU_MINUS_LOG1P, mu), far - log_ratio)
+
+
 def _temme(a: Any, x: Any) -> tuple[Any, Any]:
     """(P(a, x), Q(a, x)) for a >= 1e4 and 0 < x < inf: with lambda = x / a and eta the signed
     root of eta**2 / 2 = lambda - 1 - log(lambda), Q = erfc(eta sqrt(a/2)) / 2 + R and
@@ -218,10 +236,9 @@ def _temme(a: Any, x: Any) -> tuple[Any, Any]:
     Against SciPy in float64, the largest relative error over x from a / 1000 to 10 a is 2e-11 at
     a = 1e4 and 4e-13 at 1e5, in the tails where the two terms nearly cancel (2e-10 at 1e6, for a
     result of 1e-23), and below 4e-16 from a = 1e8 on."""
-    mu = (x - a) / a  # lambda - 1
-    near = jnp.abs(mu) < 0.01
+    mu, half_eta2 = _mu_minus_log1p(x, a)  # mu = lambda - 1
+    near = jnp.abs(mu) < _NEAR
     far = safe(~near, mu, 0.5)
-    half_eta2 = jnp.where(near, mu * mu * polynomial(_MU_MINUS_LOG1P, mu), far - log1p(far))
     eta = jnp.sign(mu) * jnp.sqrt(2 * half_eta2)
     far_eta = safe(~near, eta, 0.5)
     c0 = jnp.where(near, polynomial(_C0, eta), 1 / far - 1 / far_eta)
@@ -264,15 +281,7 @@ def _incomplete_gamma32(a: Any, x: Any) -> tuple[Any, Any]:
     # the prefactor x^a e^-x / Gamma(a)
     large = a_ >= 8
     al = safe(large, a_, 8.0)
-    # mu = x / a - 1 as (x - a) / a (exact where x is near a); log(x / a) as log1p(mu), whose
-    # rounding then cancels in mu - log1p(mu), but below x = a / 2 as log(x / a) (1 + mu would
-    # lose the digits of a small x / a)
-    mu = (x_ - al) / al
-    near = jnp.abs(mu) < 0.01
-    far = safe(~near, mu, 0.5)
-    below_half = mu < -0.5
-    log_ratio = jnp.where(below_half, log(safe(below_half, x_ / al, 0.25)), log1p(safe(~below_half, far, 0.5)))
-    half_eta2 = jnp.where(near, mu * mu * polynomial(_MU_MINUS_LOG1P, mu), far - log_ratio)
+    _, half_eta2 = _mu_minus_log1p(x_, al)
     stirling = -al * half_eta2 + 0.5 * log(al / const(x, 2 * np.pi)) - stirling_correction(al)
     log_front = jnp.where(large, stirling, a_ * log(x_) - x_ - lgamma(a_))
     front = exp(log_front)
