@@ -2,6 +2,7 @@
 (JAX padding, duplicate entries, batch and dense dimensions, BCSR), and comparison with the dense
 result."""
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -111,3 +112,9 @@ def check_computed_densely(fn, *args, match="", **kwargs):
     assert isinstance(out, xp.Array), type(out)
     assert_like_dense(out, want, exact=True)
     return out
+
+
+def dense_product(a, x):
+    """The dense reference of a product, differentiable, at float32's precision on every backend
+    (XLA:TPU's default precision multiplies float32 in one bfloat16 pass)."""
+    return jnp.matmul(a, x, precision=jax.lax.Precision.HIGHEST)

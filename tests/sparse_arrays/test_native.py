@@ -21,6 +21,8 @@ from subprocess_env import failure, run_script, subprocess_env
 
 from xp.sparse._products import kernels, native
 
+from .helpers import dense_product
+
 X64 = jax.config.jax_enable_x64
 VALUE_DTYPES = ["float32", "complex64", "int32"] + (["float64", "complex128", "int64"] if X64 else [])
 INDEX_DTYPES = ["int32"] + (["int64"] if X64 else [])
@@ -103,12 +105,6 @@ def check(got, expected, dtype):
     assert got.dtype == np.dtype(dtype) and got.shape == expected.shape
     tol = {"float32": 1e-4, "complex64": 1e-4, "float64": 1e-10, "complex128": 1e-10}.get(np.dtype(dtype).name, 0)
     np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * (1 + np.abs(expected).max(initial=0)))
-
-
-def dense_product(a, x):
-    """The dense reference of a product, differentiable, at float32's precision on every backend
-    (XLA:TPU's default precision multiplies float32 in bfloat16 passes)."""
-    return jnp.matmul(a, x, precision=jax.lax.Precision.HIGHEST)
 
 
 PRODUCTS = {

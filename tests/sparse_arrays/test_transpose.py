@@ -23,7 +23,7 @@ from hypothesis.extra import numpy as hnp
 import xp
 import xp.sparse as xs
 
-from .helpers import elements, sparse_of, to_numpy
+from .helpers import dense_product, elements, sparse_of, to_numpy
 
 AVAILABLE = set(xp.__array_namespace_info__().dtypes())
 DTYPES = [np.dtype(d) for d in ("float32", "float64", "int32", "complex64") if d in AVAILABLE]
@@ -206,9 +206,6 @@ def test_grad_and_vmap_through_products_on_a_view(format):
 
     def dense_of(d):
         return jnp.zeros(a.shape, d.dtype).at[rows, cols].add(d)
-
-    def dense_product(p, q):  # at float32's precision (XLA:TPU's default multiplies in one bfloat16 pass)
-        return jnp.matmul(p, q, precision=jax.lax.Precision.HIGHEST)
 
     data = A.jax.data
     for loss, dense_loss in [
