@@ -312,6 +312,13 @@ def test_float32_gammaln_and_gamma_within_a_few_ulps():
     want = sp.gammaln(x.astype(np.float64))
     assert np.max(np.abs(got - want) / np.abs(want)) < 5e-7
     assert float(xp.special.gamma(xp.asarray(5.0, dtype=xp.float32))) == 24.0
+    # between the zeros 1 and 2 and just beyond, float32 arithmetic alone (no logarithm): the series
+    # at the minimum 1.4616 and at 2 (lgamma(x + 1) - log(x) and log gamma(1 + u) + log1p(u) cancel
+    # there, and were 8 and 4 ulps off)
+    x = np.linspace(1.125, 2.5, 20001, dtype=np.float32)
+    got = np.asarray(xp.special.gammaln(xp.asarray(x)), np.float64)
+    want = sp.gammaln(x.astype(np.float64))
+    assert np.max(np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32))) < 2.5
     assert float(xp.special.gammaln(xp.asarray(2.0, dtype=xp.float32))) == 0.0
 
 
