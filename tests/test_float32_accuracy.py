@@ -321,3 +321,97 @@ def test_float32_division_is_ieee_division_elsewhere(x1, x2):
     got = np.asarray(xp.divide(xp.asarray(x1), xp.asarray(x2)))
     normal = ~(np.abs(want) < SMALLEST_NORMAL) | (want == 0)  # (XLA may flush results below the normal range)
     np.testing.assert_allclose(got[normal], want[normal], rtol=platform_facts.FLOAT32_DIVISION_RTOL)
+
+
+# --- pow: float32's from double-float arithmetic on a TPU (xp/_float32_pow.py) -------------------
+
+
+def _ulps(got, want):
+    """|got - want| in units of float32's last place at ``want`` (float64 NumPy)."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+
+
+def _floats32(low, high):
+    return st.floats(float(np.float32(low)), float(np.float32(high)), width=32)
+
+
+POWERS = {  # (x, y) drawn from (the tests keep the results that are normal float32 numbers)
+    "x in (0, 10), |y| < 30": (_floats32(1e-3, 10), _floats32(-30, 30)),
+    "x near 1, |y| large": (_floats32(0.999, 1.001), _floats32(-8e4, 8e4)),
+    "any normal x, |y| < 1": (_floats32(SMALLEST_NORMAL, BIG), _floats32(-1, 1)),
+    "x < 0, integer y": (_floats32(-10, -0.1), st.integers(-30, 30).map(float)),
+}
+
+
+@pytest.mark.parametrize("kind", POWERS)
+@given(data=st.data())
+def test_the_tpu_s_float32_pow_is_correctly_rounded(kind, data):
+    # the TPU's computation, run here: correctly rounded but within 2**-40 of a tie (XLA:TPU's pow
+    # is 5e-6 off, 40 ulps; the CPU's 0.55)
+    from xp._float32_pow import pow_from_pairs
+
+    xs, ys = POWERS[kind]
+    x = data.draw(hnp.arrays(np.float32, 8, elements=xs), label="x")
+    y = data.draw(hnp.arrays(np.float32, 8, elements=ys), label="y")
+    got = np.asarray(jax.jit(pow_from_pairs)(x, y))
+    want = np.power(x.astype(np.float64), y.astype(np.float64))
+    inside = (np.abs(want) >= 2.0**-125) & (np.abs(want) <= BIG)
+    assert np.all(_ulps(got[inside], want[inside]) <= 0.5 + 2.0**-16), (x, y, got, want)
+
+
+def test_the_tpu_s_float32_pow_is_exact_where_the_power_is_a_float32():
+    from xp._float32_pow import pow_from_pairs
+
+    x = np.arange(1, 40, dtype=np.float32)
+    for y in (0.5, 2.0, 3.0, 4.0, -1.0, -2.0, 7.0):
+        want = np.power(x.astype(np.float64), y)
+        exact = want.astype(np.float32).astype(np.float64) == want
+        got = np.asarray(pow_from_pairs(x, np.full_like(x, y)), np.float64)
+        assert np.array_equal(got[exact], want[exact]), y  # 11 ** 3 is 1331, 25 ** 0.5 is 5
+
+
+def test_the_tpu_s_float32_pow_keeps_xla_s_special_values():
+    from xp._float32_pow import pow_from_pairs
+
+    specials = np.float32([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 1e-30, 1e30])
+    x, y = (v.ravel() for v in np.meshgrid(specials, specials))
+    got, want = np.asarray(pow_from_pairs(x, y)), np.asarray(jnp.power(x, y))
+    special = ~np.isfinite(want) | (want == 0) | (want == 1)
+    assert np.array_equal(got[special], want[special], equal_nan=True)
+    assert np.array_equal(np.signbit(got[special & ~np.isnan(want)]), np.signbit(want[special & ~np.isnan(want)]))
+    # results beyond float32's range: infinite with the sign of an odd power, as XLA's
+    big = np.float32([10.0, -10.0, 1e-10, -1e-10])
+    got = np.asarray(pow_from_pairs(big, np.float32([50.0, 51.0, -5.0, -5.0])))
+    assert np.array_equal(got, np.float32([np.inf, -np.inf, np.inf, -np.inf]))
+
+
+def test_float32_pow_is_the_pairs_computation_where_it_is_lowered_for_a_tpu():
+    # which pow a program gets is decided where it is lowered (lax.platform_dependent): lowered here
+    # for a TPU, the program holds the accurate exponential of the TPU's computation
+    x = jnp.linspace(0.5, 2.0, 4, dtype=jnp.float32)
+    f = jax.jit(lambda a, b: xp.pow(xp.asarray(a), xp.asarray(b)).jax)
+    for platform, pairs in (("tpu", True), ("cpu", False)):
+        text = f.trace(x, x).lower(lowering_platforms=(platform,)).as_text()
+        accurate = [line for line in text.splitlines() if "stablehlo.exponential" in line and "HIGHEST" in line]
+        assert bool(accurate) == pairs, platform
+
+
+@pytest.mark.slow
+def test_float32_pow_within_half_an_ulp_and_its_derivatives():
+    # on this backend: XLA's pow on the CPU, the pairs on a TPU (where XLA's is 40 ulps off)
+    rng = np.random.default_rng(7)
+    x = rng.uniform(1e-3, 10, 20_000).astype(np.float32)
+    y = rng.uniform(-30, 30, 20_000).astype(np.float32)
+    got = np.asarray(xp.pow(xp.asarray(x), xp.asarray(y)))
+    want = np.power(x.astype(np.float64), y.astype(np.float64))
+    inside = (want >= 2.0**-125) & (want <= BIG)
+    assert _ulps(got[inside], want[inside]).max() <= 0.6
+    assert float(xp.asarray(11.0, dtype=xp.float32) ** 3.0) == 1331.0
+    # JAX's rule, from xp's pow and logarithm: y x**(y - 1), and log(x) x**y
+    xs, ys = np.float32([0.5, 2.0, 3.0, 0.0]), np.float32([3.0, -1.5, 0.5, 2.0])
+    dx, dy = jax.vmap(jax.grad(lambda a, b: xp.pow(xp.asarray(a), xp.asarray(b)).jax, argnums=(0, 1)))(xs, ys)
+    x64, y64 = xs.astype(np.float64), ys.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(dx), y64 * x64 ** (y64 - 1), rtol=4 * EPS)
+    np.testing.assert_allclose(np.asarray(dy)[:3], np.log(x64[:3]) * x64[:3] ** y64[:3], rtol=4 * EPS)
+    assert float(dy[3]) == 0.0  # log(1) at x = 0, as JAX has it

@@ -37,16 +37,13 @@ exponential or logarithm at XLA's default accuracy (the inverse error functions,
 hyp1f1's asymptotic expansion): on a TPU their values carry XLA:TPU's approximations, which the tests allow
 (tests/platform_facts.py); the others compute from xp's accurate functions only.
 test_float32_computations_ask_xla_for_accuracy keeps this list exact."""
-THROUGH_XLA_POW = frozenset({"exp2", "exp10"})
-"""Computed with XLA's ``pow``, which XLA:TPU expands into an exponential and a logarithm at the
-default accuracy after the program the test reads (5e-6 off there: docs/accelerators.md)."""
 
 
 def close32(name, actual, desired, rtol, atol=0.0, **kwargs):
     """``assert_allclose`` of values of ``xp.special.<name>``, with the backend's named allowance
     for the float32 functions XLA:TPU approximates (none on the CPU, the only backend whose
     float64 the tests check)."""
-    if name in APPROXIMATED_ON_A_TPU | THROUGH_XLA_POW:
+    if name in APPROXIMATED_ON_A_TPU:
         allowed_rtol, allowed_atol = SPECIAL_FUNCTIONS_FLOAT32_ALLOWANCE
         rtol, atol = max(rtol, allowed_rtol), max(atol, allowed_atol)
     np.testing.assert_allclose(actual, desired, rtol=rtol, atol=atol, **kwargs)

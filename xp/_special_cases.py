@@ -23,13 +23,19 @@ import jax.numpy as jnp
 from jax import lax
 
 from xp import _float32_accuracy as float32
+from xp import _float32_pow as float32_pow
 
 PI = math.pi
 INF = math.inf
 NAN = math.nan
 
 multiply = jnp.multiply
-pow = jnp.power
+
+
+def pow(x1: Any, x2: Any) -> Any:
+    # float32's is xp's own on a TPU, whose XLA computes exp(x2 * log(x1)) approximately
+    # (xp/_float32_pow.py); complex64's and the other dtypes' are XLA's
+    return float32_pow.pow(x1, x2) if x1.dtype == jnp.float32 else jnp.power(x1, x2)
 
 
 # --- helpers --------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ from xp._linear_algebra import tensordot as tensordot
 from xp._linear_algebra import vecdot as vecdot
 from xp._precision import full_precision_kernel
 from xp._routing import api
-from xp._statistical import accumulation_dtype, power_norm
+from xp._statistical import accumulation_dtype, power_norm, real_power
 from xp._typing import ArrayLike, DTypeLike
 from xp._utility import truth
 
@@ -637,7 +637,7 @@ def _vector_norm(x: Any, axes: tuple[int, ...], keepdims: bool, ord: float) -> A
     elif ord == 0:
         result = jnp.sum(truth(x), dtype=real, **reduce)
     else:
-        result = jnp.sum(magnitude**ord, **reduce) ** (1 / ord)
+        result = real_power(jnp.sum(real_power(magnitude, ord), **reduce), 1 / ord)
     return result.astype(real)
 
 

@@ -46,6 +46,7 @@ from xp._special_cases import exp as exp
 from xp._special_cases import expm1 as expm1
 from xp._special_cases import log as log
 from xp._special_cases import log1p as log1p
+from xp._special_cases import pow as pow
 from xp._special_cases import sinh as sinh
 
 
