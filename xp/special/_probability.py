@@ -175,12 +175,16 @@ def _float32_erfinv(y: Any) -> Any:
     ``(1 - y)(1 + y)`` (exact but for two roundings) for XLA's ``1 - y*y``, which near 1 loses
     the digits of the small difference (JAX's float32 erfinv is 6e-6 off at 0.99983)."""
     inside = jnp.abs(y) < 1
-    w = -log(safe(inside, (1 - y) * (1 + y), 0.5))
-    central = polynomial(_ERFINV_CENTRAL, w - 2.5)
-    tail = polynomial(_ERFINV_TAIL, jnp.sqrt(jnp.maximum(w, 5.0)) - 3)
-    value = jnp.where(w < 5, central, tail) * y
+    value = _giles(-log(safe(inside, (1 - y) * (1 + y), 0.5)), y)
     edge = jnp.where(jnp.abs(y) == 1, jnp.copysign(const(y, np.inf), y), const(y, np.nan))
     return jnp.where(inside, value, edge)
+
+
+def _giles(w: Any, y: Any) -> Any:
+    """erfinv(y) from ``w = -log((1 - y)(1 + y))``, for float32 ``|y| < 1`` (``w`` below 16)."""
+    central = polynomial(_ERFINV_CENTRAL, w - 2.5)
+    tail = polynomial(_ERFINV_TAIL, jnp.sqrt(jnp.maximum(w, 5.0)) - 3)
+    return jnp.where(w < 5, central, tail) * y
 
 
 @_float32_erfinv.defjvp
@@ -197,7 +201,6 @@ def _erfinv(y: Any) -> Any:
 
 ERFINV = Kernel("erfinv", ("y",), _erfinv)
 NDTR = Kernel("ndtr", ("x",), ndtr)
-NDTRI = Kernel("ndtri", ("y",), jss.ndtri)
 
 
 def _log_ndtr(x: Any) -> Any:
@@ -212,9 +215,59 @@ def _log_ndtr(x: Any) -> Any:
     positive, tail = x > 0, x < -1
     right = log1p(-ndtr(-safe(positive, x, 1.0)))
     centre = log(ndtr(safe(~positive & ~tail, x, 0.0)))
-    xt = safe(tail, x, -2.0)
-    left = log(_erfcx(-xt * const(x, np.sqrt(0.5))) / 2) - xt * xt / 2
+    left = _log_ndtr_left(safe(tail, x, -2.0))
     return jnp.where(positive, right, jnp.where(tail, left, centre))
+
+
+def _log_ndtr_left(x: Any) -> Any:
+    """log(ndtr(x)) for ``x < -1``."""
+    return log(_erfcx(-x * const(x, np.sqrt(0.5))) / 2) - x * x / 2
+
+
+_NDTRI_FAR_TAIL = 2.0**-25
+"""Below this ``p`` (and above ``1 - p``: float32 has no such ``p`` below 1), Giles' ``w`` passes
+16, the end of his approximation: there ``ndtri`` is found by Newton's method on ``log ndtr``."""
+
+_NDTRI_NEWTON_STEPS = 3
+"""From the asymptotic start (2e-3 relatively off at p = 2**-25, less further out) Newton's
+method doubles the correct digits each step."""
+
+
+@jax.custom_jvp
+def _float32_ndtri(p: Any) -> Any:
+    """ndtri of float32 ``p`` from xp's logarithm: ``sqrt(2) erfinv(2p - 1)`` by Giles'
+    approximation, with its ``w = -log(4 p (1 - p))`` formed from ``p`` (``2p - 1`` rounds to -1
+    long before ``p`` reaches 0); below :data:`_NDTRI_FAR_TAIL`, Newton's method on ``log ndtr``
+    from the asymptotic ``x**2 = L - log L - log(2 pi)``, ``L = -2 log p``."""
+    inside = (p > 0) & (p < 1)
+    q = safe(inside, p, 0.5)
+    value = const(p, np.sqrt(2.0)) * _giles(-log(4 * q * (1 - q)), 2 * q - 1)
+    far = q < _NDTRI_FAR_TAIL
+    log_q = log(safe(far, q, 1e-30))
+    big = -2 * log_q
+    x = -jnp.sqrt(big - log(big) - const(p, np.log(2 * np.pi)))
+    for _ in range(_NDTRI_NEWTON_STEPS):
+        log_cdf = _log_ndtr_left(x)
+        slope = exp(-x * x / 2 - const(p, 0.5 * np.log(2 * np.pi)) - log_cdf)  # d/dx log ndtr(x)
+        x = x - (log_cdf - log_q) / slope
+    value = jnp.where(far, x, value)
+    edge = jnp.where(p == 0, const(p, -np.inf), jnp.where(p == 1, const(p, np.inf), const(p, np.nan)))
+    return jnp.where(inside, value, edge)
+
+
+@_float32_ndtri.defjvp
+def _float32_ndtri_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    # d/dp ndtri(p) = 1 / pdf(ndtri(p)) = sqrt(2 pi) exp(x**2 / 2)
+    (p,), (dp,) = primals, tangents
+    x = _float32_ndtri(p)
+    return x, dp * const(p, np.sqrt(2 * np.pi)) * exp(x * x / 2)
+
+
+def _ndtri(p: Any) -> Any:
+    return _float32_ndtri(p) if p.dtype == np.float32 else jss.ndtri(p)
+
+
+NDTRI = Kernel("ndtri", ("y",), _ndtri)
 
 
 def _expit(x: Any) -> Any:
