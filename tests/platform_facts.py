@@ -53,13 +53,3 @@ sign picks, as jax.numpy's does, on this backend. On a cut the derivative is one
 sign of a zero part decides which side; XLA:TPU's compiled arithmetic does not keep the signs of
 intermediate zeros (``asin``'s derivative at ``2 + 0j`` came out ``+0.577j`` in one program and
 ``-0.577j`` in jax.numpy's), so there the tests compare derivatives off the cuts only."""
-
-SPECIAL_FUNCTIONS_FLOAT32_ALLOWANCE = (0.0, 0.0) if ON_CPU else (2e-3, 2e-5)
-"""The relative and absolute error the float32 values of xp.special's functions that are still built
-on JAX's and XLA's own expansions (``erfinv``, ``ndtri``, ``spence``, ...:
-``APPROXIMATED_ON_A_TPU`` in tests/test_special_functions.py) may have on this
-backend beyond each test's own tolerance: those expansions use XLA:TPU's approximate float32
-``log`` and ``exp`` (relative errors to 4e-4, docs/accelerators.md), which xp's accuracy requests
-cannot reach, and their series carry it further (measured on the v5e when every function was
-JAX's: ``nbdtr`` 1.6e-3, ``gammaln`` 7.5e-5; near a zero of ``betaln`` 8.6e-6 absolutely). The
-CPU's are accurate."""

@@ -31,6 +31,7 @@ from xp._errors import fail
 from xp._routing import api
 from xp._typing import ArrayLike
 from xp.special import _elementary as elementary
+from xp.special import _error_functions as error_functions
 from xp.special import _gamma as gamma_functions
 from xp.special import _integrals as integrals
 from xp.special import _probability as probability
@@ -205,25 +206,25 @@ def entr(x: ArrayLike, /) -> Array:
 @api
 def erf(z: ArrayLike, /) -> Array:
     """Error function."""
-    return call(probability.ERF, z)
+    return call(error_functions.ERF, z)
 
 
 @api
 def erfc(x: ArrayLike, /) -> Array:
     """Complementary error function 1 - erf(x)."""
-    return call(probability.ERFC, x)
+    return call(error_functions.ERFC, x)
 
 
 @api
 def erfcx(x: ArrayLike, /) -> Array:
     """Scaled complementary error function exp(x**2) erfc(x)."""
-    return call(probability.ERFCX, x)
+    return call(error_functions.ERFCX, x)
 
 
 @api
 def erfinv(y: ArrayLike, /) -> Array:
     """Inverse of the error function."""
-    return call(probability.ERFINV, y)
+    return call(error_functions.ERFINV, y)
 
 
 @api
@@ -253,7 +254,7 @@ def expi(x: ArrayLike, /) -> Array:
 @api
 def expit(x: ArrayLike, /) -> Array:
     """Logistic sigmoid 1 / (1 + exp(-x))."""
-    return call(probability.EXPIT, x)
+    return call(error_functions.EXPIT, x)
 
 
 @api
@@ -379,7 +380,7 @@ def kl_div(x: ArrayLike, y: ArrayLike, /) -> Array:
 @api
 def log_ndtr(x: ArrayLike, /) -> Array:
     """Logarithm of the standard normal cumulative distribution function."""
-    return call(probability.LOG_NDTR, x)
+    return call(error_functions.LOG_NDTR, x)
 
 
 @api
@@ -391,7 +392,7 @@ def loggamma(z: ArrayLike, /) -> Array:
 @api
 def logit(x: ArrayLike, /) -> Array:
     """Logit function log(x / (1 - x))."""
-    return call(probability.LOGIT, x)
+    return call(error_functions.LOGIT, x)
 
 
 @api
@@ -409,13 +410,13 @@ def nbdtrc(k: ArrayLike, n: ArrayLike, p: ArrayLike, /) -> Array:
 @api
 def ndtr(x: ArrayLike, /) -> Array:
     """Standard normal cumulative distribution function."""
-    return call(probability.NDTR, x)
+    return call(error_functions.NDTR, x)
 
 
 @api
 def ndtri(y: ArrayLike, /) -> Array:
     """Inverse of ndtr."""
-    return call(probability.NDTRI, y)
+    return call(error_functions.NDTRI, y)
 
 
 @api

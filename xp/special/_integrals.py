@@ -21,7 +21,7 @@ import numpy as np
 from jax import lax
 
 from xp.special._gamma import digamma, lgamma
-from xp.special._kernel import Kernel, const, exp, log, log1p, polynomial, safe
+from xp.special._kernel import Kernel, const, exp, is_nonpositive_integer, log, log1p, polynomial, safe
 
 # Terms of the power series for x <= 1: the first left out is below 1/(26 * 26!) ~ 1e-28.
 _SERIES_TERMS = 25
@@ -234,9 +234,53 @@ def _hyp1f1_series(a: Any, b: Any, x: Any) -> Any:
     return jnp.where(done, total, const(x, np.nan))
 
 
+_HYP1F1_ASYMPTOTIC_TERMS = 60
+"""At most this many terms of each asymptotic series (from x = 100 on, with a and b below a few
+tens, their terms fall below float64's epsilon well before)."""
+
+
+def _asymptotic_sum(p: Any, q: Any, x: Any) -> tuple[Any, Any]:
+    """The sum of (p)_k (q)_k / (k! x**k) over the terms while they shrink (an asymptotic series:
+    where they grow again it diverges), and whether its last term was below epsilon of it."""
+
+    def add_term(k: Any, state: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        total, term, shrinking = state
+        following = term * (p + k) * (q + k) / ((k + 1) * x)
+        shrinking = shrinking & (jnp.abs(following) < jnp.abs(term))
+        return total + jnp.where(shrinking, following, 0), jnp.where(shrinking, following, term), shrinking
+
+    ones = jnp.ones_like(x)
+    total, last, _ = lax.fori_loop(0, _HYP1F1_ASYMPTOTIC_TERMS, add_term, (ones, ones, jnp.ones_like(x, bool)))
+    return total, jnp.abs(last) <= const(x, np.finfo(x.dtype).eps) * jnp.abs(total)
+
+
+def _hyp1f1_asymptotic(a: Any, b: Any, x: Any, shift: Any) -> tuple[Any, Any]:
+    """1F1(a; b; x) for x >= 100, a >= 0, b > 0, and whether its series reached the dtype's
+    precision (Pearson, Olver and Porter 2014, (3.8); DLMF 13.7.2, the real part on the real axis):
+
+        Gamma(b) / Gamma(a) e**x x**(a - b) S(b - a, 1 - a, x)
+        + Gamma(b) / Gamma(b - a) cos(pi a) x**-a S(a, a - b + 1, -x)
+
+    with the prefactors from logarithms (e**x is inf in float32 from x = 89 where the value need
+    not be; JAX's expansion multiplies it out, and has only the first term, which is 0 for a = 0
+    and wrong by about 1 for tiny a). ``shift`` is added to both logarithms: ``-x`` multiplies by
+    ``e**-x`` exactly (Kummer's transformation)."""
+    first_sum, first_done = _asymptotic_sum(b - a, 1 - a, x)
+    second_sum, second_done = _asymptotic_sum(a, a - b + 1, -x)
+    log_x, log_gamma_b = log(x), lgamma(b)
+    first = exp(log_gamma_b - lgamma(safe(a > 0, a, 1.0)) + (x + shift) + (a - b) * log_x) * first_sum
+    first = jnp.where(a == 0, 0, first)  # (1 / Gamma(0))
+    sign = jss.gammasgn(b - a) * jnp.cos(const(x, np.pi) * a)
+    second = sign * exp(log_gamma_b - lgamma(b - a) + shift - a * log_x) * second_sum
+    second = jnp.where(is_nonpositive_integer(b - a), 0, second)  # (1 / Gamma(b - a))
+    value = first + second
+    negligible = jnp.abs(second) <= const(x, np.finfo(x.dtype).eps) * jnp.abs(first)
+    return value, first_done & (second_done | negligible)
+
+
 def _hyp1f1(a: Any, b: Any, x: Any) -> Any:
     """1F1(a; b; x) for finite a >= 0, b > 0, x >= 0 (where SciPy tests JAX's): the series for
-    x < 100, JAX's asymptotic expansion beyond. Negative x goes through Kummer's transformation
+    x < 100, the asymptotic expansion beyond where it converges (else the series, or NaN). Negative x goes through Kummer's transformation
     1F1(a; b; x) = exp(x) 1F1(b - a; b; -x), where b - a >= 0. NaN elsewhere."""
     finite = jnp.isfinite(a) & jnp.isfinite(b) & jnp.isfinite(x) & (b > 0)
     direct = finite & (a >= 0) & (x >= 0)
@@ -246,10 +290,16 @@ def _hyp1f1(a: Any, b: Any, x: Any) -> Any:
     lower = safe(valid, b, 1.0)
     z = jnp.abs(x)
     near = z < 100
-    series = _hyp1f1_series(upper, lower, safe(valid & near, z, 0.0))
-    asymptotic = jss.hyp1f1(upper, lower, safe(valid & ~near, z, 100.0))
-    value = jnp.where(near, series, asymptotic)
-    value = jnp.where(kummer, exp(x) * value, value)
+    # the series (NaN where its terms have not died out), and from 100 on the asymptotic expansion
+    # where it reaches the dtype's precision
+    series = _hyp1f1_series(upper, lower, safe(valid, z, 0.0))
+    # (where e**x is below float32's normal range, from its logarithm: 1F1(20; 30; -100) = 3.6e-16)
+    # (1F1 of a negative x is at most 1 there: an infinite series overflowed, NaN)
+    scaled = jnp.where(x < -80, exp(x + log(jnp.maximum(series, 0))), exp(x) * series)
+    series = jnp.where(kummer, jnp.where(jnp.isinf(series), const(x, np.nan), scaled), series)
+    far = safe(valid & ~near, z, 100.0)
+    asymptotic, converged = _hyp1f1_asymptotic(upper, lower, far, jnp.where(kummer, -far, 0))
+    value = jnp.where(near | ~converged, series, asymptotic)
     return jnp.where(valid, value, const(x, np.nan))
 
 
