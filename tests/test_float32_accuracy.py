@@ -78,7 +78,7 @@ def test_float32_functions_ask_xla_for_its_most_accurate_implementation(name):
         assert all(a == lax.AccuracyMode.HIGHEST for a in requested), (name, requested)
 
 
-COMPLEX_FROM_PARTS = ("log", "log2", "log10", "exp", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan")
+COMPLEX_FROM_PARTS = ("log", "log1p", "log2", "log10", "exp", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan")
 
 
 def _value_and_derivative(name):
@@ -248,6 +248,32 @@ def test_complex64_log_near_the_unit_circle_and_far_from_it():
         got = np.asarray(xp.log(xp.asarray(z)), np.complex128)
         want = np.log(z.astype(np.complex128))
         assert np.all(np.abs(got - want) <= COMPLEX_RTOL * np.abs(want) + 1e-37), modulus  # log(1) = 0 exactly
+
+
+def _log1p_reference(z):
+    """log1p of complex64 ``z`` in extended precision (NumPy's complex log1p is log(1 + z), whose
+    rounding of 1 + z is all of the value for small z): log1p(x(2 + x) + y**2) / 2 and atan2."""
+    x, y = z.real.astype(np.longdouble), z.imag.astype(np.longdouble)
+    s = x * (2 + x) + y * y
+    real = np.where(np.abs(s) < 1e300, np.log1p(s) / 2, np.log(np.hypot(1 + x, y)))
+    return real.astype(np.float64) + 1j * np.arctan2(y, 1 + x).astype(np.float64)
+
+
+def test_complex64_log1p_asks_for_accurate_float32_parts_and_keeps_their_accuracy():
+    # XLA:TPU's complex log1p is built on its approximate float32 log1p: xp forms it from the
+    # accurate one, as log1p(x(2 + x) + y**2) / 2 away from -1 (near it, from |1 + z| directly)
+    z = jnp.full((3,), 0.5 + 0.25j, jnp.complex64)
+    jaxpr = jax.make_jaxpr(lambda v: xp.log1p(xp.asarray(v)).jax)(z).jaxpr
+    transcendental = [e for e in _equations(jaxpr) if e.primitive.name in TRANSCENDENTAL]
+    assert transcendental and all(e.params["accuracy"] == lax.AccuracyMode.HIGHEST for e in transcendental)
+    rng = np.random.default_rng(5)
+    magnitude, angle = 10.0 ** rng.uniform(-30, 37, 50_000), rng.uniform(-np.pi, np.pi, 50_000)
+    circle = (1 + rng.uniform(-1e-2, 1e-2, 50_000)) * np.exp(1j * rng.uniform(-np.pi, np.pi, 50_000)) - 1
+    z = np.concatenate([magnitude * np.exp(1j * angle), circle]).astype(np.complex64)
+    got = np.asarray(xp.log1p(xp.asarray(z)), np.complex128)
+    want = _log1p_reference(z)
+    inside = np.abs(want) > 1e-37
+    assert np.all(np.abs(got - want)[inside] <= COMPLEX_RTOL * np.abs(want)[inside])
 
 
 @pytest.mark.parametrize("name", ["log", "exp"])

@@ -226,11 +226,24 @@ def log(z: Any) -> Any:
     return _override(r.real, r.imag, [(infinite, INF, jnp.arctan2(b, a))])
 
 
+def _complex64_log1p_real(a: Any, b: Any) -> Any:
+    """log|1 + z| of complex64 ``z = a + bj`` away from -1, from XLA's accurate float32 ``log1p``
+    (XLA:TPU's complex ``log1p`` is built on its approximate one): ``log1p(a (2 + a) + b**2) / 2``,
+    or for large parts, where the square overflows, ``log`` of ``hypot(1 + a, b)``."""
+    large = jnp.maximum(jnp.abs(a), jnp.abs(b)) > 2.0**60
+    small_a, small_b = jnp.where(large, 0.0, a), jnp.where(large, 0.0, b)
+    moderate = 0.5 * float32.log1p(small_a * (2 + small_a) + small_b * small_b)
+    return jnp.where(large, float32.log(float32.hypot(a + 1, b)), moderate)
+
+
 @_real_or(_float32_or(float32.log1p, jnp.log1p))
 @_derivative_of(jnp.log1p)
 def log1p(z: Any) -> Any:
     a, b = _parts(z)
-    r = jnp.log1p(z)
+    if z.dtype == jnp.complex64:  # (XLA:TPU's complex log1p is built on its approximate log1p)
+        r = lax.complex(_complex64_log1p_real(a, b), jnp.arctan2(b, a + 1))
+    else:
+        r = jnp.log1p(z)
     # Near z = -1, XLA's real part squares b, which underflows: log1p(-1 + 1e-200j) came out
     # -inf + pi/2 j, not log(1e-200) + pi/2 j (-460.5). Where |1 + z| < 1/2, log|1 + z| is taken
     # from u = 1 + a (exact there: a is within a factor of 2 of -1) and v = b, scaled by the larger
