@@ -78,7 +78,8 @@ def test_float32_functions_ask_xla_for_its_most_accurate_implementation(name):
         assert all(a == lax.AccuracyMode.HIGHEST for a in requested), (name, requested)
 
 
-COMPLEX_FROM_PARTS = ("log", "log1p", "log2", "log10", "exp", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan")
+COMPLEX_FROM_PARTS = ("log", "log1p", "log2", "log10", "exp", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan",
+                      "asin", "asinh", "acos", "acosh")  # fmt: skip
 
 
 def _value_and_derivative(name):
@@ -207,7 +208,8 @@ def test_float32_logaddexp_derivatives_are_the_softmax_weights_and_jax_numpy_s_a
 # --- complex64: exp and log from float32 parts, and the functions built on them ------------------
 
 COMPLEX = {"log": np.log, "log2": np.log2, "log10": np.log10, "exp": np.exp, "expm1": np.expm1, "sinh": np.sinh,
-           "cosh": np.cosh, "tanh": np.tanh, "sin": np.sin, "cos": np.cos, "tan": np.tan}  # fmt: skip
+           "cosh": np.cosh, "tanh": np.tanh, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
+           "asinh": np.arcsinh, "acos": np.arccos, "acosh": np.arccosh}  # fmt: skip
 COMPLEX_RTOL = 8 * EPS  # relative to |result|: a few ulp of each part (jax.numpy's on the CPU: up to 58 for cosh)
 
 

@@ -294,3 +294,59 @@ def complex_tanh(z: Any) -> Any:
     rho = jnp.sqrt(1 + s * s)
     denominator = 1 + beta * s * s
     return lax.complex(beta * rho * s / denominator, t / denominator)
+
+
+ASIN_A_CROSSOVER = 1.5
+ASIN_B_CROSSOVER = 0.6417
+"""Hull, Fairgrieve and Tang's crossovers ("Implementing the complex arcsine and arccosine functions
+using exception handling", ACM TOMS 23, 1997): where ``A`` (half the sum of the distances to +-1)
+and ``B = x / A`` switch between the direct formulas and the ones that avoid their cancellation."""
+ASIN_LARGE = 2.0**60
+"""Above this part, ``A`` is ``|z|`` and ``(A - 1)(A + 1)`` would overflow: ``asin z`` is
+``atan2(x, y) + i log(2|z|)``."""
+ASIN_SMALL = 2.0**-30
+"""Below this part, ``asin z`` is ``z`` (the next term, ``z**3 / 6``, is below 2**-60 of it)."""
+
+
+def _ratio(numerator: Any, denominator: Any) -> Any:
+    """``numerator / denominator``, 0 where both are 0 (the formulas' limits there)."""
+    return jnp.where(denominator == 0, 0.0, numerator / jnp.where(denominator == 0, 1.0, denominator))
+
+
+def asin_parts(x: Any, y: Any) -> tuple[Any, Any, Any]:
+    """For float32 ``x, y >= 0``: the real parts of ``asin(x + iy)`` and ``acos(x + iy)`` and
+    the magnitude of their imaginary part (``asin``'s is ``+``, ``acos``'s ``-``), by Hull,
+    Fairgrieve and Tang's algorithm from the accurate ``log`` and ``log1p`` (XLA's complex
+    ``asin`` is the same algorithm on the operations XLA:TPU approximates)."""
+    large = jnp.maximum(x, y) > ASIN_LARGE
+    small = jnp.maximum(x, y) < ASIN_SMALL
+    xs, ys = (jnp.where(large | small, 0.5, part) for part in (x, y))
+    r, s = hypot(xs + 1, ys), hypot(xs - 1, ys)
+    a = 0.5 * (r + s)
+    b = xs / a
+    y2, apx, left = ys * ys, a + xs, xs <= 1
+    # the real parts: asin(B), acos(B) where B is small, else the arctangents of their ratios
+    # with the cancelling differences (A - x, ...) written as sums
+    opposite = jnp.where(
+        left,
+        jnp.sqrt(0.5 * apx * (_ratio(y2, r + xs + 1) + (s + (1 - xs)))),
+        ys * jnp.sqrt(0.5 * (apx / (r + xs + 1) + apx / (s + (xs - 1)))),
+    )
+    direct = b <= ASIN_B_CROSSOVER
+    asin_real = jnp.where(direct, jnp.arcsin(jnp.minimum(b, 1.0)), atan2(xs, opposite))
+    acos_real = jnp.where(direct, jnp.arccos(jnp.minimum(b, 1.0)), atan2(opposite, xs))
+    # the imaginary part, log(A + sqrt(A**2 - 1)), near A = 1 as log1p of A - 1 written as a sum
+    a_minus_1 = 0.5 * jnp.where(
+        left, _ratio(y2, r + xs + 1) + _ratio(y2, s + (1 - xs)), _ratio(y2, r + xs + 1) + (s + (xs - 1))
+    )
+    imag = jnp.where(
+        a <= ASIN_A_CROSSOVER,
+        log1p(a_minus_1 + jnp.sqrt(a_minus_1 * (a + 1))),
+        log(a + jnp.sqrt((a - 1) * (a + 1))),
+    )
+    # |z| beyond ASIN_LARGE: A is |z|; below ASIN_SMALL: asin z = z
+    modulus_log = jnp.real(complex_log(lax.complex(x, y)))
+    asin_real = jnp.where(large, atan2(x, y), jnp.where(small, x, asin_real))
+    acos_real = jnp.where(large, atan2(y, x), jnp.where(small, jnp.float32(math.pi / 2) - x, acos_real))
+    imag = jnp.where(large, modulus_log + jnp.float32(LN2), jnp.where(small, y, imag))
+    return asin_real, acos_real, imag

@@ -361,11 +361,34 @@ def tanh(z: Any) -> Any:
     )
 
 
+def _complex64_acos(z: Any) -> Any:
+    """acos of complex64 ``z`` from :func:`xp._float32_accuracy.asin_parts` (XLA's formulas are
+    built on the float32 logarithms XLA:TPU approximates): ``acos(-z) = pi - acos(z)`` and
+    ``acos(conj z) = conj(acos z)`` carry the first quadrant's to the others."""
+    a, b = _parts(z)
+    _, real, imag = float32.asin_parts(jnp.abs(a), jnp.abs(b))
+    return lax.complex(jnp.where(jnp.signbit(a), PI - real, real), -jnp.copysign(imag, b))
+
+
+def _complex64_asinh(z: Any) -> Any:
+    """asinh of complex64 ``z`` as ``-1j * asin(1j * z)``, from :func:`xp._float32_accuracy.asin_parts`."""
+    a, b = _parts(z)
+    real, _, imag = float32.asin_parts(jnp.abs(b), jnp.abs(a))
+    return lax.complex(jnp.copysign(imag, a), jnp.copysign(real, b))
+
+
 @_real_or(_float32_or(float32.acosh, jnp.arccosh))
-@_derivative_of(jnp.arccosh)
+# 1 / (sqrt(z - 1) sqrt(z + 1)), not jax.numpy's derivative, which has the opposite sign where
+# Re z < 0 (it flips the sign of its value there and of the derivative with it: -0.516 - 0.168j
+# at -2 + 0.5j, by finite differences and NumPy, came out 0.516 + 0.168j)
+@_with_derivative(lambda z: 1 / (sqrt(z - 1) * sqrt(z + 1)))  # (xp's sqrt: the side of a signed zero)
 def acosh(z: Any) -> Any:
     a, b = _parts(z)
-    r = jnp.arccosh(z)
+    if z.dtype == jnp.complex64:  # acosh z = |Im acos z| + i sign(b) Re acos z
+        acos_z = _complex64_acos(z)
+        r = lax.complex(jnp.abs(jnp.imag(acos_z)), jnp.copysign(jnp.real(acos_z), b))
+    else:
+        r = jnp.arccosh(z)
     angle = jnp.where(a < 0, 3 * PI / 4, PI / 4)
     return _override(
         jnp.abs(r.real),
@@ -387,7 +410,7 @@ def acosh(z: Any) -> Any:
 @_derivative_of(jnp.arcsinh)
 def asinh(z: Any) -> Any:
     a, b = _parts(z)
-    r = jnp.arcsinh(z)
+    r = _complex64_asinh(z) if z.dtype == jnp.complex64 else jnp.arcsinh(z)
     return _override(
         _signed_like(r.real, a),
         r.imag,
@@ -434,7 +457,7 @@ def atanh(z: Any) -> Any:
 @_derivative_of(jnp.arccos)
 def acos(z: Any) -> Any:
     a, b = _parts(z)
-    r = jnp.arccos(z)
+    r = _complex64_acos(z) if z.dtype == jnp.complex64 else jnp.arccos(z)
     angle = jnp.where(a < 0, 3 * PI / 4, PI / 4)
     minus_inf_j = -_copysign(INF, b)  # the imaginary part is -infinity for b >= 0
     return _override(
