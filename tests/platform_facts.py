@@ -36,11 +36,10 @@ def cpu_only_skip(item: pytest.Item, backend: str = BACKEND) -> pytest.MarkDecor
 # Hardware differences the tests expect, by name (not tolerances loosened everywhere):
 
 COMPLEX_TRANSCENDENTAL_RTOL = 1e-5 if ON_CPU else 5e-5
-"""How far complex64 values and derivatives still computed by jax.numpy's complex formulas (``atan``
-near 0, the derivatives that are jax.numpy's rules) may be from their references, relatively: those
-run on the float32 logarithms and exponentials XLA:TPU approximates (``tanh``'s derivative at
-``-1.5`` is 3.9e-5 off there); xp's other complex64 functions are formed from the accurate ones
-(xp/_float32_accuracy.py)."""
+"""How far complex64 derivatives that are jax.numpy's rules may be from their references,
+relatively: those run on the float32 logarithms and exponentials XLA:TPU approximates (``tanh``'s
+derivative at ``-1.5`` is 3.9e-5 off there); xp's complex64 functions themselves are formed from
+the accurate ones (xp/_float32_accuracy.py)."""
 
 FLOAT32_DIVISION_RTOL = 0.0 if ON_CPU else 2 * 2.0**-23
 """How far float32 division may be from the correctly rounded quotient, relatively: XLA's CPU

@@ -79,7 +79,7 @@ def test_float32_functions_ask_xla_for_its_most_accurate_implementation(name):
 
 
 COMPLEX_FROM_PARTS = ("log", "log1p", "log2", "log10", "exp", "expm1", "sinh", "cosh", "tanh", "sin", "cos", "tan",
-                      "asin", "asinh", "acos", "acosh")  # fmt: skip
+                      "asin", "asinh", "acos", "acosh", "atan", "atanh")  # fmt: skip
 
 
 def _value_and_derivative(name):
@@ -209,7 +209,7 @@ def test_float32_logaddexp_derivatives_are_the_softmax_weights_and_jax_numpy_s_a
 
 COMPLEX = {"log": np.log, "log2": np.log2, "log10": np.log10, "exp": np.exp, "expm1": np.expm1, "sinh": np.sinh,
            "cosh": np.cosh, "tanh": np.tanh, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
-           "asinh": np.arcsinh, "acos": np.arccos, "acosh": np.arccosh}  # fmt: skip
+           "asinh": np.arcsinh, "acos": np.arccos, "acosh": np.arccosh, "atan": np.arctan, "atanh": np.arctanh}  # fmt: skip
 COMPLEX_RTOL = 8 * EPS  # relative to |result|: a few ulp of each part (jax.numpy's on the CPU: up to 58 for cosh)
 
 
@@ -231,7 +231,11 @@ def test_complex64_values_within_a_few_ulps_of_complex128(name, data):
     pairs = data.draw(hnp.arrays(np.float32, (st.integers(1, 6).map(lambda n: (n, 2))), elements=part), label="z")
     # logarithms of any magnitude; near 0, where expm1 and tanh must not cancel
     scales = (
-        [1.0, 1e-10, 1e10] if name.startswith("log") else [1.0, 1e-4] if name in ("expm1", "tanh", "tan") else [1.0]
+        [1.0, 1e-10, 1e10]
+        if name.startswith("log")
+        else [1.0, 1e-4]
+        if name in ("expm1", "tanh", "tan", "atan", "atanh", "asin", "asinh")
+        else [1.0]
     )
     scale = data.draw(st.sampled_from(scales), label="scale")
     z = (pairs[:, 0] + 1j * pairs[:, 1]).astype(np.complex64) * np.complex64(scale)
