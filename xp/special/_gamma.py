@@ -113,6 +113,10 @@ _LOGGAMMA_MINIMUM_TAYLOR = (
 float32's), then (-1)**k zeta(k, x0) / k for k = 2, ..., 12 (Hurwitz's zeta); for -0.22 < t < 0.29
 the terms fall by 5 each, the last below 3e-10."""
 
+_DIGAMMA_AT_MINIMUM = tuple(k * c for k, c in enumerate(_LOGGAMMA_MINIMUM_TAYLOR))[1:]
+"""psi(x0 + t), the derivative of :data:`_LOGGAMMA_MINIMUM_TAYLOR`: psi(x0) (-1.2e-8: x0 is
+float32's), then (-1)**(k + 1) zeta(k + 1, x0) t**k; for |t| < 0.3 the last term is below 2e-8."""
+
 _DIGAMMA_ASYMPTOTIC = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132)
 """psi(x) = log x - 1/(2x) - sum of these over x**(2k), k = 1, 2, ...: for x >= 8 the next term is
 below 1e-12."""
@@ -122,7 +126,9 @@ def _float32_digamma(x: Any) -> Any:
     """psi(x) of float32 ``x``, from xp's logarithm: the asymptotic series from 8 on, the recurrence
     ``psi(x) = psi(x + m) - sum of 1 / (x + k), k < m`` below, and the reflection ``psi(1 - x) -
     pi / tan(pi x)`` for ``x <= 0`` (NaN at the poles 0, -1, ...; the caller gives psi(+-0) its
-    limits). Near the positive zero 1.4616 the result is accurate absolutely, not relatively."""
+    limits). From 0.8 to 2.5, Taylor series at 1, at the positive zero 1.4616 and at 2 (the
+    derivatives of log gamma's), which keep the relative precision the recurrence's cancellation
+    loses there (24 ulps at 1.1)."""
     finite = jnp.isfinite(x)
     y = jnp.where(x > 0, safe(finite & (x > 0), x, 8.0), safe(finite & (x <= 0), 1 - x, 8.0))
     steps = jnp.maximum(jnp.ceil(_FLOAT32_STIRLING_FROM - y), 0)  # (0 to 8)
@@ -137,6 +143,12 @@ def _float32_digamma(x: Any) -> Any:
     sine, cosine = _real_sin_pi(xr), _real_sin_pi(xr + 0.5)  # (cos(pi x) = sin(pi (x + 1/2)), exact shift)
     reflection = jnp.where(sine == 0, const(x, np.nan), value - const(x, np.pi) * cosine / sine)
     value = jnp.where(x > 0, value, reflection)
+    # from 0.8 to 2.5 the Taylor series at 1, at the zero 1.4616 and at 2 (their u and t exact)
+    t = x - const(x, _LOGGAMMA_MINIMUM)
+    near_one, around_minimum, near_two = (x >= 0.8) & (t < -0.3), jnp.abs(t) < 0.3, (t >= 0.3) & (x < 2.5)
+    value = jnp.where(near_one, polynomial(_DIGAMMA_AT_1, x - 1), value)
+    value = jnp.where(around_minimum, polynomial(_DIGAMMA_AT_MINIMUM, t), value)
+    value = jnp.where(near_two, polynomial(_DIGAMMA_AT_2, x - 2), value)
     # psi(inf) = inf, psi(-inf) NaN (as SciPy)
     return jnp.where(finite, value, jnp.where(x == np.inf, x, const(x, np.nan)))
 
@@ -255,6 +267,10 @@ _LOGGAMMA_2_TAYLOR = (
 )
 """log gamma(2 + u) = u * sum of these times u**k: (1 - euler_gamma) u + sum of (-1)**k (zeta(k) - 1)
 u**k / k, converging for |u| < 2; for |u| <= 1/2 the terms fall by 4 each."""
+_DIGAMMA_AT_1 = tuple((k + 1) * c for k, c in enumerate(_LOGGAMMA_1_TAYLOR))
+_DIGAMMA_AT_2 = tuple((k + 1) * c for k, c in enumerate(_LOGGAMMA_2_TAYLOR))
+"""psi(1 + u) and psi(2 + u), the derivatives of the two series above: for u from -0.2 to 0.16 and
+from -0.24 to 0.5, where they are used, the terms left out are below 1e-12."""
 
 
 def _sin_pi(z: Any) -> Any:
