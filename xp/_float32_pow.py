@@ -20,9 +20,9 @@ accuracy; products are split exactly (Dekker's algorithm), so no fused multiply-
 The result is rounded once from a value within about 2**-40 of the power: correctly rounded but
 for the rare values near a tie, and exact where the power is a float32.
 
-Elsewhere the value is XLA's own: its special values (zeros, infinities, NaN, ``x == 1``, a
-negative ``x`` with a non-integer ``y``), results below the normal range, and ``x ** 2``, which
-stays ``x * x`` (the rewrite XLA makes of a constant exponent 2). The CPU's and GPU's ``pow`` are
+Elsewhere the value is XLA's own: its special values (zeros, infinities, NaN, a negative ``x``
+with a non-integer ``y``) and results below the normal range; and ``x ** 2`` stays ``x * x`` (the
+rewrite XLA makes of a constant exponent 2). The CPU's and GPU's ``pow`` are
 within an ulp already and stay as they are (``lax.platform_dependent``).
 """
 
