@@ -32,6 +32,7 @@ from xp.special._kernel import (
     log,
     log1p,
     polynomial,
+    pow,
     safe,
     sinh,
 )
@@ -71,22 +72,11 @@ def _float32_lgamma(x: Any) -> Any:
     - ``x < 0``: the reflection ``log(pi / |sin(pi x)|) - log gamma(1 - x)``, inf at the poles.
     """
     finite = jnp.isfinite(x)
-    # the series at 2 on [1.5, 2.5), reached by at most 6 steps down or 2 up
     positive = safe(finite & (x > 0), x, 2.0)
     reflected = safe(finite & (x <= 0), 1 - x, 2.0)  # (>= 1: the same computation for both)
     y = jnp.where(x > 0, positive, reflected)
     stirling = y >= _FLOAT32_STIRLING_FROM
-    down = jnp.where(stirling, const(x, 0.0), jnp.maximum(jnp.floor(y - 1.5), 0))  # steps down to [1.5, 2.5)
-    up = jnp.where(y < 1.5, jnp.where(y < 0.5, const(x, 2.0), const(x, 1.0)), const(x, 0.0))  # (y >= 1 when reflected)
-    # u = y - down + up - 2, exactly: y - down (at most 6 below y < 8) and y - 1 (y in [0.5, 1.5))
-    # are exact, y + 1 is not
-    u = jnp.where(up > 0, y + (up - 2), (y - down) - 2)
-    near_two = u * polynomial(_LOGGAMMA_2_TAYLOR, u)
-    product_down, product_up = jnp.ones_like(x), jnp.ones_like(x)
-    for k in range(1, 7):
-        product_down = product_down * jnp.where(k <= down, y - k, const(x, 1.0))
-    for k in range(2):
-        product_up = product_up * jnp.where(k < up, y + k, const(x, 1.0))
+    near_two, product_down, product_up = _toward_two(y)
     small = near_two + log(product_down) - log(product_up)
     around_minimum = (y >= 1.125) & (y < 1.75)
     at_minimum = polynomial(_LOGGAMMA_MINIMUM_TAYLOR, y - const(x, _LOGGAMMA_MINIMUM))  # (y - x0 exact)
@@ -99,6 +89,50 @@ def _float32_lgamma(x: Any) -> Any:
     reflection = jnp.where(sine == 0, const(x, np.inf), log(const(x, np.pi) / sine) - value)
     value = jnp.where(x > 0, value, reflection)
     return jnp.where(finite, value, jnp.where(jnp.isnan(x), x, const(x, np.inf)))
+
+
+def _toward_two(y: Any) -> tuple[Any, Any, Any]:
+    """For positive float32 ``y`` below :data:`_FLOAT32_STIRLING_FROM`: ``log gamma(y')`` by the
+    Taylor series at 2 for the ``y'`` in [1.5, 2.5) that at most 6 steps down or 2 up reach, and
+    the products of the steps, ``(y - 1) ... (y - k)`` down and ``y (y + 1)`` up (1 where none):
+    ``gamma(y) = gamma(y') * down / up``."""
+    down = jnp.maximum(jnp.floor(jnp.minimum(y, _FLOAT32_STIRLING_FROM) - 1.5), 0)
+    up = jnp.where(y < 1.5, jnp.where(y < 0.5, const(y, 2.0), const(y, 1.0)), const(y, 0.0))
+    # u = y' - 2, exactly: y - down (at most 6 below y < 8) and y - 1 (y in [0.5, 1.5)) are exact,
+    # y + 1 is not
+    u = jnp.where(up > 0, y + (up - 2), (y - down) - 2)
+    product_down, product_up = jnp.ones_like(y), jnp.ones_like(y)
+    for k in range(1, 7):
+        product_down = product_down * jnp.where(k <= down, y - k, const(y, 1.0))
+    for k in range(2):
+        product_up = product_up * jnp.where(k < up, y + k, const(y, 1.0))
+    return u * polynomial(_LOGGAMMA_2_TAYLOR, u), product_down, product_up
+
+
+_FLOAT32_GAMMA_OVERFLOW = 35.5
+"""gamma is float32's largest number at 35.04; from here on the value is inf (the products below
+would give NaN as e**-x vanishes)."""
+
+
+def _float32_gamma(x: Any) -> Any:
+    """gamma of float32 ``x``: for ``x > 0`` from products of exact factors, ``gamma(y') down / up``
+    (:func:`_toward_two`, one exponential of at most 0.28), and from 8 on Stirling's
+    ``sqrt(2 pi) p (p e**-x) e**S(x)`` with ``p = x**(x/2 - 1/4)`` (xp's ``pow``, correctly
+    rounded: the exponent is exact) and ``S`` the series of :func:`stirling_correction`: a few
+    ulps, where ``exp(lgamma(x))`` turns lgamma's rounding into 1e-5 near 30. ``x <= 0``:
+    ``sign * exp(lgamma(x))``, as JAX's."""
+    finite_positive = jnp.isfinite(x) & (x > 0)
+    y = safe(finite_positive, x, 2.0)
+    near_two, product_down, product_up = _toward_two(y)
+    small = exp(near_two) * product_down / product_up
+    ys = safe(finite_positive & (y >= _FLOAT32_STIRLING_FROM) & (y < _FLOAT32_GAMMA_OVERFLOW), y, 8.0)
+    power = pow(ys, ys / 2 - 0.25)  # (ys / 2 - 1/4 exact for ys >= 1)
+    large = power * (power * exp(-ys)) * (const(x, np.sqrt(2 * np.pi)) * exp(stirling_correction(ys)))
+    value = jnp.where(y >= _FLOAT32_STIRLING_FROM, large, small)
+    value = jnp.where(y >= _FLOAT32_GAMMA_OVERFLOW, const(x, np.inf), value)
+    return jnp.where(
+        finite_positive | (x == np.inf), jnp.where(x == np.inf, x, value), jss.gammasgn(x) * exp(lgamma(x))
+    )
 
 
 _LOGGAMMA_MINIMUM = 1.4616321325302124
@@ -344,10 +378,7 @@ def _log_multigamma(a: Any, d: int) -> Any:
 
 
 def _gamma(x: Any) -> Any:
-    # JAX's formula, sign * exp(lgamma(x)), with xp's float32 lgamma and exponential
-    if x.dtype != np.float32:
-        return jss.gamma(x)
-    return jss.gammasgn(x) * exp(lgamma(x))
+    return _float32_gamma(x) if x.dtype == np.float32 else jss.gamma(x)
 
 
 GAMMA = Kernel("gamma", ("z",), _gamma, complex=True)
