@@ -304,7 +304,7 @@ def test_float32_gammaln_and_gamma_within_a_few_ulps():
     assert float(xp.special.gammaln(xp.asarray(2.0, dtype=xp.float32))) == 0.0
 
 
-def test_float32_psi_and_logit_keep_their_relative_precision_near_their_zeros():
+def test_float32_psi_logit_and_expi_keep_their_relative_precision_near_their_zeros():
     # psi: Taylor series at 1, at its zero 1.4616 and at 2 (the recurrence cancelled: 24 ulps at
     # 1.1, 3e-6 relatively near the zero); logit: log1p((2p - 1) / (1 - p)) near 1/2 (the logarithm
     # of a ratio near 1: 3e-3 relatively)
@@ -316,6 +316,10 @@ def test_float32_psi_and_logit_keep_their_relative_precision_near_their_zeros():
     nonzero = want != 0
     assert np.max(np.abs(got - want)[nonzero] / np.spacing(np.abs(want[nonzero]).astype(np.float32))) < 4
     assert float(xp.special.logit(xp.asarray(0.5, dtype=xp.float32))) == 0.0
+    # expi near its zero 0.3725: the Taylor series there (gamma + log x against the sum: 1e-3 off)
+    x = np.linspace(0.2, 0.6, 100_001, dtype=np.float32)
+    got, want = np.asarray(xp.special.expi(xp.asarray(x)), np.float64), sp.expi(x.astype(np.float64))
+    assert np.max(np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32))) < 5
 
 
 def test_float32_erfinv_within_a_few_ulps_up_to_one():

@@ -133,11 +133,34 @@ _EI_SERIES_TERMS = 60  # (the first left out is below 1e-9 of the sum at 16.6)
 _EI_ASYMPTOTIC_TERMS = 40
 
 
+_EI_ZERO = 0.37250741078136663
+"""The positive zero of Ei."""
+_EI_ZERO_32 = float(np.float32(_EI_ZERO))
+_EI_ZERO_TERMS = 16
+
+
+def _ei_taylor_at(point: float, zero: float, terms: int) -> tuple[float, ...]:
+    """The Taylor coefficients of Ei at ``point`` (near its ``zero``): Ei(point), then
+    Ei^(n)(point) / n! = e**x (-1)**(n - 1) S_(n-1)(x) / (n x**n), with S_m the sum of (-x)**j / j!
+    for j <= m (the derivatives of e**x / x; S_m's terms fall, so float64 keeps its digits)."""
+    partial, coefficients = 0.0, []
+    for n in range(1, terms + 1):
+        partial += (-point) ** (n - 1) / math.factorial(n - 1)
+        coefficients.append(math.exp(point) * (-1) ** (n - 1) * partial / (n * point**n))
+    return ((point - zero) * math.exp(zero) / zero, *coefficients)  # (Ei(point): one step from the zero)
+
+
+_EI_AT_ZERO = _ei_taylor_at(_EI_ZERO_32, _EI_ZERO, _EI_ZERO_TERMS)
+"""Ei(x0 + t) at float32's x0 nearest the zero, for |t| < 0.1, where the series below cancels
+(gamma + log x against the sum): the terms fall by 3.7 each, the last below 1e-9."""
+
+
 def _expi32(x: Any) -> Any:
     """Ei(x) of float32 ``x > 0`` with xp's logarithm and exponential (JAX's is a piecewise rational
     function times an exponential at XLA's default accuracy): the series ``euler_gamma + log x +
-    sum of x^k / (k k!)`` below 16.6 (terms of one sign; near the zero 0.3725 accurate absolutely),
-    the asymptotic series ``e^x / x * sum of k! / x^k`` beyond, summed while its terms fall."""
+    sum of x^k / (k k!)`` below 16.6 (terms of one sign), but within 0.1 of the zero 0.3725, where
+    it cancels, the Taylor series there; the asymptotic series ``e^x / x * sum of k! / x^k`` beyond,
+    summed while its terms fall."""
     small = x < _EI_ASYMPTOTIC_FROM
     xs = safe(small, x, 1.0)
     term, total = jnp.ones_like(x), jnp.zeros_like(x)
@@ -154,6 +177,8 @@ def _expi32(x: Any) -> Any:
         total = total + jnp.where(falling, term, const(x, 0.0))
     # e^x / x, through exp(x - log x) where e^x alone would overflow (Ei is finite to about 93)
     front = jnp.where(xl < 88, exp(safe(xl < 88, xl, 1.0)) / xl, exp(xl - log(xl)))
+    t = x - const(x, _EI_ZERO_32)  # (exact near it)
+    series = jnp.where(jnp.abs(t) < 0.1, polynomial(_EI_AT_ZERO, t), series)
     return jnp.where(small, series, front * total)
 
 
