@@ -317,9 +317,9 @@ def test_float32_psi_logit_and_expi_keep_their_relative_precision_near_their_zer
     assert np.max(np.abs(got - want)[nonzero] / np.spacing(np.abs(want[nonzero]).astype(np.float32))) < 4
     assert float(xp.special.logit(xp.asarray(0.5, dtype=xp.float32))) == 0.0
     # expi near its zero 0.3725: the Taylor series there (gamma + log x against the sum: 1e-3 off)
-    x = np.linspace(0.2, 0.6, 100_001, dtype=np.float32)
+    x = np.linspace(0.273, 0.472, 100_001, dtype=np.float32)
     got, want = np.asarray(xp.special.expi(xp.asarray(x)), np.float64), sp.expi(x.astype(np.float64))
-    assert np.max(np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32))) < 5
+    assert np.max(np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32))) < 4.5
 
 
 def test_float32_erfinv_within_a_few_ulps_up_to_one():
