@@ -226,22 +226,12 @@ def log(z: Any) -> Any:
     return _override(r.real, r.imag, [(infinite, INF, jnp.arctan2(b, a))])
 
 
-def _complex64_log1p_real(a: Any, b: Any) -> Any:
-    """log|1 + z| of complex64 ``z = a + bj`` away from -1, from XLA's accurate float32 ``log1p``
-    (XLA:TPU's complex ``log1p`` is built on its approximate one): ``log1p(a (2 + a) + b**2) / 2``,
-    or for large parts, where the square overflows, ``log`` of ``hypot(1 + a, b)``."""
-    large = jnp.maximum(jnp.abs(a), jnp.abs(b)) > 2.0**60
-    small_a, small_b = jnp.where(large, 0.0, a), jnp.where(large, 0.0, b)
-    moderate = 0.5 * float32.log1p(small_a * (2 + small_a) + small_b * small_b)
-    return jnp.where(large, float32.log(float32.hypot(a + 1, b)), moderate)
-
-
 @_real_or(_float32_or(float32.log1p, jnp.log1p))
 @_derivative_of(jnp.log1p)
 def log1p(z: Any) -> Any:
     a, b = _parts(z)
     if z.dtype == jnp.complex64:  # (XLA:TPU's complex log1p is built on its approximate log1p)
-        r = lax.complex(_complex64_log1p_real(a, b), jnp.arctan2(b, a + 1))
+        r = float32.complex_log1p(z)
     else:
         r = jnp.log1p(z)
     # Near z = -1, XLA's real part squares b, which underflows: log1p(-1 + 1e-200j) came out
@@ -361,22 +351,6 @@ def tanh(z: Any) -> Any:
     )
 
 
-def _complex64_acos(z: Any) -> Any:
-    """acos of complex64 ``z`` from :func:`xp._float32_accuracy.asin_parts` (XLA's formulas are
-    built on the float32 logarithms XLA:TPU approximates): ``acos(-z) = pi - acos(z)`` and
-    ``acos(conj z) = conj(acos z)`` carry the first quadrant's to the others."""
-    a, b = _parts(z)
-    _, real, imag = float32.asin_parts(jnp.abs(a), jnp.abs(b))
-    return lax.complex(jnp.where(jnp.signbit(a), PI - real, real), -jnp.copysign(imag, b))
-
-
-def _complex64_asinh(z: Any) -> Any:
-    """asinh of complex64 ``z`` as ``-1j * asin(1j * z)``, from :func:`xp._float32_accuracy.asin_parts`."""
-    a, b = _parts(z)
-    real, _, imag = float32.asin_parts(jnp.abs(b), jnp.abs(a))
-    return lax.complex(jnp.copysign(imag, a), jnp.copysign(real, b))
-
-
 @_real_or(_float32_or(float32.acosh, jnp.arccosh))
 # 1 / (sqrt(z - 1) sqrt(z + 1)), not jax.numpy's derivative, which has the opposite sign where
 # Re z < 0 (it flips the sign of its value there and of the derivative with it: -0.516 - 0.168j
@@ -385,7 +359,7 @@ def _complex64_asinh(z: Any) -> Any:
 def acosh(z: Any) -> Any:
     a, b = _parts(z)
     if z.dtype == jnp.complex64:  # acosh z = |Im acos z| + i sign(b) Re acos z
-        acos_z = _complex64_acos(z)
+        acos_z = float32.complex_acos(z)
         r = lax.complex(jnp.abs(jnp.imag(acos_z)), jnp.copysign(jnp.real(acos_z), b))
     else:
         r = jnp.arccosh(z)
@@ -410,7 +384,7 @@ def acosh(z: Any) -> Any:
 @_derivative_of(jnp.arcsinh)
 def asinh(z: Any) -> Any:
     a, b = _parts(z)
-    r = _complex64_asinh(z) if z.dtype == jnp.complex64 else jnp.arcsinh(z)
+    r = float32.complex_asinh(z) if z.dtype == jnp.complex64 else jnp.arcsinh(z)
     return _override(
         _signed_like(r.real, a),
         r.imag,
@@ -427,17 +401,6 @@ def asinh(z: Any) -> Any:
     )
 
 
-def _complex64_atanh_near_zero(a: Any, b: Any) -> Any:
-    """atanh(a + bj) of complex64 for ``|z| < 1/2``: ``log1p(4a / ((1 - a)**2 + b**2)) / 4 +
-    atan2(2b, (1 - a)(1 + a) - b**2) j / 2`` (Kahan's), from XLA's accurate float32 ``log1p``
-    (XLA:TPU's complex ``atanh`` is built on its approximate one); no term cancels there. For
-    ``a < 0``, the odd symmetry (``log1p`` of ``4|a| / ...`` is well conditioned, of ``-4|a| / ...``
-    not: 10 ulps at ``-0.49``)."""
-    m = jnp.abs(a)
-    real = 0.25 * float32.log1p(4 * m / ((1 - m) * (1 - m) + b * b))
-    return lax.complex(jnp.copysign(real, a), 0.5 * jnp.arctan2(2 * b, (1 - m) * (1 + m) - b * b))
-
-
 @_real_or(_float32_or(float32.atanh, jnp.arctanh))
 @_derivative_of(jnp.arctanh)
 def atanh(z: Any) -> Any:
@@ -446,7 +409,7 @@ def atanh(z: Any) -> Any:
     # away from 0, 0.5 * (log(1 + z) - log(1 - z)) is accurate, with 1 +/- z formed by parts so
     # that the sign of a zero imaginary part survives.
     by_logs = 0.5 * (_complex_log(lax.complex(1 + a, b)) - _complex_log(lax.complex(1 - a, -b)))
-    near_zero = _complex64_atanh_near_zero(a, b) if z.dtype == jnp.complex64 else jnp.arctanh(z)
+    near_zero = float32.complex_atanh_near_zero(a, b) if z.dtype == jnp.complex64 else jnp.arctanh(z)
     r = jnp.where(jnp.abs(z) < 0.5, near_zero, by_logs)
     either_nan = _isnan(a) | _isnan(b)
     return _override(
@@ -469,7 +432,7 @@ def atanh(z: Any) -> Any:
 @_derivative_of(jnp.arccos)
 def acos(z: Any) -> Any:
     a, b = _parts(z)
-    r = _complex64_acos(z) if z.dtype == jnp.complex64 else jnp.arccos(z)
+    r = float32.complex_acos(z) if z.dtype == jnp.complex64 else jnp.arccos(z)
     angle = jnp.where(a < 0, 3 * PI / 4, PI / 4)
     minus_inf_j = -_copysign(INF, b)  # the imaginary part is -infinity for b >= 0
     return _override(
