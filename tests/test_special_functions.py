@@ -305,10 +305,10 @@ def test_float32_gammaln_and_gamma_within_a_few_ulps():
 
 
 def test_float32_psi_logit_and_expi_keep_their_relative_precision_near_their_zeros():
-    # psi: Taylor series at 1, at its zero 1.4616 and at 2 (the recurrence cancelled: 24 ulps at
-    # 1.1, 3e-6 relatively near the zero); logit: log1p((2p - 1) / (1 - p)) near 1/2 (the logarithm
+    # psi: Taylor series at 1, at its zero 1.4616 and at 2, and psi(x + 1) - 1/x below 0.8 (the
+    # recurrence cancelled: 24 ulps at 1.1, 13 at 0.5, 3e-6 relatively near the zero); logit: log1p((2p - 1) / (1 - p)) near 1/2 (the logarithm
     # of a ratio near 1: 3e-3 relatively)
-    x = np.linspace(0.8, 2.5, 100_001, dtype=np.float32)
+    x = np.concatenate([np.logspace(-30, -3, 1000), np.linspace(1e-3, 2.5, 100_001)]).astype(np.float32)
     got, want = np.asarray(xp.special.psi(xp.asarray(x)), np.float64), sp.psi(x.astype(np.float64))
     assert np.max(np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32))) < 2.5
     p = np.linspace(0.001, 0.999, 100_001, dtype=np.float32)

@@ -160,9 +160,10 @@ def _float32_digamma(x: Any) -> Any:
     """psi(x) of float32 ``x``, from xp's logarithm: the asymptotic series from 8 on, the recurrence
     ``psi(x) = psi(x + m) - sum of 1 / (x + k), k < m`` below, and the reflection ``psi(1 - x) -
     pi / tan(pi x)`` for ``x <= 0`` (NaN at the poles 0, -1, ...; the caller gives psi(+-0) its
-    limits). From 0.8 to 2.5, Taylor series at 1, at the positive zero 1.4616 and at 2 (the
-    derivatives of log gamma's), which keep the relative precision the recurrence's cancellation
-    loses there (24 ulps at 1.1)."""
+    limits). Below 2.5 (of ``x`` or ``1 - x``), Taylor series at 1, at the positive zero 1.4616 and
+    at 2 (the derivatives of log gamma's) instead, with ``psi(x) = psi(x + 1) - 1/x`` below 0.8,
+    which keep the relative precision the recurrence's cancellation loses there (24 ulps at 1.1,
+    13 at 0.5)."""
     finite = jnp.isfinite(x)
     y = jnp.where(x > 0, safe(finite & (x > 0), x, 8.0), safe(finite & (x <= 0), 1 - x, 8.0))
     steps = jnp.maximum(jnp.ceil(_FLOAT32_STIRLING_FROM - y), 0)  # (0 to 8)
@@ -173,16 +174,24 @@ def _float32_digamma(x: Any) -> Any:
     for k in range(8):
         reciprocals = reciprocals + jnp.where(k < steps, 1 / (y + k), const(x, 0.0))
     value = value - reciprocals
+    # below 2.5 instead the Taylor series at 1, at the zero 1.4616 and at 2, of w = y (from 0.8) or
+    # of w = y + 1 less 1 / y (below 0.8: no cancellation), their arguments w - 1, w - x0, w - 2
+    # formed from y exactly (but for t below 0.23, where its rounding no longer counts)
+    below = y < 0.8
+    u = jnp.where(below, y, y - 1)
+    t = jnp.where(below, y - const(x, _LOGGAMMA_MINIMUM - 1), y - const(x, _LOGGAMMA_MINIMUM))
+    v = jnp.where(below, y - 1, y - 2)
+    series = jnp.where(
+        t < -0.3,
+        polynomial(_DIGAMMA_AT_1, u),
+        jnp.where(t < 0.3, polynomial(_DIGAMMA_AT_MINIMUM, t), polynomial(_DIGAMMA_AT_2, v)),
+    )
+    series = jnp.where(below, series - 1 / y, series)
+    value = jnp.where(y < 2.5, series, value)
     xr = safe(finite & (x <= 0), x, -0.5)
     sine, cosine = _real_sin_pi(xr), _real_sin_pi(xr + 0.5)  # (cos(pi x) = sin(pi (x + 1/2)), exact shift)
     reflection = jnp.where(sine == 0, const(x, np.nan), value - const(x, np.pi) * cosine / sine)
     value = jnp.where(x > 0, value, reflection)
-    # from 0.8 to 2.5 the Taylor series at 1, at the zero 1.4616 and at 2 (their u and t exact)
-    t = x - const(x, _LOGGAMMA_MINIMUM)
-    near_one, around_minimum, near_two = (x >= 0.8) & (t < -0.3), jnp.abs(t) < 0.3, (t >= 0.3) & (x < 2.5)
-    value = jnp.where(near_one, polynomial(_DIGAMMA_AT_1, x - 1), value)
-    value = jnp.where(around_minimum, polynomial(_DIGAMMA_AT_MINIMUM, t), value)
-    value = jnp.where(near_two, polynomial(_DIGAMMA_AT_2, x - 2), value)
     # psi(inf) = inf, psi(-inf) NaN (as SciPy)
     return jnp.where(finite, value, jnp.where(x == np.inf, x, const(x, np.nan)))
 
