@@ -73,6 +73,14 @@ def log10(x: Any) -> Any:
     return log(x) / LN10
 
 
+def split(x: Any) -> tuple[Any, Any]:
+    """float32 ``x`` as ``high + low`` exactly, ``high`` its 12 leading significant bits (the sign
+    and exponent kept, the lower mantissa bits cleared): the product of two such highs is exact,
+    which double-float products (xp/_float32_pow.py) and exact squares rely on."""
+    high = lax.bitcast_convert_type(lax.bitcast_convert_type(x, jnp.uint32) & jnp.uint32(0xFFFFF000), jnp.float32)
+    return high, x - high
+
+
 def keeping_zeros(x: Any, result: Any) -> Any:
     """``result`` with ``x``'s zeros kept, sign and all, for the odd functions that are 0 at 0
     (XLA:TPU's ``expm1`` gives ``+0.0`` for ``-0.0``)."""

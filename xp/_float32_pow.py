@@ -16,7 +16,8 @@ fraction:
   accurate exponential corrected by one Newton step (the logarithm of the guess as a pair again).
 
 Every step is an addition, a multiplication, a corrected division, or the exponential asked for
-accuracy; products are split exactly (Dekker's algorithm), so no fused multiply-add is assumed.
+accuracy; products are split exactly (Dekker's algorithm on :func:`xp._float32_accuracy.split`),
+so no fused multiply-add is assumed.
 The result is rounded once from a value within about 2**-40 of the power: correctly rounded but
 for the rare values near a tie, and exact where the power is a float32.
 
@@ -38,9 +39,6 @@ from jax import lax
 
 from xp import _float32_accuracy as float32
 
-_SPLITTER = 4097.0
-"""``2**12 + 1``: ``a * 4097`` splits a float32 into two halves of 12 bits (Dekker)."""
-
 _CENTRES = np.arange(-5, 8) / 16 + 1
 """The ``c = 1 + j/16`` nearest each ``m`` in [sqrt(1/2), sqrt(2)): ``j`` from -5 to 7."""
 
@@ -57,20 +55,15 @@ _LN2 = math.log(2.0)
 
 _LARGEST_EXPONENT = 2.0**31
 """``|y|`` beyond which ``|y log2 x|`` exceeds 150 for every float32 ``x != 1`` (``|log2 x|`` is at
-least 8.6e-8): the computation takes ``y`` clipped to it (its splitting must not overflow)."""
-
-
-def _split(a: Any) -> tuple[Any, Any]:
-    scaled = a * _SPLITTER
-    hi = scaled - (scaled - a)
-    return hi, a - hi
+least 8.6e-8): the computation takes ``y`` clipped to it (so that ``t`` and its rounding error
+stay finite)."""
 
 
 def _two_product(a: Any, b: Any) -> tuple[Any, Any]:
     """``a * b`` as ``p + e`` exactly: ``p`` the rounded product, ``e`` its rounding error."""
     p = a * b
-    a_hi, a_lo = _split(a)
-    b_hi, b_lo = _split(b)
+    a_hi, a_lo = float32.split(a)
+    b_hi, b_lo = float32.split(b)
     return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
 
 

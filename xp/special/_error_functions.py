@@ -17,6 +17,7 @@ import jax.scipy.special as jss
 import numpy as np
 from jax import lax
 
+from xp import _float32_accuracy as float32
 from xp.special._kernel import Kernel, const, exp, expm1, log, log1p, polynomial, safe
 
 _FRACTION_FROM = 0.5
@@ -30,8 +31,7 @@ def _exp_of_square(x: Any, sign: float) -> Any:
     ``x = high + low`` with ``high`` of 12
     significant bits, so that ``high**2`` is exact (rounding ``x**2`` moves the result by ``2 x**2``
     epsilons: 1e-5 at x = 9), and the rest in a second factor."""
-    high = lax.bitcast_convert_type(lax.bitcast_convert_type(x, np.uint32) & np.uint32(0xFFFFF000), np.float32)
-    low = x - high
+    high, low = float32.split(x)
     # e (1 + expm1(r)), not exp(a) * exp(r): XLA's simplifier would rewrite the product of two
     # exponentials into one exponential of the rounded sum, without the accuracy request
     head = exp(sign * (high * high))
