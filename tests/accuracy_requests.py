@@ -7,6 +7,7 @@ Also the tests' measure of a float32 result's error, in units of the last place.
 import re
 
 import jax
+import jax.extend
 import numpy as np
 
 COMPILED_TRANSCENDENTAL = ("exponential", "exponential-minus-one", "log", "log-plus-one", "tanh", "logistic")
@@ -28,3 +29,47 @@ def float32_ulps(got, want):
     """``|got - want|`` in units of float32's last place at ``want`` (a float64 reference)."""
     got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
     return np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+
+
+TPU_RECIPROCAL_ERROR = 1.5e-7
+"""How far XLA:TPU's float32 reciprocal, by which it divides, is from ``1 / y`` relatively, at
+most, for normal divisors (docs/accelerators.md, "Division by float32's largest numbers")."""
+
+
+def with_the_tpu_s_division(fn):
+    """``fn`` (of xp or jax arrays, straight-line or with nested jitted calls and custom
+    derivatives) evaluated with every float32 division ``x / y`` made XLA:TPU's way, as ``x`` times
+    a reciprocal of ``y`` that is :data:`TPU_RECIPROCAL_ERROR` off: the TPU's rounding, on the
+    CPU. (Divisions inside loops keep the backend's.)"""
+
+    def tpu_division(x, y):
+        y = np.asarray(y, np.float64)
+        power_of_two = np.frexp(y)[0] == 0.5  # (their reciprocals are exact, and x / 2**k is x * 2**-k)
+        reciprocal = np.where(power_of_two, 1, 1 + TPU_RECIPROCAL_ERROR) / y
+        return x * jax.numpy.asarray(reciprocal.astype(np.float32))
+
+    def evaluate(jaxpr, consts, *args):
+        env = dict(zip(jaxpr.constvars, consts, strict=True)) | dict(zip(jaxpr.invars, args, strict=True))
+
+        def read(v):
+            return v.val if isinstance(v, jax.extend.core.Literal) else env[v]
+
+        for eqn in jaxpr.eqns:
+            inputs = [read(v) for v in eqn.invars]
+            inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+            if eqn.primitive is jax.lax.div_p and inputs[0].dtype == np.float32:
+                outputs = [tpu_division(*inputs)]
+            elif inner is not None and eqn.primitive.name in ("pjit", "jit", "custom_jvp_call"):
+                outputs = evaluate(inner.jaxpr, inner.consts, *inputs)
+            else:
+                outputs = eqn.primitive.bind(*inputs, **eqn.params)
+                outputs = outputs if eqn.primitive.multiple_results else [outputs]
+            env.update(zip(eqn.outvars, outputs, strict=True))
+        return [read(v) for v in jaxpr.outvars]
+
+    def run(*args):
+        closed, shape = jax.make_jaxpr(fn, return_shape=True)(*args)
+        flat = evaluate(closed.jaxpr, closed.consts, *jax.tree_util.tree_leaves(args))
+        return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shape), flat)
+
+    return run

@@ -29,111 +29,19 @@ within an ulp already and stay as they are (``lax.platform_dependent``).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
 from xp import _float32_accuracy as float32
-
-_CENTRES = np.arange(-5, 8) / 16 + 1
-"""The ``c = 1 + j/16`` nearest each ``m`` in [sqrt(1/2), sqrt(2)): ``j`` from -5 to 7."""
-
-
-def _pair(values: np.ndarray) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """float64 values as float32 pairs ``(hi, lo)`` with ``hi + lo`` within 2**-48 of each."""
-    hi = values.astype(np.float32)
-    return tuple(hi.tolist()), tuple((values - hi.astype(np.float64)).astype(np.float32).tolist())
-
-
-_LOG2_CENTRES_HI, _LOG2_CENTRES_LO = _pair(np.log2(_CENTRES))
-(_LOG2E_HI,), (_LOG2E_LO,) = _pair(np.array([math.log2(math.e)]))
-_LN2 = math.log(2.0)
+from xp._double_float import exp2_pair, fast_two_sum, log2_pair, two_product
 
 _LARGEST_EXPONENT = 2.0**31
 """``|y|`` beyond which ``|y log2 x|`` exceeds 150 for every float32 ``x != 1`` (``|log2 x|`` is at
 least 8.6e-8): the computation takes ``y`` clipped to it (so that ``t`` and its rounding error
 stay finite)."""
-
-
-def _two_product(a: Any, b: Any) -> tuple[Any, Any]:
-    """``a * b`` as ``p + e`` exactly: ``p`` the rounded product, ``e`` its rounding error."""
-    p = a * b
-    a_hi, a_lo = float32.split(a)
-    b_hi, b_lo = float32.split(b)
-    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-
-
-def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
-    """``a + b`` as ``s + e`` exactly (Knuth's algorithm, for operands of any magnitudes)."""
-    s = a + b
-    b_part = s - a
-    return s, (a - (s - b_part)) + (b - b_part)
-
-
-def _fast_two_sum(a: Any, b: Any) -> tuple[Any, Any]:
-    """``a + b`` as ``s + e`` exactly, for ``|a| >= |b|`` (or ``a`` zero)."""
-    s = a + b
-    return s, b - (s - a)
-
-
-def _lookup(table: tuple[float, ...], index: Any) -> Any:
-    """``table[index]`` by selects (a handful of entries: no gather)."""
-    value = jnp.zeros(index.shape, jnp.float32)
-    for i, entry in enumerate(table):
-        value = jnp.where(index == i, jnp.float32(entry), value)
-    return value
-
-
-def _power_of_two(n: Any) -> Any:
-    """``2.0**n`` of float32 for integers ``n`` in [-126, 127], from its bits."""
-    return lax.bitcast_convert_type((n.astype(jnp.int32) + 127) << 23, jnp.float32)
-
-
-def _log2_pair(x: Any) -> tuple[Any, Any]:
-    """``log2(x)`` of positive normal float32 ``x`` as a pair ``(hi, lo)``."""
-    m, k = jnp.frexp(x)  # m in [1/2, 1)
-    low = m < math.sqrt(0.5)
-    m = jnp.where(low, m * 2, m)  # in [sqrt(1/2), sqrt(2))
-    k = jnp.where(low, k - 1, k).astype(jnp.float32)
-    j = jnp.round((m - 1) * 16)  # (m - 1 exact, the product too)
-    c = 1 + j / 16  # exact
-    difference = m - c  # exact: m is within a factor of 2 of c
-    total_hi, total_lo = _two_sum(m, c)
-    s = difference / total_hi
-    p, e = _two_product(s, total_hi)
-    s_lo = (((difference - p) - e) - s * total_lo) / total_hi  # (difference - p exact: p is near it)
-    # ln(m / c) = 2 atanh(s + s_lo) = 2 s + 2 s_lo + 2 s**3 / 3 + 2 s**5 / 5 + 2 s**7 / 7 (the next
-    # term is below 2**-50 of the first)
-    z = s * s
-    tail = s * z * (2 / 3 + z * (2 / 5 + z * (2 / 7)))
-    ln_hi, ln_lo = 2 * s, 2 * s_lo + tail
-    # times log2(e), then plus k and log2(c)
-    v_hi, v_err = _two_product(ln_hi, jnp.float32(_LOG2E_HI))
-    v_lo = v_err + (ln_hi * _LOG2E_LO + ln_lo * (_LOG2E_HI + _LOG2E_LO))
-    index = (j + 5).astype(jnp.int32)
-    centre_hi, centre_lo = _lookup(_LOG2_CENTRES_HI, index), _lookup(_LOG2_CENTRES_LO, index)
-    a_hi, a_lo = _two_sum(centre_hi, v_hi)
-    b_hi, b_lo = _two_sum(k, a_hi)
-    return _fast_two_sum(b_hi, b_lo + (a_lo + (centre_lo + v_lo)))
-
-
-def _exp2_pair(t_hi: Any, t_lo: Any) -> Any:
-    """``2**(t_hi + t_lo)`` for ``t_hi`` in [-125, 128) (beyond float32's largest it is inf),
-    rounded once: ``2**r`` (``r = t - n``, ``|r| <= 1/2``) from the accurate exponential's guess
-    ``g``, corrected by one Newton step on its logarithm, ``2**r = g 2**(r - log2 g)``, with
-    ``log2 g`` as a pair, so that a power that is a float32 (``11.0 ** 3``) comes out as that float."""
-    n = jnp.round(t_hi)
-    r_hi = t_hi - n  # exact
-    guess = float32.exp((r_hi + t_lo) * _LN2)
-    log_hi, log_lo = _log2_pair(guess)
-    correction = (r_hi - log_hi) + (t_lo - log_lo)  # (a few ulps of the guess: its square is below 2**-44)
-    e = guess + guess * (correction * _LN2)
-    half = jnp.floor(n / 2)
-    return e * _power_of_two(half) * _power_of_two(n - half)  # (each factor normal: n in [-125, 128])
 
 
 def pow_from_pairs(x: Any, y: Any) -> Any:
@@ -145,11 +53,11 @@ def pow_from_pairs(x: Any, y: Any) -> Any:
     computed = (magnitude > 0) & jnp.isfinite(magnitude) & jnp.isfinite(y) & ((x > 0) | y_integer)
     safe_x = jnp.where(computed, magnitude, jnp.float32(2.0))
     safe_y = jnp.clip(jnp.where(computed, y, jnp.float32(1.0)), -_LARGEST_EXPONENT, _LARGEST_EXPONENT)
-    log_hi, log_lo = _log2_pair(safe_x)
-    t_hi, t_err = _two_product(safe_y, log_hi)
-    t_hi, t_lo = _fast_two_sum(t_hi, t_err + safe_y * log_lo)
+    log_hi, log_lo = log2_pair(safe_x)
+    t_hi, t_err = two_product(safe_y, log_hi)
+    t_hi, t_lo = fast_two_sum(t_hi, t_err + safe_y * log_lo)
     normal = (t_hi >= -125) & (t_hi < 128)
-    value = _exp2_pair(jnp.where(normal, t_hi, 0), jnp.where(normal, t_lo, 0))
+    value = exp2_pair(jnp.where(normal, t_hi, 0), jnp.where(normal, t_lo, 0))
     value = jnp.where(t_hi >= 128, jnp.float32(jnp.inf), value)
     value = jnp.where(odd & (x < 0), -value, value)
     xla = jnp.power(x, y)

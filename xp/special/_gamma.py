@@ -21,6 +21,8 @@ import jax.scipy.special as jss
 import numpy as np
 from jax import lax
 
+from xp import _double_float as double_float
+from xp._double_float import reciprocal
 from xp.special._elementary import sin_degrees
 from xp.special._kernel import (
     Kernel,
@@ -135,6 +137,18 @@ def _float32_gamma(x: Any) -> Any:
     )
 
 
+def float32_log2_gamma_pair(x: Any) -> tuple[Any, Any]:
+    """``log2 gamma(x)`` of positive float32 ``x`` as a double-float pair (xp/_double_float.py): from
+    gamma itself where it is a normal float32 (below 35), whose few ulps become as many of 2**-24
+    absolutely, where lgamma's own rounding is an ulp of a value up to 90; beyond, lgamma's."""
+    finite = (x > 0) & (x < _FLOAT32_GAMMA_OVERFLOW)
+    gamma_hi, gamma_lo = double_float.log2_pair(_float32_gamma(safe(finite, x, 2.0)))
+    log_gamma = lgamma(x)
+    by_log, by_log_error = double_float.two_product(log_gamma, double_float.LOG2E_HI)
+    by_log_error = by_log_error + log_gamma * double_float.LOG2E_LO
+    return jnp.where(finite, gamma_hi, by_log), jnp.where(finite, gamma_lo, by_log_error)
+
+
 _LOGGAMMA_MINIMUM = 1.4616321325302124
 """The float32 nearest the minimum of gamma on the positive axis (1.46163214496836...)."""
 _LOGGAMMA_MINIMUM_TAYLOR = (
@@ -157,37 +171,38 @@ below 1e-12."""
 
 
 def _float32_digamma(x: Any) -> Any:
-    """psi(x) of float32 ``x``, from xp's logarithm: the asymptotic series from 8 on, the recurrence
-    ``psi(x) = psi(x + m) - sum of 1 / (x + k), k < m`` below, and the reflection ``psi(1 - x) -
-    pi / tan(pi x)`` for ``x <= 0`` (NaN at the poles 0, -1, ...; the caller gives psi(+-0) its
-    limits). Below 2.5 (of ``x`` or ``1 - x``), Taylor series at 1, at the positive zero 1.4616 and
-    at 2 (the derivatives of log gamma's) instead, with ``psi(x) = psi(x + 1) - 1/x`` below 0.8,
-    which keep the relative precision the recurrence's cancellation loses there (24 ulps at 1.1,
-    13 at 0.5)."""
+    """psi(x) of float32 ``x``, from xp's logarithm: the asymptotic series from 8 on; below, Taylor
+    series at 1, at the positive zero 1.4616 and at 2 (the derivatives of log gamma's) of ``w`` in
+    [0.8, 2.5) with the recurrences ``psi(y) = psi(y - 1) + 1 / (y - 1)`` down into it (terms of
+    one sign: the recurrence upwards from 8 cancelled, 9 ulps near 2.7) and ``psi(y) = psi(y + 1) -
+    1/y`` up from below 0.8 (its cancellation would lose the relative precision near the zero
+    1.4616); the reflection ``psi(1 - x) - pi / tan(pi x)`` for ``x <= 0`` (NaN at the poles 0, -1,
+    ...; the caller gives psi(+-0) its limits). The reciprocals are correctly rounded
+    (:func:`xp._double_float.reciprocal`): XLA:TPU's division, 1.5e-7 off, would pass its error on
+    where ``1/y`` is most of the value."""
     finite = jnp.isfinite(x)
     y = jnp.where(x > 0, safe(finite & (x > 0), x, 8.0), safe(finite & (x <= 0), 1 - x, 8.0))
-    steps = jnp.maximum(jnp.ceil(_FLOAT32_STIRLING_FROM - y), 0)  # (0 to 8)
-    shifted = y + steps
-    inverse_square = 1 / (shifted * shifted)
-    value = log(shifted) - 0.5 / shifted - inverse_square * polynomial(_DIGAMMA_ASYMPTOTIC, inverse_square)
-    reciprocals = jnp.zeros_like(x)
-    for k in range(8):
-        reciprocals = reciprocals + jnp.where(k < steps, 1 / (y + k), const(x, 0.0))
-    value = value - reciprocals
-    # below 2.5 instead the Taylor series at 1, at the zero 1.4616 and at 2, of w = y (from 0.8) or
-    # of w = y + 1 less 1 / y (below 0.8: no cancellation), their arguments w - 1, w - x0, w - 2
-    # formed from y exactly (but for t below 0.23, where its rounding no longer counts)
+    large = jnp.maximum(y, _FLOAT32_STIRLING_FROM)
+    inverse = reciprocal(large)
+    asymptotic = log(large) - 0.5 * inverse - inverse * inverse * polynomial(_DIGAMMA_ASYMPTOTIC, inverse * inverse)
+    # w = y - steps in [1.5, 2.5) from 2.5 (y - k exact), w = y from 0.8, w = y + 1 below 0.8; the
+    # series' arguments w - 1, w - x0, w - 2 formed from y exactly (but for t below 0.23, where its
+    # rounding no longer counts)
     below = y < 0.8
-    u = jnp.where(below, y, y - 1)
-    t = jnp.where(below, y - const(x, _LOGGAMMA_MINIMUM - 1), y - const(x, _LOGGAMMA_MINIMUM))
-    v = jnp.where(below, y - 1, y - 2)
+    steps = jnp.clip(jnp.floor(y - 1.5), 0, _FLOAT32_STIRLING_FROM - 2)  # (0 to 6)
+    w = y - steps
+    u = jnp.where(below, y, w - 1)
+    t = jnp.where(below, y - const(x, _LOGGAMMA_MINIMUM - 1), w - const(x, _LOGGAMMA_MINIMUM))
+    v = jnp.where(below, y - 1, w - 2)
     series = jnp.where(
         t < -0.3,
         polynomial(_DIGAMMA_AT_1, u),
         jnp.where(t < 0.3, polynomial(_DIGAMMA_AT_MINIMUM, t), polynomial(_DIGAMMA_AT_2, v)),
     )
-    series = jnp.where(below, series - 1 / y, series)
-    value = jnp.where(y < 2.5, series, value)
+    series = jnp.where(below, series - reciprocal(y), series)
+    for k in range(1, int(_FLOAT32_STIRLING_FROM) - 1):
+        series = series + jnp.where(k <= steps, reciprocal(y - k), const(x, 0.0))
+    value = jnp.where(y < _FLOAT32_STIRLING_FROM, series, asymptotic)
     xr = safe(finite & (x <= 0), x, -0.5)
     sine, cosine = _real_sin_pi(xr), _real_sin_pi(xr + 0.5)  # (cos(pi x) = sin(pi (x + 1/2)), exact shift)
     reflection = jnp.where(sine == 0, const(x, np.nan), value - const(x, np.pi) * cosine / sine)

@@ -20,7 +20,8 @@ import jax.scipy.special as jss
 import numpy as np
 from jax import lax
 
-from xp.special._gamma import digamma, lgamma
+from xp import _double_float as double_float
+from xp.special._gamma import digamma, float32_log2_gamma_pair, lgamma
 from xp.special._kernel import Kernel, const, exp, is_nonpositive_integer, log, log1p, polynomial, safe
 
 # Terms of the power series for x <= 1: the first left out is below 1/(26 * 26!) ~ 1e-28.
@@ -292,15 +293,47 @@ def _hyp1f1_asymptotic(a: Any, b: Any, x: Any, shift: Any) -> tuple[Any, Any]:
     ``e**-x`` exactly (Kummer's transformation)."""
     first_sum, first_done = _asymptotic_sum(b - a, 1 - a, x)
     second_sum, second_done = _asymptotic_sum(a, a - b + 1, -x)
-    log_x, log_gamma_b = log(x), lgamma(b)
-    first = exp(log_gamma_b - lgamma(safe(a > 0, a, 1.0)) + (x + shift) + (a - b) * log_x) * first_sum
-    first = jnp.where(a == 0, 0, first)  # (1 / Gamma(0))
+    log_x, log_gamma_b, log_gamma_a = log(x), lgamma(b), lgamma(safe(a > 0, a, 1.0))
+    first = exp(log_gamma_b - log_gamma_a + (x + shift) + (a - b) * log_x)
+    if x.dtype == np.float32:
+        first = _float32_prefactor(first, (b, safe(a > 0, a, 1.0)), x + shift, double_float.two_sum(a, -b), x)
+    first = jnp.where(a == 0, 0, first * first_sum)  # (1 / Gamma(0))
     sign = jss.gammasgn(b - a) * jnp.cos(const(x, np.pi) * a)
     second = sign * exp(log_gamma_b - lgamma(b - a) + shift - a * log_x) * second_sum
     second = jnp.where(is_nonpositive_integer(b - a), 0, second)  # (1 / Gamma(b - a))
     value = first + second
     negligible = jnp.abs(second) <= const(x, np.finfo(x.dtype).eps) * jnp.abs(first)
     return value, first_done & (second_done | negligible)
+
+
+def _float32_prefactor(
+    approximation: Any, log_gammas: tuple[Any, Any], linear: Any, power: tuple[Any, Any], x: Any
+) -> Any:
+    """``gamma(g1) / gamma(g2) exp(linear) x**power`` of float32 (positive ``g1``, ``g2``; ``power`` a
+    pair) as ``2**t``, the sum ``t`` of the base-2 logarithms in double-float arithmetic
+    (xp/_double_float.py): its terms are up to a few hundred where the result is a float32, and
+    float32's rounding of each, amplified by the exponential, came to 2e-5 relatively. Where ``t``
+    is outside [-125, 128) (a result below the normal range, or not finite) ``approximation``, the
+    float32 sum's exponential."""
+    (gamma_1, gamma_2), (power_hi, power_lo) = log_gammas, power
+    log_hi, log_lo = double_float.log2_pair(x)
+    by_power, by_power_error = double_float.two_product(power_hi, log_hi)
+    by_power_error = by_power_error + (power_hi * log_lo + power_lo * log_hi)
+    by_linear, by_linear_error = double_float.two_product(linear, double_float.LOG2E_HI)
+    by_linear_error = by_linear_error + linear * double_float.LOG2E_LO
+    (ratio_1, ratio_1_error), (ratio_2, ratio_2_error) = (
+        float32_log2_gamma_pair(gamma_1),
+        float32_log2_gamma_pair(gamma_2),
+    )
+    ratio, ratio_error = double_float.two_sum(ratio_1, -ratio_2)
+    ratio_error = ratio_error + (ratio_1_error - ratio_2_error)
+    total, total_error = double_float.two_sum(by_power, by_linear)
+    total, more_error = double_float.two_sum(total, ratio)
+    errors = (total_error + more_error) + ((by_power_error + by_linear_error) + ratio_error)
+    t_hi, t_lo = double_float.fast_two_sum(total, errors)
+    normal = (t_hi >= -125) & (t_hi < 128)
+    value = double_float.exp2_pair(jnp.where(normal, t_hi, 0), jnp.where(normal, t_lo, 0))
+    return jnp.where(normal, value, approximation)
 
 
 def _hyp1f1(a: Any, b: Any, x: Any) -> Any:

@@ -1,0 +1,150 @@
+"""Double-float arithmetic on float32: a value as a pair ``hi + lo`` of float32 numbers carrying
+about 44 significant bits, for the few steps where float32's own rounding, or XLA:TPU's, would
+reach a result that must be correct to float32's last bit (``pow`` on a TPU, xp/_float32_pow.py;
+the reciprocals of ``psi``; the prefactor of ``hyp1f1``'s asymptotic expansion).
+
+Every operation is an addition, a multiplication, a division whose rounding is corrected, or the
+exponential asked for accuracy (xp/_float32_accuracy.py); products are split exactly (Dekker's
+algorithm on :func:`xp._float32_accuracy.split`), so no fused multiply-add is assumed, and no
+correctly rounded division: XLA:TPU divides by multiplying with an approximate reciprocal, up to
+1.5e-7 off relatively (docs/accelerators.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from xp import _float32_accuracy as float32
+
+_CENTRES = np.arange(-5, 8) / 16 + 1
+"""The ``c = 1 + j/16`` nearest each ``m`` in [sqrt(1/2), sqrt(2)): ``j`` from -5 to 7."""
+
+
+def _pair(values: np.ndarray) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """float64 values as float32 pairs ``(hi, lo)`` with ``hi + lo`` within 2**-48 of each."""
+    hi = values.astype(np.float32)
+    return tuple(hi.tolist()), tuple((values - hi.astype(np.float64)).astype(np.float32).tolist())
+
+
+_LOG2_CENTRES_HI, _LOG2_CENTRES_LO = _pair(np.log2(_CENTRES))
+(LOG2E_HI, LOG2E_LO) = (np.float32(v[0]) for v in _pair(np.array([math.log2(math.e)])))
+"""``log2(e)`` as a pair of float32 scalars."""
+_LN2 = math.log(2.0)
+
+
+def two_product(a: Any, b: Any) -> tuple[Any, Any]:
+    """``a * b`` as ``p + e`` exactly: ``p`` the rounded product, ``e`` its rounding error."""
+    p = a * b
+    a_hi, a_lo = float32.split(a)
+    b_hi, b_lo = float32.split(b)
+    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+
+
+def two_sum(a: Any, b: Any) -> tuple[Any, Any]:
+    """``a + b`` as ``s + e`` exactly (Knuth's algorithm, for operands of any magnitudes)."""
+    s = a + b
+    b_part = s - a
+    return s, (a - (s - b_part)) + (b - b_part)
+
+
+def fast_two_sum(a: Any, b: Any) -> tuple[Any, Any]:
+    """``a + b`` as ``s + e`` exactly, for ``|a| >= |b|`` (or ``a`` zero)."""
+    s = a + b
+    return s, b - (s - a)
+
+
+def _lookup(table: tuple[float, ...], index: Any) -> Any:
+    """``table[index]`` by selects (a handful of entries: no gather)."""
+    value = jnp.zeros(index.shape, jnp.float32)
+    for i, entry in enumerate(table):
+        value = jnp.where(index == i, jnp.float32(entry), value)
+    return value
+
+
+def _power_of_two(n: Any) -> Any:
+    """``2.0**n`` of float32 for integers ``n`` in [-126, 127], from its bits."""
+    return lax.bitcast_convert_type((n.astype(jnp.int32) + 127) << 23, jnp.float32)
+
+
+@jax.custom_jvp
+def log2_pair(x: Any) -> tuple[Any, Any]:
+    """``log2(x)`` of positive normal float32 ``x`` as a pair ``(hi, lo)``."""
+    m, k = jnp.frexp(x)  # m in [1/2, 1)
+    low = m < math.sqrt(0.5)
+    m = jnp.where(low, m * 2, m)  # in [sqrt(1/2), sqrt(2))
+    k = jnp.where(low, k - 1, k).astype(jnp.float32)
+    j = jnp.round((m - 1) * 16)  # (m - 1 exact, the product too)
+    c = 1 + j / 16  # exact
+    difference = m - c  # exact: m is within a factor of 2 of c
+    total_hi, total_lo = two_sum(m, c)
+    s = difference / total_hi
+    p, e = two_product(s, total_hi)
+    s_lo = (((difference - p) - e) - s * total_lo) / total_hi  # (difference - p exact: p is near it)
+    # ln(m / c) = 2 atanh(s + s_lo) = 2 s + 2 s_lo + 2 s**3 / 3 + 2 s**5 / 5 + 2 s**7 / 7 (the next
+    # term is below 2**-50 of the first)
+    z = s * s
+    tail = s * z * (2 / 3 + z * (2 / 5 + z * (2 / 7)))
+    ln_hi, ln_lo = 2 * s, 2 * s_lo + tail
+    # times log2(e), then plus k and log2(c)
+    v_hi, v_err = two_product(ln_hi, LOG2E_HI)
+    v_lo = v_err + (ln_hi * LOG2E_LO + ln_lo * (LOG2E_HI + LOG2E_LO))
+    index = (j + 5).astype(jnp.int32)
+    centre_hi, centre_lo = _lookup(_LOG2_CENTRES_HI, index), _lookup(_LOG2_CENTRES_LO, index)
+    a_hi, a_lo = two_sum(centre_hi, v_hi)
+    b_hi, b_lo = two_sum(k, a_hi)
+    return fast_two_sum(b_hi, b_lo + (a_lo + (centre_lo + v_lo)))
+
+
+@log2_pair.defjvp
+def _log2_pair_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    # d log2(x) = dx / (x ln 2) on the high part (JAX's rule for the frexp inside asks for exp2 at
+    # XLA's default accuracy, approximate on a TPU)
+    (x,), (dx,) = primals, tangents
+    hi, lo = log2_pair(x)
+    return (hi, lo), (dx / (x * _LN2), jnp.zeros_like(lo))
+
+
+def exp2_pair(t_hi: Any, t_lo: Any) -> Any:
+    """``2**(t_hi + t_lo)`` for ``t_hi`` in [-125, 128) (beyond float32's largest it is inf),
+    rounded once: ``2**r`` (``r = t - n``, ``|r| <= 1/2``) from the accurate exponential's guess
+    ``g``, corrected by one Newton step on its logarithm, ``2**r = g 2**(r - log2 g)``, with
+    ``log2 g`` as a pair, so that a power that is a float32 (``11.0 ** 3``) comes out as that float."""
+    n = jnp.round(t_hi)
+    r_hi = t_hi - n  # exact
+    guess = float32.exp((r_hi + t_lo) * _LN2)
+    log_hi, log_lo = log2_pair(guess)
+    correction = (r_hi - log_hi) + (t_lo - log_lo)  # (a few ulps of the guess: its square is below 2**-44)
+    e = guess + guess * (correction * _LN2)
+    half = jnp.floor(n / 2)
+    return e * _power_of_two(half) * _power_of_two(n - half)  # (each factor normal: n in [-125, 128])
+
+
+_SCALED_FROM = 2.0**64
+
+
+def reciprocal(x: Any) -> Any:
+    """``1 / x`` of float32 ``x``, correctly rounded but within about 2**-46 of a tie, on every
+    backend: XLA:TPU's quotient ``r`` corrected by one Newton step ``r + r (1 - x r)``, with
+    ``1 - x r`` exact from :func:`two_product` (on the CPU, whose division is IEEE's, the same
+    bits). Zeros, infinities, NaN and reciprocals outside the normal range are the division's."""
+    r = 1 / x
+    return refine_reciprocal(x, r)
+
+
+def refine_reciprocal(x: Any, r: Any) -> Any:
+    """``r``, an approximation of ``1 / x`` within a few ulps, corrected to the rounded reciprocal
+    (:func:`reciprocal`, whose approximation is the division's)."""
+    # (x and r scaled toward 1 by a power of two where either is large: the low half of the other
+    # would fall below the normal range, which XLA flushes to zero, CPU included)
+    big, small = jnp.abs(x) > _SCALED_FROM, jnp.abs(x) < 1 / _SCALED_FROM
+    scale = jnp.where(big, 1 / _SCALED_FROM, jnp.where(small, _SCALED_FROM, 1)).astype(x.dtype)
+    p, e = two_product(x * scale, r * (1 / scale))
+    residual = (1 - p) - e  # (1 - p exact: p is within a few ulps of 1)
+    corrected = r + r * residual
+    return jnp.where(jnp.isfinite(corrected) & (jnp.abs(r) >= np.finfo(np.float32).tiny), corrected, r)
