@@ -246,14 +246,14 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float)
         "pallas", lambda layout, X: tpu_bsr.pallas_product(*layout, X.jax, plan=A._plan, transposed=False,
                                                            interpret=not on_tpu(), split=split),
         (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
-    # the kernel's other walk (tpu_bsr.RESIDENT): whichever is faster is the default
-    resident = not tpu_bsr.RESIDENT
-    walk = "the result in VMEM" if resident else "by the result's blocks"
-    for transposed, reference in ((False, want), (True, want_t)):
-        calls[f"BSR pallas {'A.T' if transposed else 'A'} @ X ({walk})"] = (jitted(
-            "pallas", lambda layout, X, t=transposed: tpu_bsr.pallas_product(
-                *layout, X.jax, plan=A._plan, transposed=t, interpret=not on_tpu(), resident=resident),
-            (A._data, A._rows, A._cols, A._order), X), reference)  # fmt: skip
+    # the kernel's other walks (tpu_bsr.WALKS; the default, tpu_bsr.WALK, is the rows above): the fastest is the default
+    names = {"by_result": "by the result's blocks", "resident": "the result in VMEM", "streamed": "blocks streamed"}
+    for walk in (w for w in tpu_bsr.WALKS if w != tpu_bsr.WALK):
+        for transposed, reference in ((False, want), (True, want_t)):
+            calls[f"BSR pallas {'A.T' if transposed else 'A'} @ X ({names[walk]})"] = (jitted(
+                "pallas", lambda layout, X, t=transposed, w=walk: tpu_bsr.pallas_product(
+                    *layout, X.jax, plan=A._plan, transposed=t, interpret=not on_tpu(), walk=w),
+                (A._data, A._rows, A._cols, A._order), X), reference)  # fmt: skip
     matrix = xp.asarray(dense)
     calls["dense A @ X (xp.matmul, float32's precision)"] = (jitted(None, lambda a, X: (a @ X).jax, matrix, X), want)
     with jax.default_matmul_precision(FAST):  # the opt-in: what the products cost in one bfloat16 pass

@@ -193,9 +193,9 @@ def _bsr_layout(p):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("resident", [False, True], ids=["by the result's blocks", "the result in VMEM"])
+@pytest.mark.parametrize("walk", tpu_bsr.WALKS)
 @given(p=bsr_problems())
-def test_bsr_kernels_match_the_dense_product(p, resident):
+def test_bsr_kernels_match_the_dense_product(p, walk):
     layout = _bsr_layout(p)
     rows, cols = layout[1:3]
     block_rows, block_cols = p["plan"].grid
@@ -206,8 +206,10 @@ def test_bsr_kernels_match_the_dense_product(p, resident):
         for transposed, x, want in ((False, p["x"], a @ p["x"]), (True, p["y"], a.T @ p["y"])):
             got = tpu_bsr.xla_product(*layout, jnp.asarray(x), plan=p["plan"], transposed=transposed)
             np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+            columns = x.shape[1] if x.ndim == 2 else 1
+            assert tpu_bsr.chosen_walk(p["plan"], transposed, columns, walk) == walk  # (the walk tested is taken)
             got = tpu_bsr.pallas_product(*layout, jnp.asarray(x), plan=p["plan"], transposed=transposed,
-                                         interpret=INTERPRET, resident=resident)  # fmt: skip
+                                         interpret=INTERPRET, walk=walk)  # fmt: skip
             np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
 
 
@@ -358,23 +360,49 @@ def test_bsr_kernel_with_the_result_in_vmem_lowers_for_mosaic(transposed, monkey
     x = jnp.ones((384 if transposed else 256, 64), jnp.float32)
 
     def product(*args):
-        return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, resident=True)
+        return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, walk="resident")
 
     module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
     assert "tpu.matmul" in module and "tpu.assume_multiple" in module
     assert re.search(r"vector.load %arg\d+\[%\w+, %c0", module)  # rows at the proven offset
 
 
-def test_bsr_kernel_keeps_the_result_in_vmem_only_where_it_fits(monkeypatch):
-    monkeypatch.setattr(tpu_bsr, "RESIDENT", True)
+@pytest.mark.parametrize("transposed", [False, True], ids=["A @ X", "A.T @ X"])
+def test_bsr_kernel_streaming_its_blocks_lowers_for_mosaic(transposed, monkeypatch, capsys):
+    # the streamed walk copies the blocks from HBM itself (DMAs started ahead and waited on in its
+    # loop) and reads X's tile and writes the result's at offsets Mosaic must prove multiples of 8
+    plan = tpu_bsr.Plan((384, 256), (128, 128))
+    dense = np.zeros((384, 256), np.float32)
+    dense[:128, 128:] = dense[256:, :128] = dense[128:256, :] = 1.0
+    rows, cols = np.nonzero(dense)
+    layout = [jnp.asarray(leaf) for leaf in tpu_bsr.host_layout(rows, cols, dense[rows, cols], plan)]
+    x = jnp.ones((384 if transposed else 256, 64), jnp.float32)
+
+    def product(*args):
+        return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, walk="streamed")
+
+    module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
+    assert "tpu.matmul" in module and "tpu.assume_multiple" in module
+    assert "tpu.enqueue_dma" in module and "tpu.wait_dma" in module
+    assert "scf.for" in module  # one loop over the blocks, not a grid step each
+
+
+def test_bsr_kernel_walks_keep_tiles_in_vmem_only_where_they_fit(monkeypatch):
+    monkeypatch.setattr(tpu_bsr, "WALK", "resident")
     monkeypatch.setattr(tpu_bsr, "_vmem_bytes", lambda: 4 * 256 * 128 * 4)  # a quarter: 256 x 128 float32
     plan = tpu_bsr.Plan((256, 512), (128, 128))
-    assert tpu_bsr.keeps_result_in_vmem(plan, transposed=False, columns=128)
-    assert tpu_bsr.keeps_result_in_vmem(plan, transposed=False, columns=1)  # a vector takes a whole vreg row
-    assert not tpu_bsr.keeps_result_in_vmem(plan, transposed=False, columns=256)
-    assert not tpu_bsr.keeps_result_in_vmem(plan, transposed=True, columns=128)  # 512 rows of A.T @ X
-    monkeypatch.setattr(tpu_bsr, "RESIDENT", False)
-    assert not tpu_bsr.keeps_result_in_vmem(plan, transposed=False, columns=128)
+    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=128) == "resident"
+    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=1) == "resident"  # a vector takes a whole vreg row
+    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=256) == "by_result"
+    assert tpu_bsr.chosen_walk(plan, transposed=True, columns=128) == "by_result"  # 512 rows of A.T @ X
+    # streamed: X's tile (512 rows) and the result's (256) together
+    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=128, walk="streamed") == "by_result"
+    square = tpu_bsr.Plan((128, 128), (128, 128))
+    assert tpu_bsr.chosen_walk(square, transposed=False, columns=128, walk="streamed") == "streamed"
+    monkeypatch.setattr(tpu_bsr, "WALK", "by_result")
+    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=128) == "by_result"
+    with pytest.raises(ValueError, match="walk must be one of"):
+        tpu_bsr.chosen_walk(plan, transposed=False, columns=128, walk="sideways")
 
 
 # --- ELL (the prototype of a random matrix's product) -------------------------------------------

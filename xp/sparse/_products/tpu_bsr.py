@@ -19,9 +19,11 @@ walks the blocks in order; the blocks' rows, columns and order are scalar-prefet
 ``X`` are fetched by DMA ahead of it and the output block changes only when the block row does:
 the steps of one block row accumulate in the output block in VMEM, which is written back once.
 ``A.T @ X`` walks the blocks in ``order`` and multiplies each transposed. The kernel's other
-walk (:data:`RESIDENT`) goes the other way, by ``X``'s tiles, with the whole result (its tile of
-columns) in VMEM: each step then fetches only its block, each tile of ``X`` is fetched once, and
-each step adds its product to the rows of its block. The products take the
+walks (:data:`WALK`): by ``X``'s tiles, with the whole result (its tile of columns) in VMEM, each
+step fetching only its block and adding its product to the rows of its block; or with both
+``X``'s tile and the result's in VMEM, one grid step per tile of columns whose loop streams the
+blocks through a ring of VMEM buffers by DMAs of its own, several in flight (no grid step per
+block: a grid step costs far more than a 128 x 128 block's product). The products take the
 matmul precision of JAX's setting where they are traced (:mod:`.tpu` gives float32's unless the
 user set one, as xp's dense products: xp/_precision.py); Mosaic multiplies at two, one bfloat16 pass
 or float32's, so the kernel takes the first for the settings of JAX's DEFAULT precision and the
@@ -36,7 +38,8 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -71,13 +74,14 @@ def _tiles(x: Any, count: int, side: int) -> Any:
     return _padded_rows(columns, count * side).reshape(count, side, columns.shape[1])
 
 
-def _roles(plan: Plan, rows: Any, cols: Any, order: Any, transposed: bool, resident: bool = False) -> tuple[Any, ...]:
+def _roles(plan: Plan, rows: Any, cols: Any, order: Any, transposed: bool, walk: str = "by_result") -> tuple[Any, ...]:
     """Per step of the kernel's walk: the stored block, the block of the result and the block of
     ``x`` (and the sizes of the result's and ``x``'s blocks, and their numbers). The walk goes by
     the result's blocks (block rows for ``A @ x``, block columns for ``A.T @ x``), or where the
-    result stays in VMEM whole (``resident``) by ``x``'s, whose tile is then fetched once."""
+    result stays in VMEM whole (``"resident"``) by ``x``'s, whose tile is then fetched once, or
+    where both stay in VMEM (``"streamed"``) in the order the blocks are stored."""
     (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
-    by_columns = transposed != resident
+    by_columns = transposed != (walk == "resident") if walk != "streamed" else False
     blocks = order if by_columns else jnp.arange(rows.shape[0], dtype=rows.dtype)
     block_row, block_col = (jnp.take(rows, order), jnp.take(cols, order)) if by_columns else (rows, cols)
     if transposed:
@@ -134,13 +138,21 @@ def mosaic_precision(setting: str) -> Any:
     return lax.Precision.DEFAULT if setting in FAST_PRECISIONS else lax.Precision.HIGHEST
 
 
-RESIDENT = True
-"""Which walk the kernel takes where the result (its tile of columns) fits in a quarter of the
-core's VMEM: by the result's blocks (False: each step fetches its block and its tile of ``X``, and
-a block row of the result is written once), or by ``X``'s tiles with the whole result in VMEM
-(True: each step fetches only its block, each tile of ``X`` is fetched once, the result is written
-at the end). bench/sparse_tpu.py times both; the faster is the default: the result in VMEM, 12 %
-faster for ``A @ X`` and as fast for ``A.T @ X`` (bench/RESULTS.md, "Sparse products on a TPU")."""
+WALKS = ("by_result", "resident", "streamed")
+"""The kernel's walks: by the result's blocks (each step fetches its block and its tile of ``X``,
+and a block row of the result is written once), by ``X``'s tiles with the whole result in VMEM
+(each step fetches only its block, each tile of ``X`` is fetched once, the result is written at
+the end), or with ``X``'s tile and the result's both in VMEM and the blocks streamed by the
+kernel's own DMAs within one grid step per tile of columns (:func:`_streamed_kernel`)."""
+
+WALK = "resident"
+"""The walk the kernel takes where its buffers fit (:func:`chosen_walk`); bench/sparse_tpu.py times
+each, and the fastest is the default (bench/RESULTS.md, "Sparse products on a TPU"): the result in
+VMEM was 12 % faster than the walk by its blocks for ``A @ X`` and as fast for ``A.T @ X``."""
+
+STREAM_DEPTH = 4
+"""The streamed walk's ring of VMEM buffers: the block being multiplied and the DMAs of the next
+three in flight."""
 
 VMEM_BYTES = 16 * 2**20
 """The VMEM of a TPU core where the machine cannot say (lowering for a TPU elsewhere): the
@@ -154,13 +166,25 @@ def _result_bytes(plan: Plan, transposed: bool, width: int) -> int:
     return (block_cols * bk if transposed else block_rows * bm) * max(width, 128) * 4
 
 
-def keeps_result_in_vmem(plan: Plan, transposed: bool, columns: int, resident: bool | None = None) -> bool:
-    """Whether the kernel of a product with ``columns`` columns walks by ``X``'s tiles with the
-    result in VMEM: where :data:`RESIDENT` (or ``resident``) asks for it and the result's tile fits
-    in a quarter of the core's VMEM."""
+def _operand_bytes(plan: Plan, transposed: bool, width: int) -> int:
+    """The VMEM a tile of ``width`` columns of the whole ``X`` takes (as :func:`_result_bytes`)."""
+    return _result_bytes(plan, not transposed, width)
+
+
+def chosen_walk(plan: Plan, transposed: bool, columns: int, walk: str | None = None) -> str:
+    """The walk of the kernel of a product with ``columns`` columns: :data:`WALK` (or ``walk``)
+    where its buffers fit (the result's tile in a quarter of the core's VMEM; streamed, the tiles
+    of the result and of ``X`` together in a quarter), else the walk by the result's blocks."""
     width = column_tile(max(columns, 1))
-    wanted = RESIDENT if resident is None else resident
-    return wanted and width is not None and 4 * _result_bytes(plan, transposed, width) <= _vmem_bytes()
+    wanted = WALK if walk is None else walk
+    if wanted not in WALKS:
+        raise ValueError(f"walk must be one of {WALKS}, got {wanted!r}")
+    if width is None or wanted == "by_result":
+        return "by_result"
+    held = _result_bytes(plan, transposed, width)
+    if wanted == "streamed":
+        held += _operand_bytes(plan, transposed, width)
+    return wanted if 4 * held <= _vmem_bytes() else "by_result"
 
 
 def _vmem_bytes() -> int:
@@ -241,13 +265,48 @@ def _resident_kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any,
     out[rows, :] += _block_product(a[...], x[...], transposed=transposed, precision=precision, split=split)
 
 
+def _streamed_kernel(blocks: Any, outs: Any, ins: Any, data: Any, x: Any, out: Any, ring: Any, copies: Any, *,
+                     transposed: bool, precision: Any, split: bool) -> None:  # fmt: skip
+    """The one grid step of a tile of columns in the streamed walk: ``x`` and ``out`` are the whole
+    tiles in VMEM, ``data`` the blocks in HBM, copied by this step into the ring of buffers ``ring``
+    (:data:`STREAM_DEPTH` deep, one DMA semaphore each in ``copies``), the next ones in flight while
+    a block is multiplied."""
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    count, depth = data.shape[0], ring.shape[0]
+    bm, bk = data.shape[1:]
+    in_side, out_side = (bm, bk) if transposed else (bk, bm)
+
+    def copy(i: Any) -> Any:
+        slot = i % depth
+        return pltpu.make_async_copy(data.at[blocks[i]], ring.at[slot], copies.at[slot])
+
+    for i in range(min(depth - 1, count)):
+        copy(jnp.int32(i)).start()  # (int32 indices, which Mosaic's slices take, in 64-bit mode too)
+    out[...] = jnp.zeros(out.shape, out.dtype)
+
+    def step(i: Any, carry: Any) -> Any:
+        @pl.when(i + depth - 1 < count)
+        def _() -> None:
+            copy(i + depth - 1).start()
+
+        copy(i).wait()
+        tile = x[pl.ds(pl.multiple_of(ins[i] * in_side, 8), in_side), :]  # (multiples of 8: the tiling's rows)
+        rows = pl.ds(pl.multiple_of(outs[i] * out_side, 8), out_side)
+        out[rows, :] += _block_product(ring[i % depth], tile, transposed=transposed, precision=precision, split=split)
+        return carry
+
+    lax.fori_loop(jnp.int32(0), jnp.int32(count), step, 0)
+
+
 def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Plan, transposed: bool,
                    interpret: bool, precision: str = "highest", split: bool | None = None,
-                   resident: bool | None = None) -> Any:  # fmt: skip
+                   walk: str | None = None) -> Any:  # fmt: skip
     """:func:`xla_product` as a Pallas kernel (float32, ``fits(plan)``, ``column_tile`` not None), at
     JAX's matmul precision ``precision`` (:func:`mosaic_precision`; float32's by
-    :data:`SPLIT_FLOAT32` unless ``split`` says), walking as :data:`RESIDENT` says unless
-    ``resident`` does (the result in VMEM where it fits in a quarter of it, else by its blocks)."""
+    :data:`SPLIT_FLOAT32` unless ``split`` says), walking as :data:`WALK` says unless ``walk`` does,
+    where its buffers fit (:func:`chosen_walk`)."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
@@ -256,37 +315,48 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
     k = columns.shape[1]
     width = column_tile(k)
     assert width is not None
-    resident = keeps_result_in_vmem(plan, transposed, k, resident)
+    walk = chosen_walk(plan, transposed, k, walk)
     blocks, outs, ins, (out_side, in_side), (out_count, in_count) = _roles(plan, rows, cols, order, transposed,
-                                                                           resident)  # fmt: skip
+                                                                           walk)  # fmt: skip
     columns = _padded_rows(columns, in_count * in_side)
-    if resident:
-        out_spec = pl.BlockSpec((out_count * out_side, width), lambda j, b, blocks, outs, ins: (0, j))
-        vmem = 2 * 4 * (bm * bk + in_side * width) + 2 * _result_bytes(plan, transposed, width)
+    whole_out = pl.BlockSpec((out_count * out_side, width), lambda j, *prefetched: (0, j))
+    scratch: list[Any] = []
+    kernel: Callable[..., None]
+    semantics: tuple[Literal["parallel", "arbitrary"], ...]
+    if walk == "streamed":
+        grid: tuple[int, ...] = (k // width,)
+        in_specs = [pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec((in_count * in_side, width), lambda j, *_: (0, j))]
+        out_spec, kernel = whole_out, _streamed_kernel
+        scratch = [pltpu.VMEM((STREAM_DEPTH, bm, bk), jnp.float32), pltpu.SemaphoreType.DMA((STREAM_DEPTH,))]
+        vmem = 2 * (_result_bytes(plan, transposed, width) + _operand_bytes(plan, transposed, width))
+        vmem += 4 * STREAM_DEPTH * bm * bk
+        semantics = ("parallel",)
     else:
-        out_spec = pl.BlockSpec((out_side, width), lambda j, b, blocks, outs, ins: (outs[b], j))
-        vmem = 2 * 4 * (bm * bk + (in_side + out_side) * width)
-    spec = pltpu.PrefetchScalarGridSpec(
-        num_scalar_prefetch=3,
-        grid=(k // width, data.shape[0]),
-        in_specs=[
+        grid = (k // width, data.shape[0])
+        in_specs = [
             pl.BlockSpec((None, bm, bk), lambda j, b, blocks, outs, ins: (blocks[b], 0, 0)),
             pl.BlockSpec((in_side, width), lambda j, b, blocks, outs, ins: (ins[b], j)),
-        ],
-        out_specs=out_spec,
+        ]
+        semantics = ("parallel", "arbitrary")
+        if walk == "resident":
+            out_spec, kernel = whole_out, _resident_kernel
+            vmem = 2 * 4 * (bm * bk + in_side * width) + 2 * _result_bytes(plan, transposed, width)
+        else:
+            out_spec = pl.BlockSpec((out_side, width), lambda j, b, blocks, outs, ins: (outs[b], j))
+            kernel, vmem = _kernel, 2 * 4 * (bm * bk + (in_side + out_side) * width)
+    spec = pltpu.PrefetchScalarGridSpec(
+        num_scalar_prefetch=3, grid=grid, in_specs=in_specs, out_specs=out_spec, scratch_shapes=scratch
     )
     product = pl.pallas_call(
         functools.partial(
-            _resident_kernel if resident else _kernel,
+            kernel,
             transposed=transposed,
             precision=mosaic_precision(precision),
             split=SPLIT_FLOAT32 if split is None else split,
         ),
         grid_spec=spec,
         out_shape=jax.ShapeDtypeStruct((out_count * out_side, k), jnp.float32),
-        compiler_params=pltpu.CompilerParams(
-            dimension_semantics=("parallel", "arbitrary"), vmem_limit_bytes=vmem + vmem // 2 + 2**22
-        ),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=semantics, vmem_limit_bytes=vmem + vmem // 2 + 2**22),
         interpret=interpret,
     )(blocks, outs, ins, data, columns)
     size = plan.shape[1] if transposed else plan.shape[0]
