@@ -348,10 +348,13 @@ def test_bsr_kernel_lowers_both_ways_of_multiplying_at_float32(split, monkeypatc
     assert ("contract_precision<fp32>" in module) == (not split)
 
 
+@pytest.mark.parametrize("walk", ["resident", "streamed"])
 @pytest.mark.parametrize("transposed", [False, True], ids=["A @ X", "A.T @ X"])
-def test_bsr_kernel_with_the_result_in_vmem_lowers_for_mosaic(transposed, monkeypatch, capsys):
-    # the walk by X's tiles adds each block's product to rows of the whole result at a dynamic
-    # offset, which Mosaic must prove a multiple of the tiling's 8 rows (tpu.assume_multiple)
+def test_bsr_kernel_walks_with_the_result_in_vmem_lower_for_mosaic(transposed, walk, monkeypatch, capsys):
+    # the walks with the whole result in VMEM add each block's product to its rows at a dynamic
+    # offset, which Mosaic must prove a multiple of the tiling's 8 rows (tpu.assume_multiple); the
+    # streamed walk also reads X's tile at one, and copies the blocks from HBM itself (DMAs started
+    # ahead and waited on in one loop, not a grid step each)
     plan = tpu_bsr.Plan((384, 256), (128, 128))
     dense = np.zeros((384, 256), np.float32)
     dense[:128, 128:] = dense[256:, :128] = dense[128:256, :] = 1.0
@@ -360,31 +363,13 @@ def test_bsr_kernel_with_the_result_in_vmem_lowers_for_mosaic(transposed, monkey
     x = jnp.ones((384 if transposed else 256, 64), jnp.float32)
 
     def product(*args):
-        return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, walk="resident")
+        return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, walk=walk)
 
     module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
     assert "tpu.matmul" in module and "tpu.assume_multiple" in module
     assert re.search(r"vector.load %arg\d+\[%\w+, %c0", module)  # rows at the proven offset
-
-
-@pytest.mark.parametrize("transposed", [False, True], ids=["A @ X", "A.T @ X"])
-def test_bsr_kernel_streaming_its_blocks_lowers_for_mosaic(transposed, monkeypatch, capsys):
-    # the streamed walk copies the blocks from HBM itself (DMAs started ahead and waited on in its
-    # loop) and reads X's tile and writes the result's at offsets Mosaic must prove multiples of 8
-    plan = tpu_bsr.Plan((384, 256), (128, 128))
-    dense = np.zeros((384, 256), np.float32)
-    dense[:128, 128:] = dense[256:, :128] = dense[128:256, :] = 1.0
-    rows, cols = np.nonzero(dense)
-    layout = [jnp.asarray(leaf) for leaf in tpu_bsr.host_layout(rows, cols, dense[rows, cols], plan)]
-    x = jnp.ones((384 if transposed else 256, 64), jnp.float32)
-
-    def product(*args):
-        return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, walk="streamed")
-
-    module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
-    assert "tpu.matmul" in module and "tpu.assume_multiple" in module
-    assert "tpu.enqueue_dma" in module and "tpu.wait_dma" in module
-    assert "scf.for" in module  # one loop over the blocks, not a grid step each
+    streamed = ("tpu.enqueue_dma" in module, "tpu.wait_dma" in module, "scf.for" in module)
+    assert streamed == ((True,) * 3 if walk == "streamed" else (False, False, False))
 
 
 def test_bsr_kernel_walks_keep_tiles_in_vmem_only_where_they_fit(monkeypatch):
