@@ -378,6 +378,24 @@ def test_the_reciprocal_is_corrected_to_the_rounded_one(x, ulps, negative):
     assert np.array_equal(np.asarray(jax.jit(refine_reciprocal)(x, guess)), want)
 
 
+@given(x=hnp.arrays(np.float32, 32, elements=st.floats(2.0**-125, 2.0**125, width=32)))
+def test_pairs_carry_their_low_parts_through_compiled_programs(x):
+    # double-float products and logarithms, compiled: XLA's CPU compiler fused Dekker's product
+    # into its error term, which then took the unrounded product (log_pair was 2.4e-7 off, half
+    # an ulp of its high part: the low part lost)
+    from xp import _double_float as double_float
+
+    hi, lo = jax.jit(double_float.log_pair)(x)
+    want = np.log(x.astype(np.float64))
+    got = np.asarray(hi, np.float64) + np.asarray(lo, np.float64)
+    assert np.all(np.abs(got - want) <= 2.0**-40 * np.maximum(np.abs(want), 1)), (x, got - want)
+    x = np.clip(x, np.float32(2.0**-40), np.float32(2.0**40))  # (products and their error terms normal)
+    y = x[::-1]
+    hi, lo = jax.jit(double_float.two_product)(x, y)
+    exact = x.astype(np.float64) * y.astype(np.float64)  # (exact: 48 bits)
+    assert np.array_equal(np.asarray(hi, np.float64) + np.asarray(lo, np.float64), exact)
+
+
 def test_the_reciprocal_keeps_the_division_s_special_values():
     from xp._double_float import reciprocal
 

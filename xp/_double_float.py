@@ -39,11 +39,17 @@ _LN2 = math.log(2.0)
 
 
 def two_product(a: Any, b: Any) -> tuple[Any, Any]:
-    """``a * b`` as ``p + e`` exactly: ``p`` the rounded product, ``e`` its rounding error."""
-    p = a * b
+    """``a * b`` as ``p + e``: ``p`` the rounded product, ``e`` its rounding error (to about 2**-48
+    of the product), as the sum of the four exact products of the halves of ``a`` and ``b``.
+    (Not Dekker's ``(a_hi b_hi - a b) + ...``: XLA's CPU compiler may fuse the multiplication
+    ``a b`` into that subtraction, which then takes the unrounded product, and ``e`` came out 0
+    beside a rounded ``p``; fused multiply-adds of exact products change nothing.)"""
     a_hi, a_lo = float32.split(a)
     b_hi, b_lo = float32.split(b)
-    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    p, e1 = two_sum(a_hi * b_hi, a_hi * b_lo)
+    p, e2 = two_sum(p, a_lo * b_hi)
+    p, e3 = two_sum(p, a_lo * b_lo)
+    return fast_two_sum(p, (e1 + e2) + e3)
 
 
 def two_sum(a: Any, b: Any) -> tuple[Any, Any]:
@@ -148,3 +154,44 @@ def refine_reciprocal(x: Any, r: Any) -> Any:
     residual = (1 - p) - e  # (1 - p exact: p is within a few ulps of 1)
     corrected = r + r * residual
     return jnp.where(jnp.isfinite(corrected) & (jnp.abs(r) >= np.finfo(np.float32).tiny), corrected, r)
+
+
+# --- pairs: sums, products, the natural logarithm and exponential ---------------------------------
+
+(LN2_HI,), (LN2_LO,) = _pair(np.array([math.log(2.0)]))
+LN2_PAIR = (np.float32(LN2_HI), np.float32(LN2_LO))
+"""``log(2)`` as a pair of float32 scalars."""
+LOG2E_PAIR = (LOG2E_HI, LOG2E_LO)
+
+
+def add(p: tuple[Any, Any], q: tuple[Any, Any]) -> tuple[Any, Any]:
+    """``p + q`` of pairs (either may be ``(value, 0)``), to about 2**-44 of the larger."""
+    hi, lo = two_sum(p[0], q[0])
+    return fast_two_sum(hi, lo + (p[1] + q[1]))
+
+
+def multiply(p: tuple[Any, Any], q: tuple[Any, Any]) -> tuple[Any, Any]:
+    """``p * q`` of pairs, to about 2**-44 relatively."""
+    hi, lo = two_product(p[0], q[0])
+    return fast_two_sum(hi, lo + (p[0] * q[1] + p[1] * q[0]))
+
+
+def negative(p: tuple[Any, Any]) -> tuple[Any, Any]:
+    return -p[0], -p[1]
+
+
+def log_pair(x: Any) -> tuple[Any, Any]:
+    """``log(x)`` of positive normal float32 ``x`` as a pair."""
+    return multiply(log2_pair(x), LN2_PAIR)
+
+
+def exp_of_pair(t: tuple[Any, Any], approximation: Any) -> Any:
+    """``exp(t)`` of a pair, rounded once (:func:`exp2_pair`), where the result is a normal float32
+    (below, or past float32's largest, ``approximation``: the float32 computation of the same
+    value, whose rounding there no longer counts). For exponents of a few hundred formed from
+    terms that each carry float32's rounding, ``exp`` of their float32 sum is that rounding times
+    the exponent off (1e-5 for an exponent of 100); formed as a pair, the result is not."""
+    t_hi, t_lo = multiply(t, LOG2E_PAIR)
+    normal = (t_hi >= -125) & (t_hi < 128)
+    value = exp2_pair(jnp.where(normal, t_hi, 0), jnp.where(normal, t_lo, 0))
+    return jnp.where(normal, value, approximation)

@@ -137,16 +137,14 @@ def _float32_gamma(x: Any) -> Any:
     )
 
 
-def float32_log2_gamma_pair(x: Any) -> tuple[Any, Any]:
-    """``log2 gamma(x)`` of positive float32 ``x`` as a double-float pair (xp/_double_float.py): from
+def float32_log_gamma_pair(x: Any) -> tuple[Any, Any]:
+    """``log gamma(x)`` of positive float32 ``x`` as a double-float pair (xp/_double_float.py): from
     gamma itself where it is a normal float32 (below 35), whose few ulps become as many of 2**-24
     absolutely, where lgamma's own rounding is an ulp of a value up to 90; beyond, lgamma's."""
     finite = (x > 0) & (x < _FLOAT32_GAMMA_OVERFLOW)
-    gamma_hi, gamma_lo = double_float.log2_pair(_float32_gamma(safe(finite, x, 2.0)))
+    from_gamma = double_float.log_pair(_float32_gamma(safe(finite, x, 2.0)))
     log_gamma = lgamma(x)
-    by_log, by_log_error = double_float.two_product(log_gamma, double_float.LOG2E_HI)
-    by_log_error = by_log_error + log_gamma * double_float.LOG2E_LO
-    return jnp.where(finite, gamma_hi, by_log), jnp.where(finite, gamma_lo, by_log_error)
+    return jnp.where(finite, from_gamma[0], log_gamma), jnp.where(finite, from_gamma[1], 0)
 
 
 _LOGGAMMA_MINIMUM = 1.4616321325302124

@@ -21,7 +21,7 @@ import numpy as np
 from jax import lax
 
 from xp import _double_float as double_float
-from xp.special._gamma import digamma, float32_log2_gamma_pair, lgamma
+from xp.special._gamma import digamma, float32_log_gamma_pair, lgamma
 from xp.special._kernel import Kernel, const, exp, is_nonpositive_integer, log, log1p, polynomial, safe
 
 # Terms of the power series for x <= 1: the first left out is below 1/(26 * 26!) ~ 1e-28.
@@ -306,34 +306,15 @@ def _hyp1f1_asymptotic(a: Any, b: Any, x: Any, shift: Any) -> tuple[Any, Any]:
     return value, first_done & (second_done | negligible)
 
 
-def _float32_prefactor(
-    approximation: Any, log_gammas: tuple[Any, Any], linear: Any, power: tuple[Any, Any], x: Any
-) -> Any:
+def _float32_prefactor(approximation: Any, gammas: tuple[Any, Any], linear: Any, power: tuple[Any, Any], x: Any) -> Any:
     """``gamma(g1) / gamma(g2) exp(linear) x**power`` of float32 (positive ``g1``, ``g2``; ``power`` a
-    pair) as ``2**t``, the sum ``t`` of the base-2 logarithms in double-float arithmetic
-    (xp/_double_float.py): its terms are up to a few hundred where the result is a float32, and
-    float32's rounding of each, amplified by the exponential, came to 2e-5 relatively. Where ``t``
-    is outside [-125, 128) (a result below the normal range, or not finite) ``approximation``, the
-    float32 sum's exponential."""
-    (gamma_1, gamma_2), (power_hi, power_lo) = log_gammas, power
-    log_hi, log_lo = double_float.log2_pair(x)
-    by_power, by_power_error = double_float.two_product(power_hi, log_hi)
-    by_power_error = by_power_error + (power_hi * log_lo + power_lo * log_hi)
-    by_linear, by_linear_error = double_float.two_product(linear, double_float.LOG2E_HI)
-    by_linear_error = by_linear_error + linear * double_float.LOG2E_LO
-    (ratio_1, ratio_1_error), (ratio_2, ratio_2_error) = (
-        float32_log2_gamma_pair(gamma_1),
-        float32_log2_gamma_pair(gamma_2),
-    )
-    ratio, ratio_error = double_float.two_sum(ratio_1, -ratio_2)
-    ratio_error = ratio_error + (ratio_1_error - ratio_2_error)
-    total, total_error = double_float.two_sum(by_power, by_linear)
-    total, more_error = double_float.two_sum(total, ratio)
-    errors = (total_error + more_error) + ((by_power_error + by_linear_error) + ratio_error)
-    t_hi, t_lo = double_float.fast_two_sum(total, errors)
-    normal = (t_hi >= -125) & (t_hi < 128)
-    value = double_float.exp2_pair(jnp.where(normal, t_hi, 0), jnp.where(normal, t_lo, 0))
-    return jnp.where(normal, value, approximation)
+    pair) from the sum of its logarithms in double-float arithmetic (:func:`xp._double_float.exp_of_pair`):
+    its terms are up to a few hundred where the result is a float32. ``approximation``: the
+    float32 computation, taken where the result is not a normal float32."""
+    g1, g2 = (float32_log_gamma_pair(g) for g in gammas)
+    t = double_float.add(double_float.multiply(power, double_float.log_pair(x)), (linear, jnp.zeros_like(linear)))
+    t = double_float.add(t, double_float.add(g1, double_float.negative(g2)))
+    return double_float.exp_of_pair(t, approximation)
 
 
 def _hyp1f1(a: Any, b: Any, x: Any) -> Any:
