@@ -137,14 +137,21 @@ def _float32_gamma(x: Any) -> Any:
     )
 
 
-def float32_log_gamma_pair(x: Any) -> tuple[Any, Any]:
-    """``log gamma(x)`` of positive float32 ``x`` as a double-float pair (xp/_double_float.py): from
-    gamma itself where it is a normal float32 (below 35), whose few ulps become as many of 2**-24
-    absolutely, where lgamma's own rounding is an ulp of a value up to 90; beyond, lgamma's."""
-    finite = (x > 0) & (x < _FLOAT32_GAMMA_OVERFLOW)
-    from_gamma = double_float.log_pair(_float32_gamma(safe(finite, x, 2.0)))
-    log_gamma = lgamma(x)
-    return jnp.where(finite, from_gamma[0], log_gamma), jnp.where(finite, from_gamma[1], 0)
+def float32_log_gamma_pair(z: tuple[Any, Any]) -> tuple[Any, Any]:
+    """``log gamma(z)`` of a positive double-float pair ``z = (hi, lo)`` (xp/_double_float.py) as a
+    pair: below 8 from gamma itself (a few ulps: as many of 2**-24 in the logarithm, where lgamma's
+    rounding is an ulp of its value) and ``psi(hi) lo``; from 8 on Stirling's ``(z - 1/2) log z - z
+    + log(2 pi) / 2 + delta(z)`` with its large terms as pairs."""
+    hi, lo = z
+    small = hi < _FLOAT32_STIRLING_FROM
+    zs = safe(small & (hi > 0), hi, 2.0)
+    by_gamma = double_float.add(double_float.log_pair(_float32_gamma(zs)), (_float32_digamma(zs) * lo, 0 * lo))
+    large = (safe(~small, hi, _FLOAT32_STIRLING_FROM), jnp.where(small, 0, lo))
+    log_z = double_float.add(double_float.log_pair(large[0]), (large[1] / large[0], 0 * lo))
+    by_stirling = double_float.multiply(double_float.add(large, (const(hi, -0.5), 0 * lo)), log_z)
+    rest = const(hi, 0.5 * np.log(2 * np.pi)) + stirling_correction(large[0])
+    by_stirling = double_float.add(double_float.add(by_stirling, double_float.negative(large)), (rest, 0 * lo))
+    return jnp.where(small, by_gamma[0], by_stirling[0]), jnp.where(small, by_gamma[1], by_stirling[1])
 
 
 _LOGGAMMA_MINIMUM = 1.4616321325302124
