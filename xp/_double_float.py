@@ -53,14 +53,17 @@ def two_product(a: Any, b: Any) -> tuple[Any, Any]:
 
 
 def two_sum(a: Any, b: Any) -> tuple[Any, Any]:
-    """``a + b`` as ``s + e`` exactly (Knuth's algorithm, for operands of any magnitudes)."""
+    """``a + b`` as ``s + e`` exactly (Knuth's algorithm, for operands of any magnitudes). A constant
+    operand goes second: XLA's simplifier folds ``(x + c) - c`` into ``x`` (reassociating
+    constants), which would take the error term away."""
     s = a + b
     b_part = s - a
     return s, (a - (s - b_part)) + (b - b_part)
 
 
 def fast_two_sum(a: Any, b: Any) -> tuple[Any, Any]:
-    """``a + b`` as ``s + e`` exactly, for ``|a| >= |b|`` (or ``a`` zero)."""
+    """``a + b`` as ``s + e`` exactly, for ``|a| >= |b|`` (or ``a`` zero; ``a`` not a constant, as
+    for :func:`two_sum`)."""
     s = a + b
     return s, b - (s - a)
 

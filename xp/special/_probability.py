@@ -337,8 +337,9 @@ def _log_beta_front_pair(p: Any, q: Any, y: Any, y1: Any) -> tuple[Any, Any]:
     ``1 - y`` (or ``1 - y1``) is a pair exactly, and ``log B`` the sum of three log gamma pairs."""
     zero = jnp.zeros_like(y)
     low = y < 0.5
-    y_pair = jnp.where(low, y, double_float.two_sum(1, -y1)[0]), jnp.where(low, 0, double_float.two_sum(1, -y1)[1])
-    y1_pair = jnp.where(low, double_float.two_sum(1, -y)[0], y1), jnp.where(low, double_float.two_sum(1, -y)[1], 0)
+    one_less_y1, one_less_y = double_float.two_sum(-y1, 1), double_float.two_sum(-y, 1)  # (constants second)
+    y_pair = jnp.where(low, y, one_less_y1[0]), jnp.where(low, 0, one_less_y1[1])
+    y1_pair = jnp.where(low, one_less_y[0], y1), jnp.where(low, one_less_y[1], 0)
     t = double_float.add(
         double_float.multiply((p, zero), _log_of_pair(y_pair)), double_float.multiply((q, zero), _log_of_pair(y1_pair))
     )
@@ -569,6 +570,11 @@ def _t_tail_many_df(df: Any, t: Any, u: Any) -> Any:
     return total * exp(-lam - log_beta(a, const(df, 0.5))) / 2
 
 
+def _divided_by(x: Any, y: Any) -> Any:
+    """``x / y`` of float32 from :func:`xp._double_float.reciprocal` (two roundings on every backend)."""
+    return x * double_float.reciprocal(y)
+
+
 def _stdtr(df: Any, t: Any) -> Any:
     """Student's t cdf. With r = df / t**2, z = 1 / (1 + r) = t**2 / (t**2 + df) and
     y = r / (1 + r) = 1 - z (each without cancellation, and without t**2 overflowing), the
@@ -585,10 +591,13 @@ def _stdtr(df: Any, t: Any) -> Any:
     # discarded one made the gradient NaN (df = 1e300, t = 1e-8: r = inf)
     series = (df >= _T_SERIES_FROM) & (jnp.abs(tn) < jnp.sqrt(df))
     dff, tf = safe(~series, df, 1.0), safe(~series, tn, 1.0)
-    r = (dff / tf) / tf
-    z = 1 / (1 + r)
+    # (the quotients from correctly rounded reciprocals: y**(df/2) multiplies y's rounding by
+    # df/2, and XLA:TPU's division is 1.5e-7 off; float64 keeps IEEE division)
+    divide = _divided_by if t.dtype == np.float32 else jnp.divide
+    r = divide(divide(dff, tf), tf)
+    z = divide(jnp.ones_like(r), 1 + r)
     centre = _betainc(const(t, 0.5), dff / 2, z)
-    tail = incomplete_beta(dff / 2, const(t, 0.5), r / (1 + r), z) / 2  # (1 - y = z: y rounds to 1 for df >> t**2)
+    tail = incomplete_beta(dff / 2, const(t, 0.5), divide(r, 1 + r), z) / 2  # (1 - y = z: y rounds to 1 for df >> t**2)
     lower = jnp.where(centre < 0.5, 0.5 - centre / 2, tail)
     dfs, ts = safe(series, df, _T_SERIES_FROM), safe(series, tn, 1.0)
     lower = jnp.where(series, _t_tail_many_df(dfs, ts, ts / jnp.sqrt(dfs)), lower)
