@@ -1,13 +1,17 @@
 """Double-float arithmetic on float32: a value as a pair ``hi + lo`` of float32 numbers carrying
 about 44 significant bits, for the few steps where float32's own rounding, or XLA:TPU's, would
-reach a result that must be correct to float32's last bit (``pow`` on a TPU, xp/_float32_pow.py;
-the reciprocals of ``psi``; the prefactor of ``hyp1f1``'s asymptotic expansion).
+reach a result that must be correct to float32's last bit: ``pow`` on a TPU (xp/_float32_pow.py),
+the reciprocals of ``psi`` and ``stdtr``, and the prefactors of ``hyp1f1``'s asymptotic expansion
+and of the incomplete gamma and beta functions (exponentials of sums of logarithms up to a few
+hundred, whose float32 rounding the exponential turns into 1e-5 of the result).
 
 Every operation is an addition, a multiplication, a division whose rounding is corrected, or the
-exponential asked for accuracy (xp/_float32_accuracy.py); products are split exactly (Dekker's
-algorithm on :func:`xp._float32_accuracy.split`), so no fused multiply-add is assumed, and no
-correctly rounded division: XLA:TPU divides by multiplying with an approximate reciprocal, up to
-1.5e-7 off relatively (docs/accelerators.md).
+exponential asked for accuracy (xp/_float32_accuracy.py); products are sums of the exact products
+of halves (:func:`xp._float32_accuracy.split`), so neither a fused multiply-add nor a correctly
+rounded division is assumed (XLA:TPU divides by multiplying with an approximate reciprocal, up to
+1.5e-7 off relatively: docs/accelerators.md). Two rewrites of XLA's compilers would undo the
+arithmetic and are kept out of its way: a multiplication fused into the subtraction that measures
+its rounding (:func:`two_product`), and ``(x + c) - c`` folded into ``x`` (:func:`two_sum`).
 """
 
 from __future__ import annotations
