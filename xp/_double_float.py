@@ -171,6 +171,11 @@ LN2_PAIR = (np.float32(LN2_HI), np.float32(LN2_LO))
 LOG2E_PAIR = (LOG2E_HI, LOG2E_LO)
 
 
+def as_pair(x: Any) -> tuple[Any, Any]:
+    """A float32 value as a pair (its low part 0)."""
+    return x, jnp.zeros_like(x)
+
+
 def add(p: tuple[Any, Any], q: tuple[Any, Any]) -> tuple[Any, Any]:
     """``p + q`` of pairs (either may be ``(value, 0)``), to about 2**-44 of the larger."""
     hi, lo = two_sum(p[0], q[0])
@@ -187,9 +192,19 @@ def negative(p: tuple[Any, Any]) -> tuple[Any, Any]:
     return -p[0], -p[1]
 
 
+def subtract(p: tuple[Any, Any], q: tuple[Any, Any]) -> tuple[Any, Any]:
+    """``p - q`` of pairs (as :func:`add`)."""
+    return add(p, negative(q))
+
+
 def log_pair(x: Any) -> tuple[Any, Any]:
     """``log(x)`` of positive normal float32 ``x`` as a pair."""
     return multiply(log2_pair(x), LN2_PAIR)
+
+
+def log_of_pair(z: tuple[Any, Any]) -> tuple[Any, Any]:
+    """``log(hi + lo)`` of a positive pair: ``log(hi) + lo / hi`` (``lo`` is below an ulp of ``hi``)."""
+    return add(log_pair(z[0]), as_pair(z[1] / z[0]))
 
 
 def exp_of_pair(t: tuple[Any, Any], approximation: Any) -> Any:

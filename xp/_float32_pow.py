@@ -16,8 +16,8 @@ fraction:
   accurate exponential corrected by one Newton step (the logarithm of the guess as a pair again).
 
 Every step is an addition, a multiplication, a corrected division, or the exponential asked for
-accuracy; products are split exactly (Dekker's algorithm on :func:`xp._float32_accuracy.split`),
-so no fused multiply-add is assumed.
+accuracy (xp/_double_float.py: products as sums of the exact products of halves, so no fused
+multiply-add is assumed).
 The result is rounded once from a value within about 2**-40 of the power: correctly rounded but
 for the rare values near a tie, and exact where the power is a float32.
 

@@ -145,12 +145,14 @@ def float32_log_gamma_pair(z: tuple[Any, Any]) -> tuple[Any, Any]:
     hi, lo = z
     small = hi < _FLOAT32_STIRLING_FROM
     zs = safe(small & (hi > 0), hi, 2.0)
-    by_gamma = double_float.add(double_float.log_pair(_float32_gamma(zs)), (_float32_digamma(zs) * lo, 0 * lo))
+    by_gamma = double_float.add(
+        double_float.log_pair(_float32_gamma(zs)), double_float.as_pair(_float32_digamma(zs) * lo)
+    )
     large = (safe(~small, hi, _FLOAT32_STIRLING_FROM), jnp.where(small, 0, lo))
-    log_z = double_float.add(double_float.log_pair(large[0]), (large[1] / large[0], 0 * lo))
-    by_stirling = double_float.multiply(double_float.add(large, (const(hi, -0.5), 0 * lo)), log_z)
+    half = double_float.as_pair(jnp.full_like(hi, 0.5))
+    by_stirling = double_float.multiply(double_float.subtract(large, half), double_float.log_of_pair(large))
     rest = const(hi, 0.5 * np.log(2 * np.pi)) + stirling_correction(large[0])
-    by_stirling = double_float.add(double_float.add(by_stirling, double_float.negative(large)), (rest, 0 * lo))
+    by_stirling = double_float.add(double_float.subtract(by_stirling, large), double_float.as_pair(rest))
     return jnp.where(small, by_gamma[0], by_stirling[0]), jnp.where(small, by_gamma[1], by_stirling[1])
 
 

@@ -311,9 +311,9 @@ def _float32_prefactor(approximation: Any, gammas: tuple[Any, Any], linear: Any,
     pair) from the sum of its logarithms in double-float arithmetic (:func:`xp._double_float.exp_of_pair`):
     its terms are up to a few hundred where the result is a float32. ``approximation``: the
     float32 computation, taken where the result is not a normal float32."""
-    g1, g2 = (float32_log_gamma_pair((g, jnp.zeros_like(g))) for g in gammas)
-    t = double_float.add(double_float.multiply(power, double_float.log_pair(x)), (linear, jnp.zeros_like(linear)))
-    t = double_float.add(t, double_float.add(g1, double_float.negative(g2)))
+    g1, g2 = (float32_log_gamma_pair(double_float.as_pair(g)) for g in gammas)
+    t = double_float.add(double_float.multiply(power, double_float.log_pair(x)), double_float.as_pair(linear))
+    t = double_float.add(t, double_float.subtract(g1, g2))
     return double_float.exp_of_pair(t, approximation)
 
 

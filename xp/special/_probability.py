@@ -107,13 +107,12 @@ def _log_prefactor_pair(a: Any, x: Any, rest: Any) -> tuple[Any, Any]:
     - (x - a) + rest`` (Stirling's, ``rest = log(a / 2 pi) / 2 - delta(a)``, a few units at most).
     The exponent reaches 100 in the tails (results near 1e-30), where its float32 rounding alone
     would be 1e-5 of the result."""
-    zero = jnp.zeros_like(x)
-    log_x = double_float.log_pair(x)
-    small = double_float.add(double_float.multiply((a, zero), log_x), (-x, zero))
-    small = double_float.add(small, double_float.negative(float32_log_gamma_pair((a, zero))))
-    ratio = double_float.add(log_x, double_float.negative(double_float.log_pair(a)))
-    large = double_float.add(double_float.multiply((a, zero), ratio), double_float.two_sum(a, -x))
-    large = double_float.add(large, (rest, zero))
+    log_x, a_pair = double_float.log_pair(x), double_float.as_pair(a)
+    small = double_float.subtract(double_float.multiply(a_pair, log_x), double_float.as_pair(x))
+    small = double_float.subtract(small, float32_log_gamma_pair(a_pair))
+    ratio = double_float.subtract(log_x, double_float.log_pair(a))
+    large = double_float.add(double_float.multiply(a_pair, ratio), double_float.two_sum(a, -x))
+    large = double_float.add(large, double_float.as_pair(rest))
     return jnp.where(a >= 8, large[0], small[0]), jnp.where(a >= 8, large[1], small[1])
 
 
@@ -326,28 +325,23 @@ def _logs(x: Any, x1: Any) -> tuple[Any, Any]:
     return jnp.where(low, log(x), log1p(-x1)), jnp.where(low, log1p(-x), log(x1))
 
 
-def _log_of_pair(z: tuple[Any, Any]) -> tuple[Any, Any]:
-    return double_float.add(double_float.log_pair(z[0]), (z[1] / z[0], jnp.zeros_like(z[1])))
-
-
 def _log_beta_front_pair(p: Any, q: Any, y: Any, y1: Any) -> tuple[Any, Any]:
     """``log(y^p (1 - y)^q / (p B(p, q)))`` of float32 ``p, q > 0`` and ``y`` in (0, 1) (``y1 = 1 - y``
     as the caller has it) as a double-float pair (xp/_double_float.py): its terms reach a few
     hundred for parameters of tens, and the float32 rounding of each came to 2e-5 of the result.
     ``1 - y`` (or ``1 - y1``) is a pair exactly, and ``log B`` the sum of three log gamma pairs."""
-    zero = jnp.zeros_like(y)
     low = y < 0.5
     one_less_y1, one_less_y = double_float.two_sum(-y1, 1), double_float.two_sum(-y, 1)  # (constants second)
     y_pair = jnp.where(low, y, one_less_y1[0]), jnp.where(low, 0, one_less_y1[1])
     y1_pair = jnp.where(low, one_less_y[0], y1), jnp.where(low, one_less_y[1], 0)
+    p_pair, q_pair = double_float.as_pair(p), double_float.as_pair(q)
     t = double_float.add(
-        double_float.multiply((p, zero), _log_of_pair(y_pair)), double_float.multiply((q, zero), _log_of_pair(y1_pair))
+        double_float.multiply(p_pair, double_float.log_of_pair(y_pair)),
+        double_float.multiply(q_pair, double_float.log_of_pair(y1_pair)),
     )
-    log_beta_pair = double_float.add(float32_log_gamma_pair((p, zero)), float32_log_gamma_pair((q, zero)))
-    log_beta_pair = double_float.add(
-        log_beta_pair, double_float.negative(float32_log_gamma_pair(double_float.two_sum(p, q)))
-    )
-    return double_float.add(t, double_float.negative(double_float.add(double_float.log_pair(p), log_beta_pair)))
+    log_beta_pair = double_float.add(float32_log_gamma_pair(p_pair), float32_log_gamma_pair(q_pair))
+    log_beta_pair = double_float.subtract(log_beta_pair, float32_log_gamma_pair(double_float.two_sum(p, q)))
+    return double_float.subtract(t, double_float.add(double_float.log_pair(p), log_beta_pair))
 
 
 @jax.custom_jvp
