@@ -2,7 +2,8 @@
 defaults approximate them (docs/accelerators.md, "Accuracy"), so a float32 computation that leaves
 one at the default accuracy is off there, however right it is on the CPU. Read from the program
 compiled for the backend the tests run on (the request survives compilation on every backend).
-Also the tests' measure of a float32 result's error, in units of the last place."""
+Also the tests' measure of a float32 result's error, in units of the last place, and two ways in
+which XLA:TPU computes differently, reproduced on the CPU: its division and its concatenation."""
 
 import re
 
@@ -43,10 +44,35 @@ def with_the_tpu_s_division(fn):
     CPU. (Divisions inside loops keep the backend's.)"""
 
     def tpu_division(x, y):
+        if x.dtype != np.float32:
+            return None
         y = np.asarray(y, np.float64)
         power_of_two = np.frexp(y)[0] == 0.5  # (their reciprocals are exact, and x / 2**k is x * 2**-k)
-        reciprocal = np.where(power_of_two, 1, 1 + TPU_RECIPROCAL_ERROR) / y
+        with np.errstate(divide="ignore"):  # (1 / 0 is the division's infinity, as on the TPU)
+            reciprocal = np.where(power_of_two, 1, 1 + TPU_RECIPROCAL_ERROR) / y
         return x * jax.numpy.asarray(reciprocal.astype(np.float32))
+
+    return _with_replaced(fn, jax.lax.div_p, tpu_division)
+
+
+def with_the_tpu_s_concatenation(fn):
+    """``fn`` (as for :func:`with_the_tpu_s_division`) evaluated with every concatenation of
+    floating arrays made XLA:TPU's way: each NaN of the result positive (XLA:TPU's concatenation
+    clears a NaN's sign bit; its concatenation of integers keeps every bit)."""
+
+    def tpu_concatenation(*arrays, **params):
+        if not jax.numpy.issubdtype(arrays[0].dtype, jax.numpy.floating):
+            return None
+        joined = jax.lax.concatenate_p.bind(*arrays, **params)
+        return jax.numpy.where(jax.numpy.isnan(joined), jax.numpy.array(np.nan, joined.dtype), joined)
+
+    return _with_replaced(fn, jax.lax.concatenate_p, tpu_concatenation)
+
+
+def _with_replaced(fn, primitive, replacement):
+    """``fn`` evaluated from its jaxpr, each equation of ``primitive`` by ``replacement(*inputs,
+    **params)`` where that gives a value (None: the primitive's own), through nested jitted calls
+    and custom derivatives (not into loops)."""
 
     def evaluate(jaxpr, consts, *args):
         env = dict(zip(jaxpr.constvars, consts, strict=True)) | dict(zip(jaxpr.invars, args, strict=True))
@@ -57,8 +83,9 @@ def with_the_tpu_s_division(fn):
         for eqn in jaxpr.eqns:
             inputs = [read(v) for v in eqn.invars]
             inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
-            if eqn.primitive is jax.lax.div_p and inputs[0].dtype == np.float32:
-                outputs = [tpu_division(*inputs)]
+            replaced = replacement(*inputs, **eqn.params) if eqn.primitive is primitive else None
+            if replaced is not None:
+                outputs = [replaced]
             elif inner is not None and eqn.primitive.name in ("pjit", "jit", "custom_jvp_call"):
                 outputs = evaluate(inner.jaxpr, inner.consts, *inputs)
             else:

@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from accuracy_requests import with_the_tpu_s_concatenation
 from fixed_shapes import mutually_broadcastable_shapes
 from hypothesis import given
 from hypothesis import strategies as st
@@ -451,3 +452,18 @@ def test_signed_zeros_of_a_sum_with_a_structural_zero(shape):
             got, expected = to_numpy(out), to_numpy(want)
             np.testing.assert_array_equal(got, expected)
             np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
+@pytest.mark.parametrize("dtype", list(xp.__array_namespace_info__().dtypes(kind="real floating").values()))
+def test_copysign_reads_the_sign_of_a_stored_nan_with_the_tpu_s_concatenation(dtype):
+    """copysign(x1, NaN with its sign bit set) is -|x1| for sparse operands (a special case of the
+    standard) with XLA:TPU's concatenation too, which clears a NaN's sign bit: the union of the two
+    patterns carries the bit beside each value as a boolean."""
+    x1 = np.array([np.inf, np.nan, 2.0, 0.0, -3.0], np.float32)
+    x2 = np.array([-np.nan, -np.nan, -np.nan, 5.0, 0.0], np.float32)
+    dense = xp.copysign(*(xp.asarray(x, dtype=dtype) for x in (x1, x2)))
+    a1, a2 = (xp.sparse.asarray(x, dtype=dtype) for x in (x1, x2))
+    for copysign in (xp.copysign, with_the_tpu_s_concatenation(xp.copysign)):
+        got, want = to_numpy(copysign(a1, a2).todense()), to_numpy(dense)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

@@ -306,13 +306,6 @@ def merge(parts: list[Coo]) -> tuple[Any, list[Any], list[Any], Any]:
     total = sum(sizes)
     idx = jnp.concatenate([p.idx for p in parts])
     tag = jnp.concatenate([jnp.full(s, i, dt.int8) for i, s in enumerate(sizes)])
-    payloads = []
-    for i, p in enumerate(parts):
-        before, after = sum(sizes[:i]), sum(sizes[i + 1 :])
-        payloads.append(jnp.concatenate([jnp.zeros(before, p.data.dtype), p.data, jnp.zeros(after, p.data.dtype)]))
-        ok = valid(p)
-        payloads.append(jnp.concatenate([jnp.zeros(before, dt.bool), ok, jnp.zeros(after, dt.bool)]))
-    idx, moved = sort_rows(idx, *payloads, tie=tag)
     if not shape:  # one element: every row is in the first run
         first = jnp.arange(total) == 0
         whole = []
@@ -321,24 +314,52 @@ def merge(parts: list[Coo]) -> tuple[Any, list[Any], list[Any], Any]:
             value = p.data[0] if one else _total(p.data) if rows(p) else jnp.zeros((), p.data.dtype)
             # the compiler must not see an empty part's zero as a constant: it would fold
             # -0.0 + 0.0 into -0.0
-            whole.append(lax.optimization_barrier(value))
-            whole.append(valid(p)[0] if one else jnp.any(valid(p)))
-        moved = tuple(jnp.broadcast_to(w, (total,)) for w in whole)
-    else:
-        first = firsts(idx)
-        nexts = [same_as_next(idx, o) for o in range(1, len(parts))]
-        gathered = []
-        for x, present in zip(moved[0::2], moved[1::2], strict=True):
-            # a part's row in the run, moved to its first row: a select, not a sum with the other
-            # parts' zero payloads (which would turn -0.0 into +0.0)
-            value, anywhere = x, present
-            for o, same in enumerate(nexts, start=1):
-                there = same & _shifted(present, o)
-                value = jnp.where(there, _shifted(x, o), value)
-                anywhere = anywhere | there
-            gathered += [value, anywhere]
-        moved = tuple(gathered)
-    return idx, list(moved[0::2]), list(moved[1::2]), first
+            present = valid(p)[0] if one else jnp.any(valid(p))
+            whole.append(
+                (jnp.broadcast_to(lax.optimization_barrier(value), (total,)), jnp.broadcast_to(present, (total,)))
+            )
+        idx, _ = sort_rows(idx, tie=tag)
+        return idx, [w[0] for w in whole], [w[1] for w in whole], first
+    payloads = []
+    for i, p in enumerate(parts):
+        before, after = sum(sizes[:i]), sum(sizes[i + 1 :])
+        # each row's mark: 0 absent, 1 present, 2 present and a NaN whose sign bit is set (XLA:TPU's
+        # concatenation of floating arrays clears that bit, which copysign reads; an integer's it keeps)
+        mark = valid(p).astype(dt.int8) * (1 + _negative_nan(p.data).astype(dt.int8))
+        for column in (p.data, mark):
+            payloads.append(jnp.concatenate([jnp.zeros(before, column.dtype), column, jnp.zeros(after, column.dtype)]))
+    idx, moved = sort_rows(idx, *payloads, tie=tag)
+    first = firsts(idx)
+    nexts = [same_as_next(idx, o) for o in range(1, len(parts))]
+    values, presences = [], []
+    for x, mark in zip(moved[0::2], moved[1::2], strict=True):
+        # a part's row in the run, moved to its first row: a select, not a sum with the other
+        # parts' zero payloads (which would turn -0.0 into +0.0)
+        value, marked = x, mark
+        for o, same in enumerate(nexts, start=1):
+            there = same & (_shifted(mark, o) > 0)
+            value = jnp.where(there, _shifted(x, o), value)
+            marked = jnp.where(there, _shifted(mark, o), marked)
+        values.append(_with_nan_signs(value, marked == 2))
+        presences.append(marked > 0)
+    return idx, values, presences, first
+
+
+def _negative_nan(x: Any) -> Any:
+    """Where ``x`` (real floating) is a NaN whose sign bit is set (False for other dtypes)."""
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return jnp.zeros(x.shape, dt.bool)
+    return jnp.isnan(x) & jnp.signbit(x)
+
+
+def _with_nan_signs(x: Any, negative_nan: Any) -> Any:
+    """``x`` with the sign bit set where ``negative_nan`` (a NaN there: the select leaves the
+    derivative elsewhere as it is)."""
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return x
+    bits = lax.bitcast_convert_type(x, np.dtype(f"uint{8 * x.dtype.itemsize}"))
+    sign = np.array(1 << (8 * x.dtype.itemsize - 1), bits.dtype)
+    return jnp.where(negative_nan, lax.bitcast_convert_type(bits | sign, x.dtype), x)
 
 
 def compacted(c: Coo, n: int | None = None) -> Coo:
