@@ -1,9 +1,10 @@
 """Double-float arithmetic on float32: a value as a pair ``hi + lo`` of float32 numbers carrying
 about 44 significant bits, for the few steps where float32's own rounding, or XLA:TPU's, would
 reach a result that must be correct to float32's last bit: ``pow`` on a TPU (xp/_float32_pow.py),
-the reciprocals of ``psi`` and ``stdtr``, and the prefactors of ``hyp1f1``'s asymptotic expansion
-and of the incomplete gamma and beta functions (exponentials of sums of logarithms up to a few
-hundred, whose float32 rounding the exponential turns into 1e-5 of the result).
+the reciprocals of ``psi`` and ``stdtr``, the quotients of ``logit``, and the prefactors of
+``hyp1f1``'s asymptotic expansion and of the incomplete gamma and beta functions (exponentials of
+sums of logarithms up to a few hundred, whose float32 rounding the exponential turns into 1e-5 of
+the result).
 
 Every operation is an addition, a multiplication, a division whose rounding is corrected, or the
 exponential asked for accuracy (xp/_float32_accuracy.py); products are sums of the exact products
@@ -161,6 +162,19 @@ def refine_reciprocal(x: Any, r: Any) -> Any:
     residual = (1 - p) - e  # (1 - p exact: p is within a few ulps of 1)
     corrected = r + r * residual
     return jnp.where(jnp.isfinite(corrected) & (jnp.abs(r) >= np.finfo(np.float32).tiny), corrected, r)
+
+
+def quotient(x: Any, y: Any) -> Any:
+    """``x / y`` of float32, correctly rounded but within about 2**-44 of a tie, on every backend:
+    ``x`` times the :func:`reciprocal` of ``y``, corrected by one step ``q + (x - q y) / y`` with
+    ``x - q y`` exact (:func:`two_product`; ``q y`` is within an ulp of ``x``). For operands and
+    quotients inside the normal range, not within 2**-64 of its ends (the halves' products must be
+    normal); elsewhere, and at zeros, infinities and NaN, ``x`` times the reciprocal."""
+    r = reciprocal(y)
+    q = x * r
+    p, e = two_product(q, y)
+    corrected = q + ((x - p) - e) * r
+    return jnp.where(jnp.isfinite(corrected), corrected, q)
 
 
 # --- pairs: sums, products, the natural logarithm and exponential ---------------------------------
