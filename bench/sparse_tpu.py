@@ -10,7 +10,10 @@ The three matrices of issue #43 (float32, jitted products):
   ``A.T @ x`` as a DIA, Pallas and XLA; JAX's BCOO where a trial on a 62,500-row matrix says it
   ends within a few seconds a call (it is a scatter there; the dense matrix would take 4 TB).
 - **Blocks**: 8192 x 8192 of 128 x 128 blocks, 10% of them stored (random), ``A @ X`` with ``X`` of
-  512 columns: BSR (Pallas, XLA) against the dense product at float32's precision, as xp's.
+  512 columns: BSR (Pallas, XLA) against the dense product at float32's precision, as xp's; and
+  where a kernel step's time goes: the kernel's walk with no product (its grid steps and copies
+  alone, then with the vector unit's additions), and the kernel and the dense product timed one
+  call at a time, each waited for.
 - **CG**: the examples' generic conjugate gradients on the Poisson matrix as a DIA, jitted whole, to
   SciPy's tolerance, against SciPy's CG on the machine's CPU.
 - **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO, the
@@ -34,8 +37,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import math
 import os
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -151,7 +156,7 @@ def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds
              notes: dict[str, str]) -> list[str]:  # fmt: skip
     """One matrix's table: for each implementation (its calls and the result a product must give),
     the median time of a call and of a product, the product's ratio to the memory floor, its error."""
-    errors = {name: error(call.once(), want) for name, (call, want) in calls.items()}
+    errors = {name: error(call.once(), want) if want is not None else math.nan for name, (call, want) in calls.items()}
     timed = {name: call for name, (call, _) in calls.items()}
     timed["memory floor"] = floor_call(nbytes)
     once = interleaved({name: call.once for name, call in timed.items()}, rounds, budget, most=200)
@@ -166,8 +171,8 @@ def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds
              "| implementation | µs a call | µs a product | product / floor | relative error |",
              "|---|---:|---:|---:|---:|"]  # fmt: skip
     for name, seconds in each.items():
-        lines.append(f"| {name} | {once[name] * 1e6:.1f} | {seconds * 1e6:.1f} | {seconds / floor:.2f} "
-                     f"| {errors[name]:.1e} |")  # fmt: skip
+        err = "n/a (no product)" if math.isnan(errors[name]) else f"{errors[name]:.1e}"
+        lines.append(f"| {name} | {once[name] * 1e6:.1f} | {seconds * 1e6:.1f} | {seconds / floor:.2f} | {err} |")
     for name, note in notes.items():
         lines.append(f"| {name} | {note} | | | |")
     print("\n".join(lines), file=sys.stderr)  # as it goes: a run stopped later keeps this table
@@ -259,11 +264,77 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float)
     with jax.default_matmul_precision(FAST):  # the opt-in: what the products cost in one bfloat16 pass
         calls[f"BSR pallas A @ X ({FAST} precision)"] = (jitted("pallas", lambda A, X: (A @ X).jax, A, X), want)
         calls[f"dense A @ X ({FAST} precision)"] = (jitted(None, lambda a, X: (a @ X).jax, matrix, X), want)
+    # where a step's time goes: the same walk's grid and copies with no product, then with the tile
+    # of X added to the result's rows in place of the product (the vector unit's share)
+    layout = (A._data, A._rows, A._cols, A._order)
+    for body, name in ((None, "its steps and copies alone"), ("add", "steps, copies and the result's rows")):
+        calls[f"BSR pallas A @ X: {name}"] = (jitted(None, lambda layout, X, b=body: block_steps(
+            *layout, X.jax, plan=A._plan, body=b), layout, X), None)  # fmt: skip
     stored = int(held.sum()) * block * block
     nbytes = (stored + 2 * side * columns) * 4
     title = (f"Blocks: {side} x {side}, {int(held.sum())} of {count * count} blocks of {block} x {block} stored, "
              f"`A @ X` with {columns} columns (goal: 5 times faster than dense)")  # fmt: skip
-    return run_case(title, calls, nbytes, rounds, budget, {})
+    lines = run_case(title, calls, nbytes, rounds, budget, {})
+    # the same calls timed one at a time, each waited for (a batch of calls queues them on the device)
+    waited = {
+        name: calls[name][0].once for name in ("BSR pallas A @ X", "dense A @ X (xp.matmul, float32's precision)")
+    }
+    each = {name: statistics.median(_waited(call) for _ in range(rounds)) for name, call in waited.items()}
+    timings = ", ".join(f"{name} {t * 1e6:.1f} µs" for name, t in each.items())
+    return [*lines, f"Each call waited for before the next (not queued): {timings}.", ""]
+
+
+def _waited(call: Callable[[], Any]) -> float:
+    import jax
+
+    start = time.perf_counter()
+    jax.block_until_ready(call())
+    return time.perf_counter() - start
+
+
+def block_steps(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Any, body: str | None) -> Any:
+    """The grid, scalar prefetch and copies of the BSR kernel's walk with the result in VMEM
+    (xp/sparse/_products/tpu_bsr.py, ``"resident"``), each step doing nothing but the first's zeroing
+    of the result (``body`` None), or adding its tile of ``x`` to the result's rows of its block
+    (``"add"``, square blocks): what a step costs without its product."""
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    from xp.sparse._products import tpu_bsr
+
+    blocks, outs, ins, (out_side, in_side), (out_count, in_count) = tpu_bsr._roles(plan, rows, cols, order, False,
+                                                                                   "resident")  # fmt: skip
+    k = x.shape[1]
+    width = tpu_bsr.column_tile(k)
+    bm, bk = plan.block
+
+    def kernel(blocks: Any, outs: Any, ins: Any, a: Any, tile: Any, out: Any) -> None:
+        @pl.when(pl.program_id(1) == 0)
+        def _() -> None:
+            out[...] = jnp.zeros(out.shape, out.dtype)
+
+        if body == "add":
+            out[pl.ds(pl.multiple_of(outs[pl.program_id(1)] * out_side, 8), out_side), :] += tile[...]
+
+    spec = pltpu.PrefetchScalarGridSpec(
+        num_scalar_prefetch=3,
+        grid=(k // width, data.shape[0]),
+        in_specs=[pl.BlockSpec((None, bm, bk), lambda j, b, blocks, outs, ins: (blocks[b], 0, 0)),
+                  pl.BlockSpec((in_side, width), lambda j, b, blocks, outs, ins: (ins[b], j))],
+        out_specs=pl.BlockSpec((out_count * out_side, width), lambda j, *_: (0, j)),
+    )  # fmt: skip
+    vmem = 2 * 4 * (bm * bk + in_side * width) + 2 * tpu_bsr._result_bytes(plan, False, width)
+    return pl.pallas_call(
+        kernel,
+        grid_spec=spec,
+        out_shape=jax.ShapeDtypeStruct((out_count * out_side, k), jnp.float32),
+        compiler_params=pltpu.CompilerParams(
+            dimension_semantics=("parallel", "arbitrary"), vmem_limit_bytes=vmem + vmem // 2 + 2**22
+        ),
+        interpret=not on_tpu(),
+    )(blocks, outs, ins, data, tpu_bsr._padded_rows(x, in_count * in_side))
 
 
 def random_case(side: int, entries: int, rounds: int, budget: float) -> list[str]:
