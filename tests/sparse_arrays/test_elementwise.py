@@ -458,7 +458,7 @@ def test_signed_zeros_of_a_sum_with_a_structural_zero(shape):
 def test_copysign_reads_the_sign_of_a_stored_nan_with_the_tpu_s_concatenation(dtype):
     """copysign(x1, NaN with its sign bit set) is -|x1| for sparse operands (a special case of the
     standard) with XLA:TPU's concatenation too, which clears a NaN's sign bit: the union of the two
-    patterns carries the bit beside each value as a boolean."""
+    patterns carries the bit beside each value in an integer mark."""
     x1 = np.array([np.inf, np.nan, 2.0, 0.0, -3.0], np.float32)
     x2 = np.array([-np.nan, -np.nan, -np.nan, 5.0, 0.0], np.float32)
     dense = xp.copysign(*(xp.asarray(x, dtype=dtype) for x in (x1, x2)))
