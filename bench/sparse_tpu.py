@@ -24,9 +24,12 @@ Each product is checked against a reference (largest relative error shown), then
 implementations are timed interleaved: rounds of batches of calls, the median per call; then, for
 calls shorter than 10 ms, the same with 16 products chained in one call: a call's dispatch (about
 130 µs on a TPU v5e host, more than a fast product) drops out of the difference, which gives a
-product's own time. The "memory floor" is the time XLA takes to stream as many bytes as the product
-must read and write (``b + 1`` on a buffer of half as many bytes: read once, written once),
-measured the same way: a product near it is at the memory's speed. Off a TPU (CI, a laptop) the same code runs on small matrices, the Pallas
+product's own time. The "memory floor" is the time the bytes a product must read and write take at
+the memory's speed, measured once per run as XLA's ``b + 1`` on a buffer of gigabytes (read once,
+written once; a call's dispatch taken out): a product near it is at the memory's speed. (Not
+``b + 1`` on a buffer of the product's size looped like the products: such a loop ran far faster
+than the memory streams, its carry of a few megabytes likely held in the core's VMEM, 128 MiB on a
+v5e.) Off a TPU (CI, a laptop) the same code runs on small matrices, the Pallas
 kernels in Pallas's interpreter: it checks that the benchmark works, its times say nothing.
 """
 
@@ -57,6 +60,9 @@ BCOO_TRIAL_SIDE = 250  # the Poisson grid on which JAX's BCOO is tried first
 BCOO_LIMIT_S = 5.0  # the time a call may take at full size, extrapolated, for JAX's BCOO to run
 DENSE_LIMIT = 4 * 2**30  # the bytes of a dense matrix that is multiplied too
 REPEAT = 16  # products a looped call makes (the matrices' growth over them stays inside float32)
+STREAMED_BYTES = 2**32
+"""The bytes the memory's speed is measured on, read and written (a few milliseconds on a TPU: a call's
+dispatch is a rounding error, and the buffer is far larger than any core's VMEM)."""
 LOOP_LIMIT_S = 0.002  # the longest call also timed looped (beyond, a call's dispatch is a few percent of it)
 FAST = "default"  # the matmul precision of the opt-in rows (bench/precision.py)
 
@@ -86,16 +92,17 @@ def coo_of(diagonals: Any, offsets: tuple[int, ...], n: int) -> tuple[Any, Any]:
     return values[keep], np.stack([rows[keep], cols[keep]], axis=1).astype(np.int32)
 
 
-def floor_call(nbytes: int) -> Call:
-    """A jitted ``b + 1`` that reads and writes ``nbytes`` in all: the memory floor's stand-in."""
+def memory_speed(nbytes: int, rounds: int, budget: float) -> float:
+    """Bytes a second XLA streams between the device's memory and its cores: a jitted ``b + 1`` that
+    reads and writes ``nbytes`` in all, less the time of the same call on one element (the call's
+    dispatch)."""
     import jax
     import jax.numpy as jnp
-    from jax import lax
 
-    buffer = jnp.zeros(max(nbytes // 8, 1), jnp.float32)
-    # the barrier keeps each pass a pass: XLA would fuse the loop's additions into one
-    add, looped = jax.jit(lambda b: b + 1), jax.jit(repeated(lambda _, b: lax.optimization_barrier(b + 1), REPEAT))
-    return Call(lambda: add(buffer), lambda: looped(None, buffer))
+    add = jax.jit(lambda b: b + 1)
+    buffer, element = jnp.zeros(nbytes // 8, jnp.float32), jnp.zeros(1, jnp.float32)
+    times = interleaved({"stream": lambda: add(buffer), "dispatch": lambda: add(element)}, rounds, budget)
+    return nbytes / max(times["stream"] - times["dispatch"], 1e-9)
 
 
 def error(got: Any, want: Any) -> float:
@@ -152,22 +159,21 @@ class Call(NamedTuple):
     looped: Callable[[], Any]
 
 
-def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds: int, budget: float,
+def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds: int, budget: float, speed: float,
              notes: dict[str, str]) -> list[str]:  # fmt: skip
     """One matrix's table: for each implementation (its calls and the result a product must give),
-    the median time of a call and of a product, the product's ratio to the memory floor, its error."""
+    the median time of a call and of a product, the product's ratio to the memory floor (``nbytes``
+    at the memory's ``speed``, bytes a second), its error."""
     errors = {name: error(call.once(), want) if want is not None else math.nan for name, (call, want) in calls.items()}
     timed = {name: call for name, (call, _) in calls.items()}
-    timed["memory floor"] = floor_call(nbytes)
     once = interleaved({name: call.once for name, call in timed.items()}, rounds, budget, most=200)
     # a product's own time where a call is short enough to loop (else the dispatch is a rounding error)
     short = {name: call.looped for name, call in timed.items() if once[name] < LOOP_LIMIT_S}
     looped = interleaved(short, rounds, budget, most=200)
     each = {name: (looped[name] - once[name]) / (REPEAT - 1) if name in looped else once[name] for name in once}
-    floor = each.pop("memory floor")
+    floor = nbytes / speed
     lines = [f"### {title}", "",
-             f"Memory floor ({nbytes / 1e6:.1f} MB streamed): {floor * 1e6:.1f} µs a pass "
-             f"({once['memory floor'] * 1e6:.1f} µs a call).", "",
+             f"Memory floor: {nbytes / 1e6:.1f} MB streamed, {floor * 1e6:.1f} µs at the memory's speed.", "",
              "| implementation | µs a call | µs a product | product / floor | relative error |",
              "|---|---:|---:|---:|---:|"]  # fmt: skip
     for name, seconds in each.items():
@@ -179,7 +185,7 @@ def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds
     return [*lines, ""]
 
 
-def poisson_case(nx: int, rounds: int, budget: float) -> list[str]:
+def poisson_case(nx: int, rounds: int, budget: float, speed: float) -> list[str]:
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -223,10 +229,10 @@ def poisson_case(nx: int, rounds: int, budget: float) -> list[str]:
         notes["JAX BCOO A @ x"] = f"not run: about {estimate:.0f} s a call (from the {BCOO_TRIAL_SIDE**2:,}-row matrix)"
     nbytes = (len(offsets) * n + 2 * n) * 4
     title = f"2-D Poisson, {n:,} rows, 5 diagonals: `A @ x` (goal: at most 100 µs)"
-    return run_case(title, calls, nbytes, rounds, budget, notes)
+    return run_case(title, calls, nbytes, rounds, budget, speed, notes)
 
 
-def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float) -> list[str]:
+def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float, speed: float) -> list[str]:
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -274,7 +280,7 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float)
     nbytes = (stored + 2 * side * columns) * 4
     title = (f"Blocks: {side} x {side}, {int(held.sum())} of {count * count} blocks of {block} x {block} stored, "
              f"`A @ X` with {columns} columns (goal: 5 times faster than dense)")  # fmt: skip
-    lines = run_case(title, calls, nbytes, rounds, budget, {})
+    lines = run_case(title, calls, nbytes, rounds, budget, speed, {})
     # the same calls timed one at a time, each waited for (a batch of calls queues them on the device)
     waited = {
         name: calls[name][0].once for name in ("BSR pallas A @ X", "dense A @ X (xp.matmul, float32's precision)")
@@ -337,7 +343,7 @@ def block_steps(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: An
     )(blocks, outs, ins, data, tpu_bsr._padded_rows(x, in_count * in_side))
 
 
-def random_case(side: int, entries: int, rounds: int, budget: float) -> list[str]:
+def random_case(side: int, entries: int, rounds: int, budget: float, speed: float) -> list[str]:
     import jax.numpy as jnp
     import numpy as np
     from jax.experimental import sparse as jsparse
@@ -372,7 +378,7 @@ def random_case(side: int, entries: int, rounds: int, budget: float) -> list[str
     }
     nbytes = len(flat) * 12 + 2 * side * 4
     title = f"Random: {side} x {side}, {len(flat):,} entries: `A @ x` (goal: at most 500 µs), `A @ X`"
-    return run_case(title, calls, nbytes, rounds, budget, {})
+    return run_case(title, calls, nbytes, rounds, budget, speed, {})
 
 
 def cg_case(nx: int) -> list[str]:
@@ -433,9 +439,11 @@ def main(argv: list[str] | None = None) -> str:
     on_tpu = device.platform == "tpu"
     nx, side, block, random_side, entries, columns = SIZES["tpu" if on_tpu else "small"]
     rounds, budget = (3, 0.02) if args.quick else (15, 0.1)
-    lines = poisson_case(nx, rounds, budget)
-    lines += random_case(random_side, entries, rounds, budget)
-    lines += blocks_case(side, block, columns, rounds, budget)
+    streamed = STREAMED_BYTES if on_tpu else STREAMED_BYTES // 32
+    speed = memory_speed(streamed, rounds, budget)
+    lines = poisson_case(nx, rounds, budget, speed)
+    lines += random_case(random_side, entries, rounds, budget, speed)
+    lines += blocks_case(side, block, columns, rounds, budget, speed)
     lines += cg_case(nx)
     where = (f"{device.device_kind}" if on_tpu else f"{device.platform} ({describe()}): small matrices, the Pallas "
              "kernels interpreted; these times say nothing about a TPU")  # fmt: skip
@@ -444,6 +452,7 @@ def main(argv: list[str] | None = None) -> str:
         "",
         f"Measured with jax {jax.__version__}, Python {platform.python_version()}, on {where}; load average "
         f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end. Medians of {rounds} interleaved rounds. "
+        f"The memory's speed: {speed / 1e9:.0f} GB/s (XLA's `b + 1` streaming {streamed / 1e9:.1f} GB). "
         '"pallas" and "xla": the two lowerings of a DIA, BSR or ELL product (xp/sparse/_products/tpu.py; `ON_TPU` '
         "there says which a TPU takes). bench/sparse_tpu.py describes the matrices.",
         "",
