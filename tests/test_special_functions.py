@@ -304,6 +304,7 @@ def test_float32_gammaln_and_gamma_within_a_few_ulps():
     assert float(xp.special.gammaln(xp.asarray(2.0, dtype=xp.float32))) == 0.0
 
 
+@pytest.mark.slow
 def test_float32_psi_logit_and_expi_keep_their_relative_precision_near_their_zeros():
     # psi: Taylor series at 1, at its zero 1.4616 and at 2, and psi(x + 1) - 1/x below 0.8 (the
     # recurrence cancelled: 24 ulps at 1.1, 13 at 0.5, 3e-6 relatively near the zero); logit: log1p((2p - 1) / (1 - p)) near 1/2 (the logarithm
@@ -359,6 +360,7 @@ def test_float32_incomplete_beta_keeps_its_precision_for_large_parameters(divisi
     assert np.max(np.abs(got - want)[normal] / want[normal]) < 6e-6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("division", ["backend's", "TPU's"])
 def test_float32_stdtr_takes_its_quotients_correctly_rounded(division):
     # the tail I_y(df/2, 1/2) multiplies the rounding of y = df / (df + t**2) by df/2: y from
