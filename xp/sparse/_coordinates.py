@@ -305,21 +305,17 @@ def merge(parts: list[Coo]) -> tuple[Any, list[Any], list[Any], Any]:
     sizes = [rows(p) for p in parts]
     total = sum(sizes)
     idx = jnp.concatenate([p.idx for p in parts])
-    tag = jnp.concatenate([jnp.full(s, i, dt.int8) for i, s in enumerate(sizes)])
-    if not shape:  # one element: every row is in the first run
-        first = jnp.arange(total) == 0
-        whole = []
+    values, presences = [], []
+    if not shape:  # one element: every row is in the first run (no coordinates to sort)
         for p in parts:  # one row each (unique): take it, no sum (XLA's CPU sums flush subnormals)
             one = rows(p) == 1
             value = p.data[0] if one else _total(p.data) if rows(p) else jnp.zeros((), p.data.dtype)
             # the compiler must not see an empty part's zero as a constant: it would fold
             # -0.0 + 0.0 into -0.0
-            present = valid(p)[0] if one else jnp.any(valid(p))
-            whole.append(
-                (jnp.broadcast_to(lax.optimization_barrier(value), (total,)), jnp.broadcast_to(present, (total,)))
-            )
-        idx, _ = sort_rows(idx, tie=tag)
-        return idx, [w[0] for w in whole], [w[1] for w in whole], first
+            values.append(jnp.broadcast_to(lax.optimization_barrier(value), (total,)))
+            presences.append(jnp.broadcast_to(valid(p)[0] if one else jnp.any(valid(p)), (total,)))
+        return idx, values, presences, jnp.arange(total) == 0
+    tag = jnp.concatenate([jnp.full(s, i, dt.int8) for i, s in enumerate(sizes)])
     payloads = []
     for i, p in enumerate(parts):
         before, after = sum(sizes[:i]), sum(sizes[i + 1 :])
@@ -331,7 +327,6 @@ def merge(parts: list[Coo]) -> tuple[Any, list[Any], list[Any], Any]:
     idx, moved = sort_rows(idx, *payloads, tie=tag)
     first = firsts(idx)
     nexts = [same_as_next(idx, o) for o in range(1, len(parts))]
-    values, presences = [], []
     for x, mark in zip(moved[0::2], moved[1::2], strict=True):
         # a part's row in the run, moved to its first row: a select, not a sum with the other
         # parts' zero payloads (which would turn -0.0 into +0.0)
