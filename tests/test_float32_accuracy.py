@@ -223,6 +223,19 @@ def test_complex64_functions_ask_xla_for_accurate_float32_parts(name):
         assert e.outvars[0].aval.dtype == np.float32 and e.params["accuracy"] == lax.AccuracyMode.HIGHEST, e
 
 
+COMPLEX_BY_EXPONENTIALS = TRANSCENDENTAL | {"rsqrt", "pow"}
+"""The complex operations XLA:TPU compiles into float32 exponentials and logarithms at their default
+accuracy (for ``rsqrt``, the derivatives of asinh and acos on the TPU had them)."""
+
+
+@pytest.mark.parametrize("name", COMPLEX)
+def test_complex64_derivatives_take_float32_parts_too(name):
+    z = jnp.full((3,), 0.5 + 0.25j, jnp.complex64)
+    jaxpr = jax.make_jaxpr(_value_and_derivative(name))(z).jaxpr
+    by_exponentials = [e for e in _equations(jaxpr) if e.primitive.name in COMPLEX_BY_EXPONENTIALS]
+    assert [e for e in by_exponentials if e.outvars[0].aval.dtype != np.float32] == [], name
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", COMPLEX)
 @given(data=st.data())
