@@ -56,6 +56,7 @@ SIZES = {  # (Poisson grid side, blocks side and block, random side and entries,
     "tpu": (1000, 8192, 128, 20000, 400_000, 512),
     "small": (60, 512, 128, 2000, 4000, 64),
 }
+CASES = ("poisson", "random", "blocks", "cg")
 BCOO_TRIAL_SIDE = 250  # the Poisson grid on which JAX's BCOO is tried first
 BCOO_LIMIT_S = 5.0  # the time a call may take at full size, extrapolated, for JAX's BCOO to run
 DENSE_LIMIT = 4 * 2**30  # the bytes of a dense matrix that is multiplied too
@@ -258,7 +259,8 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float,
                                                            interpret=not on_tpu(), split=split),
         (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
     # the kernel's other walks (tpu_bsr.WALKS; the default, tpu_bsr.WALK, is the rows above): the fastest is the default
-    names = {"by_result": "by the result's blocks", "resident": "the result in VMEM", "streamed": "blocks streamed"}
+    names = {"by_result": "by the result's blocks", "resident": "the result in VMEM", "streamed": "blocks streamed",
+             "block_weights": "the blocks as the MXU's weights"}  # fmt: skip
     for walk in (w for w in tpu_bsr.WALKS if w != tpu_bsr.WALK):
         for transposed, reference in ((False, want), (True, want_t)):
             calls[f"BSR pallas {'A.T' if transposed else 'A'} @ X ({names[walk]})"] = (jitted(
@@ -270,6 +272,11 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float,
     with jax.default_matmul_precision(FAST):  # the opt-in: what the products cost in one bfloat16 pass
         calls[f"BSR pallas A @ X ({FAST} precision)"] = (jitted("pallas", lambda A, X: (A @ X).jax, A, X), want)
         calls[f"dense A @ X ({FAST} precision)"] = (jitted(None, lambda a, X: (a @ X).jax, matrix, X), want)
+        for walk in (w for w in tpu_bsr.WALKS if w != tpu_bsr.WALK):
+            calls[f"BSR pallas A @ X ({names[walk]}, {FAST} precision)"] = (jitted(
+                "pallas", lambda layout, X, w=walk: tpu_bsr.pallas_product(
+                    *layout, X.jax, plan=A._plan, transposed=False, interpret=not on_tpu(), precision=FAST, walk=w),
+                (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
     # where a step's time goes: the same walk's grid and copies with no product, then with the tile
     # of X added to the result's rows in place of the product (the vector unit's share)
     layout = (A._data, A._rows, A._cols, A._order)
@@ -431,6 +438,7 @@ def cg_case(nx: int) -> list[str]:
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
+    parser.add_argument("--cases", default=",".join(CASES), help=f"the matrices to run (of {', '.join(CASES)})")
     args = parser.parse_args(argv)
     import jax
 
@@ -441,10 +449,16 @@ def main(argv: list[str] | None = None) -> str:
     rounds, budget = (3, 0.02) if args.quick else (15, 0.1)
     streamed = STREAMED_BYTES if on_tpu else STREAMED_BYTES // 32
     speed = memory_speed(streamed, rounds, budget)
-    lines = poisson_case(nx, rounds, budget, speed)
-    lines += random_case(random_side, entries, rounds, budget, speed)
-    lines += blocks_case(side, block, columns, rounds, budget, speed)
-    lines += cg_case(nx)
+    cases = {
+        "poisson": lambda: poisson_case(nx, rounds, budget, speed),
+        "random": lambda: random_case(random_side, entries, rounds, budget, speed),
+        "blocks": lambda: blocks_case(side, block, columns, rounds, budget, speed),
+        "cg": lambda: cg_case(nx),
+    }
+    chosen = args.cases.split(",")
+    if unknown := set(chosen) - set(CASES):
+        parser.error(f"--cases: unknown {sorted(unknown)} (of {', '.join(CASES)})")
+    lines = [line for name in CASES if name in chosen for line in cases[name]()]
     where = (f"{device.device_kind}" if on_tpu else f"{device.platform} ({describe()}): small matrices, the Pallas "
              "kernels interpreted; these times say nothing about a TPU")  # fmt: skip
     head = [

@@ -348,13 +348,14 @@ def test_bsr_kernel_lowers_both_ways_of_multiplying_at_float32(split, monkeypatc
     assert ("contract_precision<fp32>" in module) == (not split)
 
 
-@pytest.mark.parametrize("walk", ["resident", "streamed"])
+@pytest.mark.parametrize("walk", ["resident", "streamed", "block_weights"])
 @pytest.mark.parametrize("transposed", [False, True], ids=["A @ X", "A.T @ X"])
 def test_bsr_kernel_walks_with_the_result_in_vmem_lower_for_mosaic(transposed, walk, monkeypatch, capsys):
     # the walks with the whole result in VMEM add each block's product to its rows at a dynamic
     # offset, which Mosaic must prove a multiple of the tiling's 8 rows (tpu.assume_multiple); the
     # streamed walk also reads X's tile at one, and copies the blocks from HBM itself (DMAs started
-    # ahead and waited on in one loop, not a grid step each)
+    # ahead and waited on in one loop, not a grid step each); the blocks as the MXU's weights index
+    # the transposed tiles along their first axis, and put the block on the product's right
     plan = tpu_bsr.Plan((384, 256), (128, 128))
     dense = np.zeros((384, 256), np.float32)
     dense[:128, 128:] = dense[256:, :128] = dense[128:256, :] = 1.0
@@ -366,10 +367,15 @@ def test_bsr_kernel_walks_with_the_result_in_vmem_lower_for_mosaic(transposed, w
         return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, walk=walk)
 
     module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
-    assert "tpu.matmul" in module and "tpu.assume_multiple" in module
-    assert re.search(r"vector.load %arg\d+\[%\w+, %c0", module)  # rows at the proven offset
+    assert "tpu.matmul" in module
+    assert re.search(r"vector.load %arg\d+\[%\w+, %c0", module)  # rows (or tiles) at a dynamic offset
+    if walk == "block_weights":  # X's tile (64 columns by 128) times the block, contracted on its rows for A.T @ X
+        contracted = r"\[1\], \[0\]" if transposed else r"\[1\], \[1\]"
+        assert re.search(rf"dot_dimension_numbers<{contracted}.*: vector<64x128xf32>, vector<128x128xf32>", module)
+    else:
+        assert "tpu.assume_multiple" in module
     streamed = ("tpu.enqueue_dma" in module, "tpu.wait_dma" in module, "scf.for" in module)
-    assert streamed == ((True,) * 3 if walk == "streamed" else (False, False, False))
+    assert streamed == ((True,) * 3 if walk in ("streamed", "block_weights") else (False, False, False))
 
 
 def test_bsr_kernel_walks_keep_tiles_in_vmem_only_where_they_fit(monkeypatch):
@@ -384,6 +390,12 @@ def test_bsr_kernel_walks_keep_tiles_in_vmem_only_where_they_fit(monkeypatch):
     assert tpu_bsr.chosen_walk(plan, transposed=False, columns=128, walk="streamed") == "by_result"
     square = tpu_bsr.Plan((128, 128), (128, 128))
     assert tpu_bsr.chosen_walk(square, transposed=False, columns=128, walk="streamed") == "streamed"
+    # the blocks as the MXU's weights: both tiles transposed, 8 columns take 8 rows of 128 lanes (not
+    # 128 lanes of each of 768 rows, as streamed, which does not fit)
+    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=8, walk="streamed") == "by_result"
+    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=8, walk="block_weights") == "block_weights"
+    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=128, walk="block_weights") == "by_result"
+    assert tpu_bsr.chosen_walk(square, transposed=False, columns=128, walk="block_weights") == "block_weights"
     monkeypatch.setattr(tpu_bsr, "WALK", "by_result")
     assert tpu_bsr.chosen_walk(plan, transposed=False, columns=128) == "by_result"
     with pytest.raises(ValueError, match="walk must be one of"):

@@ -79,9 +79,9 @@ def _roles(plan: Plan, rows: Any, cols: Any, order: Any, transposed: bool, walk:
     ``x`` (and the sizes of the result's and ``x``'s blocks, and their numbers). The walk goes by
     the result's blocks (block rows for ``A @ x``, block columns for ``A.T @ x``), or where the
     result stays in VMEM whole (``"resident"``) by ``x``'s, whose tile is then fetched once, or
-    where both stay in VMEM (``"streamed"``) in the order the blocks are stored."""
+    where both stay in VMEM (``"streamed"``, ``"block_weights"``) in the order the blocks are stored."""
     (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
-    by_columns = transposed != (walk == "resident") if walk != "streamed" else False
+    by_columns = transposed != (walk == "resident") if walk in ("by_result", "resident") else False
     blocks = order if by_columns else jnp.arange(rows.shape[0], dtype=rows.dtype)
     block_row, block_col = (jnp.take(rows, order), jnp.take(cols, order)) if by_columns else (rows, cols)
     if transposed:
@@ -138,12 +138,18 @@ def mosaic_precision(setting: str) -> Any:
     return lax.Precision.DEFAULT if setting in FAST_PRECISIONS else lax.Precision.HIGHEST
 
 
-WALKS = ("by_result", "resident", "streamed")
+WALKS = ("by_result", "resident", "streamed", "block_weights")
 """The kernel's walks: by the result's blocks (each step fetches its block and its tile of ``X``,
 and a block row of the result is written once), by ``X``'s tiles with the whole result in VMEM
 (each step fetches only its block, each tile of ``X`` is fetched once, the result is written at
 the end), or with ``X``'s tile and the result's both in VMEM and the blocks streamed by the
-kernel's own DMAs within one grid step per tile of columns (:func:`_streamed_kernel`)."""
+kernel's own DMAs within one grid step per tile of columns (:func:`_streamed_kernel`); or as the
+last with both tiles held transposed (``block_weights``), each block's product ``Y[r].T +=
+X[c].T @ block.T``: the MXU holds its right operand as its weights and streams its left one's
+rows past them, so the block (one 128 x 128 tile of weights) meets all of the tile's columns of
+``X`` (up to 512 rows streamed), where ``block @ X[c]`` loads a tile of weights for each 128 of
+``X``'s columns and streams the block's 128 rows past each. The transposes of ``X`` and of the
+result are XLA's, outside the kernel."""
 
 WALK = "resident"
 """The walk the kernel takes where its buffers fit (:func:`chosen_walk`); bench/sparse_tpu.py times
@@ -159,31 +165,36 @@ VMEM_BYTES = 16 * 2**20
 smallest of the generations'."""
 
 
-def _result_bytes(plan: Plan, transposed: bool, width: int) -> int:
-    """The VMEM a tile of ``width`` columns of the whole result takes (float32; fewer columns than
-    a vector register's 128 lanes take all of them)."""
+def _result_bytes(plan: Plan, transposed: bool, width: int, walk: str = "resident") -> int:
+    """The VMEM a tile of ``width`` columns of the whole result takes (float32, on the (8, 128)
+    tiling: fewer columns than a vector register's 128 lanes take all of them; held transposed,
+    by the ``block_weights`` walk, a block's side takes them)."""
     (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
-    return (block_cols * bk if transposed else block_rows * bm) * max(width, 128) * 4
+    count, side = (block_cols, bk) if transposed else (block_rows, bm)
+    if walk == "block_weights":
+        return count * -(-width // 8) * 8 * -(-side // 128) * 128 * 4
+    return count * side * max(width, 128) * 4
 
 
-def _operand_bytes(plan: Plan, transposed: bool, width: int) -> int:
+def _operand_bytes(plan: Plan, transposed: bool, width: int, walk: str = "resident") -> int:
     """The VMEM a tile of ``width`` columns of the whole ``X`` takes (as :func:`_result_bytes`)."""
-    return _result_bytes(plan, not transposed, width)
+    return _result_bytes(plan, not transposed, width, walk)
 
 
 def chosen_walk(plan: Plan, transposed: bool, columns: int, walk: str | None = None) -> str:
     """The walk of the kernel of a product with ``columns`` columns: :data:`WALK` (or ``walk``)
-    where its buffers fit (the result's tile in a quarter of the core's VMEM; streamed, the tiles
-    of the result and of ``X`` together in a quarter), else the walk by the result's blocks."""
+    where its buffers fit (the result's tile in a quarter of the core's VMEM; streamed or as the
+    blocks' weights, the tiles of the result and of ``X`` together in a quarter), else the walk by
+    the result's blocks."""
     width = column_tile(max(columns, 1))
     wanted = WALK if walk is None else walk
     if wanted not in WALKS:
         raise ValueError(f"walk must be one of {WALKS}, got {wanted!r}")
     if width is None or wanted == "by_result":
         return "by_result"
-    held = _result_bytes(plan, transposed, width)
-    if wanted == "streamed":
-        held += _operand_bytes(plan, transposed, width)
+    held = _result_bytes(plan, transposed, width, wanted)
+    if wanted in ("streamed", "block_weights"):
+        held += _operand_bytes(plan, transposed, width, wanted)
     return wanted if 4 * held <= _vmem_bytes() else "by_result"
 
 
@@ -226,12 +237,17 @@ def _split_product(a: Any, x: Any, numbers: Any) -> Any:
     return total
 
 
-def _block_product(a: Any, x: Any, *, transposed: bool, precision: Any, split: bool) -> Any:
-    """A stored block (transposed) times its tile of ``x``, in float32."""
-    numbers = (((0 if transposed else 1,), (0,)), ((), ()))
+def _block_product(a: Any, x: Any, *, transposed: bool, precision: Any, split: bool, weights: bool = False) -> Any:
+    """A stored block (transposed) times its tile of ``x``, in float32; with ``weights``, ``x`` is
+    the tile held transposed and the product is too: ``x @ a.T`` (``x @ a``), the block on the
+    MXU's weights side."""
+    if weights:
+        left, right, numbers = x, a, (((1,), (0 if transposed else 1,)), ((), ()))
+    else:
+        left, right, numbers = a, x, (((0 if transposed else 1,), (0,)), ((), ()))
     if split and precision == lax.Precision.HIGHEST:
-        return _split_product(a, x, numbers)
-    return lax.dot_general(a, x, numbers, precision=precision, preferred_element_type=jnp.float32)
+        return _split_product(left, right, numbers)
+    return lax.dot_general(left, right, numbers, precision=precision, preferred_element_type=jnp.float32)
 
 
 def _kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any, *, transposed: bool, precision: Any,
@@ -266,11 +282,12 @@ def _resident_kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any,
 
 
 def _streamed_kernel(blocks: Any, outs: Any, ins: Any, data: Any, x: Any, out: Any, ring: Any, copies: Any, *,
-                     transposed: bool, precision: Any, split: bool) -> None:  # fmt: skip
+                     transposed: bool, precision: Any, split: bool, weights: bool = False) -> None:  # fmt: skip
     """The one grid step of a tile of columns in the streamed walk: ``x`` and ``out`` are the whole
     tiles in VMEM, ``data`` the blocks in HBM, copied by this step into the ring of buffers ``ring``
     (:data:`STREAM_DEPTH` deep, one DMA semaphore each in ``copies``), the next ones in flight while
-    a block is multiplied."""
+    a block is multiplied. With ``weights`` (the ``block_weights`` walk) ``x`` and ``out`` are held
+    transposed, block by block along their first axis: ``(blocks, columns, block side)``."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
@@ -292,6 +309,11 @@ def _streamed_kernel(blocks: Any, outs: Any, ins: Any, data: Any, x: Any, out: A
             copy(i + depth - 1).start()
 
         copy(i).wait()
+        if weights:  # (the tiles indexed along their first axis: no offset within the tiling)
+            product = _block_product(ring[i % depth], x[ins[i]], transposed=transposed, precision=precision,
+                                     split=split, weights=True)  # fmt: skip
+            out[outs[i]] += product
+            return carry
         tile = x[pl.ds(pl.multiple_of(ins[i] * in_side, 8), in_side), :]  # (multiples of 8: the tiling's rows)
         rows = pl.ds(pl.multiple_of(outs[i] * out_side, 8), out_side)
         out[rows, :] += _block_product(ring[i % depth], tile, transposed=transposed, precision=precision, split=split)
@@ -320,15 +342,24 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
                                                                            walk)  # fmt: skip
     columns = _padded_rows(columns, in_count * in_side)
     whole_out = pl.BlockSpec((out_count * out_side, width), lambda j, *prefetched: (0, j))
+    out_shape = (out_count * out_side, k)
     scratch: list[Any] = []
     kernel: Callable[..., None]
     semantics: tuple[Literal["parallel", "arbitrary"], ...]
-    if walk == "streamed":
+    weights = walk == "block_weights"
+    if walk in ("streamed", "block_weights"):
         grid: tuple[int, ...] = (k // width,)
-        in_specs = [pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec((in_count * in_side, width), lambda j, *_: (0, j))]
-        out_spec, kernel = whole_out, _streamed_kernel
+        if weights:  # X's tiles and the result's held transposed: (blocks, columns, block side)
+            columns = columns.reshape(in_count, in_side, k).transpose(0, 2, 1)
+            in_spec = pl.BlockSpec((in_count, width, in_side), lambda j, *_: (0, j, 0))
+            out_spec = pl.BlockSpec((out_count, width, out_side), lambda j, *_: (0, j, 0))
+            out_shape = (out_count, k, out_side)
+        else:
+            in_spec, out_spec = pl.BlockSpec((in_count * in_side, width), lambda j, *_: (0, j)), whole_out
+        in_specs = [pl.BlockSpec(memory_space=pl.ANY), in_spec]
+        kernel = functools.partial(_streamed_kernel, weights=weights)
         scratch = [pltpu.VMEM((STREAM_DEPTH, bm, bk), jnp.float32), pltpu.SemaphoreType.DMA((STREAM_DEPTH,))]
-        vmem = 2 * (_result_bytes(plan, transposed, width) + _operand_bytes(plan, transposed, width))
+        vmem = 2 * (_result_bytes(plan, transposed, width, walk) + _operand_bytes(plan, transposed, width, walk))
         vmem += 4 * STREAM_DEPTH * bm * bk
         semantics = ("parallel",)
     else:
@@ -355,10 +386,12 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
             split=SPLIT_FLOAT32 if split is None else split,
         ),
         grid_spec=spec,
-        out_shape=jax.ShapeDtypeStruct((out_count * out_side, k), jnp.float32),
+        out_shape=jax.ShapeDtypeStruct(out_shape, jnp.float32),
         compiler_params=pltpu.CompilerParams(dimension_semantics=semantics, vmem_limit_bytes=vmem + vmem // 2 + 2**22),
         interpret=interpret,
     )(blocks, outs, ins, data, columns)
+    if weights:
+        product = product.transpose(0, 2, 1).reshape(out_count * out_side, k)
     size = plan.shape[1] if transposed else plan.shape[0]
     return product[:size].reshape(size, *x.shape[1:])
 
