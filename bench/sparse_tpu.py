@@ -10,10 +10,11 @@ The three matrices of issue #43 (float32, jitted products):
   ``A.T @ x`` as a DIA, Pallas and XLA; JAX's BCOO where a trial on a 62,500-row matrix says it
   ends within a few seconds a call (it is a scatter there; the dense matrix would take 4 TB).
 - **Blocks**: 8192 x 8192 of 128 x 128 blocks, 10% of them stored (random), ``A @ X`` with ``X`` of
-  512 columns: BSR (Pallas, XLA) against the dense product at float32's precision, as xp's; and
-  where a kernel step's time goes: the kernel's walk with no product (its grid steps and copies
-  alone, then with the vector unit's additions), and the kernel and the dense product timed one
-  call at a time, each waited for.
+  512 columns: BSR (Pallas, XLA; each of the kernel's walks) against the dense product at
+  float32's precision, as xp's; and where the kernel's time goes: the walk with the result in VMEM
+  with no product (its grid steps and copies alone, then with the vector unit's additions), the
+  products with no copies (all in VMEM), and the kernel and the dense product timed one call at a
+  time, each waited for.
 - **CG**: the examples' generic conjugate gradients on the Poisson matrix as a DIA, jitted whole, to
   SciPy's tolerance, against SciPy's CG on the machine's CPU.
 - **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO, the
@@ -283,6 +284,11 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float,
     for body, name in ((None, "its steps and copies alone"), ("add", "steps, copies and the result's rows")):
         calls[f"BSR pallas A @ X: {name}"] = (jitted(None, lambda layout, X, b=body: block_steps(
             *layout, X.jax, plan=A._plan, body=b), layout, X), None)  # fmt: skip
+    # and the products alone: the streamed walk's loop with no copies (eight blocks in VMEM, reused)
+    for precision in ("highest", FAST):
+        calls[f"BSR pallas A @ X: its products alone, in VMEM ({precision} precision)"] = (jitted(
+            None, lambda layout, X, p=precision: block_products(*layout, X.jax, plan=A._plan, precision=p),
+            layout, X), None)  # fmt: skip
     stored = int(held.sum()) * block * block
     nbytes = (stored + 2 * side * columns) * 4
     title = (f"Blocks: {side} x {side}, {int(held.sum())} of {count * count} blocks of {block} x {block} stored, "
@@ -348,6 +354,46 @@ def block_steps(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: An
         ),
         interpret=not on_tpu(),
     )(blocks, outs, ins, data, tpu_bsr._padded_rows(x, in_count * in_side))
+
+
+def block_products(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Any, precision: str) -> Any:
+    """The products of the streamed walk (xp/sparse/_products/tpu_bsr.py) with no copies: ``x``'s
+    tile and the result whole in VMEM, each block's product added to its rows in one loop, the
+    blocks' rows and columns those of the matrix but their values eight blocks held in VMEM (so no
+    DMA of a block): what the products cost the kernel."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    from xp.sparse._products import tpu_bsr
+
+    (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
+    held, count = data[:8], rows.shape[0]
+
+    def kernel(rows: Any, cols: Any, blocks: Any, tile: Any, out: Any) -> None:
+        out[...] = jnp.zeros(out.shape, out.dtype)
+
+        def step(i: Any, carry: Any) -> Any:
+            part = tile[pl.ds(pl.multiple_of(cols[i] * bk, 8), bk), :]
+            out[pl.ds(pl.multiple_of(rows[i] * bm, 8), bm), :] += tpu_bsr._block_product(
+                blocks[i % held.shape[0]], part, transposed=False, precision=tpu_bsr.mosaic_precision(precision),
+                split=False)  # fmt: skip
+            return carry
+
+        lax.fori_loop(jnp.int32(0), jnp.int32(count), step, 0)
+
+    smem, vmem = pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec(memory_space=pltpu.VMEM)
+    need = 4 * (held.size + 2 * (block_rows * bm + block_cols * bk) * max(x.shape[1], 128))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((block_rows * bm, x.shape[1]), jnp.float32),
+        in_specs=[smem, smem, vmem, vmem],
+        out_specs=vmem,
+        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=need + 2**22),
+        interpret=not on_tpu(),
+    )(rows, cols, held, tpu_bsr._padded_rows(x, block_cols * bk))
 
 
 def random_case(side: int, entries: int, rounds: int, budget: float, speed: float) -> list[str]:

@@ -9,6 +9,7 @@ makes of them only on a TPU, where the same tests run the compiled kernels. The 
 (``pltpu.InterpretParams``) also checks that no block reads outside its array.
 """
 
+import functools
 import re
 
 import jax
@@ -379,25 +380,31 @@ def test_bsr_kernel_walks_with_the_result_in_vmem_lower_for_mosaic(transposed, w
 
 
 def test_bsr_kernel_walks_keep_tiles_in_vmem_only_where_they_fit(monkeypatch):
-    monkeypatch.setattr(tpu_bsr, "WALK", "resident")
     monkeypatch.setattr(tpu_bsr, "_vmem_bytes", lambda: 4 * 256 * 128 * 4)  # a quarter: 256 x 128 float32
     plan = tpu_bsr.Plan((256, 512), (128, 128))
-    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=128) == "resident"
-    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=1) == "resident"  # a vector takes a whole vreg row
-    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=256) == "by_result"
-    assert tpu_bsr.chosen_walk(plan, transposed=True, columns=128) == "by_result"  # 512 rows of A.T @ X
-    # streamed: X's tile (512 rows) and the result's (256) together
-    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=128, walk="streamed") == "by_result"
     square = tpu_bsr.Plan((128, 128), (128, 128))
-    assert tpu_bsr.chosen_walk(square, transposed=False, columns=128, walk="streamed") == "streamed"
+    walk = functools.partial(tpu_bsr.chosen_walk, transposed=False)
+    # the result in VMEM: its tile of 256 rows fits with 128 columns (and a vector, which takes a
+    # whole register row), not with 256, nor with the 512 rows of A.T @ X
+    assert walk(plan, columns=128, walk="resident") == walk(plan, columns=1, walk="resident") == "resident"
+    assert walk(plan, columns=256, walk="resident") == "by_result"
+    assert tpu_bsr.chosen_walk(plan, transposed=True, columns=128, walk="resident") == "by_result"
+    # streamed: X's tile (512 rows) and the result's (256) together do not fit: the result in VMEM,
+    # then the walk by the result's blocks, where that does not fit either
+    assert walk(plan, columns=128, walk="streamed") == "resident"
+    assert tpu_bsr.chosen_walk(plan, transposed=True, columns=128, walk="streamed") == "by_result"
+    assert walk(square, columns=128, walk="streamed") == "streamed"
     # the blocks as the MXU's weights: both tiles transposed, 8 columns take 8 rows of 128 lanes (not
-    # 128 lanes of each of 768 rows, as streamed, which does not fit)
-    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=8, walk="streamed") == "by_result"
-    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=8, walk="block_weights") == "block_weights"
-    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=128, walk="block_weights") == "by_result"
-    assert tpu_bsr.chosen_walk(square, transposed=False, columns=128, walk="block_weights") == "block_weights"
-    monkeypatch.setattr(tpu_bsr, "WALK", "by_result")
-    assert tpu_bsr.chosen_walk(plan, transposed=False, columns=128) == "by_result"
+    # 128 lanes of each of 768 rows, as streamed)
+    assert walk(plan, columns=8, walk="streamed") == "resident"
+    assert walk(plan, columns=8, walk="block_weights") == "block_weights"
+    assert walk(plan, columns=128, walk="block_weights") == "resident"
+    assert walk(square, columns=128, walk="block_weights") == "block_weights"
+    # the default: WALK, by the same rules
+    for default in tpu_bsr.WALKS:
+        monkeypatch.setattr(tpu_bsr, "WALK", default)
+        assert walk(square, columns=128) == default
+    assert walk(plan, columns=128, walk="by_result") == "by_result"
     with pytest.raises(ValueError, match="walk must be one of"):
         tpu_bsr.chosen_walk(plan, transposed=False, columns=128, walk="sideways")
 

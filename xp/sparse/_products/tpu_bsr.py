@@ -151,10 +151,12 @@ rows past them, so the block (one 128 x 128 tile of weights) meets all of the ti
 ``X``'s columns and streams the block's 128 rows past each. The transposes of ``X`` and of the
 result are XLA's, outside the kernel."""
 
-WALK = "resident"
+WALK = "streamed"
 """The walk the kernel takes where its buffers fit (:func:`chosen_walk`); bench/sparse_tpu.py times
-each, and the fastest is the default (bench/RESULTS.md, "Sparse products on a TPU"): the result in
-VMEM was 12 % faster than the walk by its blocks for ``A @ X`` and as fast for ``A.T @ X``."""
+each, and the fastest is the default (bench/RESULTS.md, "Sparse products on a TPU"): with the blocks
+streamed, ``A @ X`` took 2 to 3 % less than with the result in VMEM at float32's precision (in two
+runs) and 32 % less in one bfloat16 pass, ``A.T @ X`` 4 % less; the walk by the result's blocks was
+the slowest. Where the tiles do not both fit, the result in VMEM, then the walk by its blocks."""
 
 STREAM_DEPTH = 4
 """The streamed walk's ring of VMEM buffers: the block being multiplied and the DMAs of the next
@@ -184,18 +186,23 @@ def _operand_bytes(plan: Plan, transposed: bool, width: int, walk: str = "reside
 def chosen_walk(plan: Plan, transposed: bool, columns: int, walk: str | None = None) -> str:
     """The walk of the kernel of a product with ``columns`` columns: :data:`WALK` (or ``walk``)
     where its buffers fit (the result's tile in a quarter of the core's VMEM; streamed or as the
-    blocks' weights, the tiles of the result and of ``X`` together in a quarter), else the walk by
-    the result's blocks."""
+    blocks' weights, the tiles of the result and of ``X`` together in a quarter), else the result
+    in VMEM where that fits, else the walk by the result's blocks (which holds a block of each)."""
     width = column_tile(max(columns, 1))
     wanted = WALK if walk is None else walk
     if wanted not in WALKS:
         raise ValueError(f"walk must be one of {WALKS}, got {wanted!r}")
-    if width is None or wanted == "by_result":
+    if width is None:
         return "by_result"
-    held = _result_bytes(plan, transposed, width, wanted)
-    if wanted in ("streamed", "block_weights"):
-        held += _operand_bytes(plan, transposed, width, wanted)
-    return wanted if 4 * held <= _vmem_bytes() else "by_result"
+    for candidate in dict.fromkeys((wanted, "resident")):
+        if candidate == "by_result":
+            break
+        held = _result_bytes(plan, transposed, width, candidate)
+        if candidate in ("streamed", "block_weights"):
+            held += _operand_bytes(plan, transposed, width, candidate)
+        if 4 * held <= _vmem_bytes():
+            return candidate
+    return "by_result"
 
 
 def _vmem_bytes() -> int:
