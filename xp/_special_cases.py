@@ -111,7 +111,7 @@ def _with_derivative(derivative: Any) -> Any:
     return float32.with_tangent(lambda z, dz: derivative(z) * dz)
 
 
-# The derivatives of exp, expm1, sinh, cosh and tanh are the module's own functions, called
+# The derivatives of exp, expm1, sinh, cosh, tanh and sqrt are the module's own functions, called
 # through these (named, typed) so that each decorator can refer to a function defined below it.
 
 
@@ -129,6 +129,10 @@ def _cosh_of(z: Any) -> Any:
 
 def _tanh_of(z: Any) -> Any:
     return tanh(z)
+
+
+def _sqrt_of(z: Any) -> Any:
+    return sqrt(z)
 
 
 def _sech_squared(t: Any) -> Any:
@@ -266,7 +270,7 @@ def _change_of_base(z: Any, log_base: float) -> Any:
 
 
 @_real_or(jnp.sqrt)
-@_with_derivative(lambda z: 0.5 / sqrt(z))
+@_with_derivative(lambda z: 0.5 / _sqrt_of(z))
 def sqrt(z: Any) -> Any:
     a, b = _parts(z)
     r = jnp.sqrt(z)

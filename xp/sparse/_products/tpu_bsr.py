@@ -349,7 +349,7 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
                                                                            walk)  # fmt: skip
     columns = _padded_rows(columns, in_count * in_side)
     whole_out = pl.BlockSpec((out_count * out_side, width), lambda j, *prefetched: (0, j))
-    out_shape = (out_count * out_side, k)
+    out_shape: tuple[int, ...] = (out_count * out_side, k)
     scratch: list[Any] = []
     kernel: Callable[..., None]
     semantics: tuple[Literal["parallel", "arbitrary"], ...]
