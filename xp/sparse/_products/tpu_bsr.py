@@ -145,11 +145,11 @@ and a block row of the result is written once), by ``X``'s tiles with the whole 
 the end), or with ``X``'s tile and the result's both in VMEM and the blocks streamed by the
 kernel's own DMAs within one grid step per tile of columns (:func:`_streamed_kernel`); or as the
 last with both tiles held transposed (``block_weights``), each block's product ``Y[r].T +=
-X[c].T @ block.T``: the MXU holds its right operand as its weights and streams its left one's
-rows past them, so the block (one 128 x 128 tile of weights) meets all of the tile's columns of
-``X`` (up to 512 rows streamed), where ``block @ X[c]`` loads a tile of weights for each 128 of
-``X``'s columns and streams the block's 128 rows past each. The transposes of ``X`` and of the
-result are XLA's, outside the kernel."""
+X[c].T @ block.T``, the block on the side the MXU holds as its weights and ``X``'s columns
+streamed past it, where ``block @ X[c]`` holds a tile of ``X`` for each 128 of its columns (the
+transposes of ``X`` and of the result are XLA's, outside the kernel). That orientation did not
+make Mosaic's products faster on a v5e (bench/RESULTS.md, docs/sparse.md: 8 to 12 TF/s either
+way); the walk stays for ``A.T @ X``, where it measured fastest once."""
 
 WALK = "streamed"
 """The walk the kernel takes where its buffers fit (:func:`chosen_walk`); bench/sparse_tpu.py times
@@ -194,9 +194,8 @@ def chosen_walk(plan: Plan, transposed: bool, columns: int, walk: str | None = N
         raise ValueError(f"walk must be one of {WALKS}, got {wanted!r}")
     if width is None:
         return "by_result"
-    for candidate in dict.fromkeys((wanted, "resident")):
-        if candidate == "by_result":
-            break
+    candidates = () if wanted == "by_result" else dict.fromkeys((wanted, "resident"))
+    for candidate in candidates:
         held = _result_bytes(plan, transposed, width, candidate)
         if candidate in ("streamed", "block_weights"):
             held += _operand_bytes(plan, transposed, width, candidate)
