@@ -2,7 +2,7 @@
 JAX's BCOO, xp's BCOO and the dense product, and against the time the data takes to stream.
 
     python bench/run.py sparse_tpu          # writes bench/RESULTS.md (section sparse_tpu-tpu on a TPU)
-    python bench/sparse_tpu.py [--quick]    # prints the section
+    python bench/sparse_tpu.py [--quick] [--cases blocks,cg]    # prints the section (of those matrices)
 
 The three matrices of issue #43 (float32, jitted products):
 
