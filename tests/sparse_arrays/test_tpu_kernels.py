@@ -284,8 +284,6 @@ def _mosaic_modules(function, args, monkeypatch, capsys):
     """The text of the Mosaic modules of the Pallas kernels in ``function(*args)``'s program for a
     TPU, lowered here whatever the backend: Pallas lowers a kernel to Mosaic in Python (with
     ``debug``, printing the module); only Mosaic's compiler, run by XLA:TPU, needs the chip."""
-    import functools
-
     from jax.experimental import pallas as pl
 
     monkeypatch.setattr(pl, "pallas_call", functools.partial(pl.pallas_call, debug=True))

@@ -81,7 +81,7 @@ def _roles(plan: Plan, rows: Any, cols: Any, order: Any, transposed: bool, walk:
     result stays in VMEM whole (``"resident"``) by ``x``'s, whose tile is then fetched once, or
     where both stay in VMEM (``"streamed"``, ``"block_weights"``) in the order the blocks are stored."""
     (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
-    by_columns = transposed != (walk == "resident") if walk in ("by_result", "resident") else False
+    by_columns = transposed != (walk == "resident") if walk not in STREAMED_WALKS else False
     blocks = order if by_columns else jnp.arange(rows.shape[0], dtype=rows.dtype)
     block_row, block_col = (jnp.take(rows, order), jnp.take(cols, order)) if by_columns else (rows, cols)
     if transposed:
@@ -158,6 +158,10 @@ streamed, ``A @ X`` took 2 to 3 % less than with the result in VMEM at float32's
 runs) and 32 % less in one bfloat16 pass, ``A.T @ X`` 4 % less; the walk by the result's blocks was
 the slowest. Where the tiles do not both fit, the result in VMEM, then the walk by its blocks."""
 
+STREAMED_WALKS = ("streamed", "block_weights")
+"""The walks with both tiles in VMEM and the blocks copied by the kernel's own DMAs, in the order
+they are stored (:func:`_streamed_kernel`)."""
+
 STREAM_DEPTH = 4
 """The streamed walk's ring of VMEM buffers: the block being multiplied and the DMAs of the next
 three in flight."""
@@ -197,7 +201,7 @@ def chosen_walk(plan: Plan, transposed: bool, columns: int, walk: str | None = N
     candidates = () if wanted == "by_result" else dict.fromkeys((wanted, "resident"))
     for candidate in candidates:
         held = _result_bytes(plan, transposed, width, candidate)
-        if candidate in ("streamed", "block_weights"):
+        if candidate in STREAMED_WALKS:
             held += _operand_bytes(plan, transposed, width, candidate)
         if 4 * held <= _vmem_bytes():
             return candidate
@@ -353,7 +357,7 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
     kernel: Callable[..., None]
     semantics: tuple[Literal["parallel", "arbitrary"], ...]
     weights = walk == "block_weights"
-    if walk in ("streamed", "block_weights"):
+    if walk in STREAMED_WALKS:
         grid: tuple[int, ...] = (k // width,)
         if weights:  # X's tiles and the result's held transposed: (blocks, columns, block side)
             columns = columns.reshape(in_count, in_side, k).transpose(0, 2, 1)
