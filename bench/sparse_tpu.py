@@ -284,18 +284,7 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float,
     for body, name in ((None, "its steps and copies alone"), ("add", "steps, copies and the result's rows")):
         calls[f"BSR pallas A @ X: {name}"] = (jitted(None, lambda layout, X, b=body: block_steps(
             *layout, X.jax, plan=A._plan, body=b), layout, X), None)  # fmt: skip
-    # the streamed walk's copies alone (one block a copy, as the kernel, and eight), and with eight
-    # blocks a copy, with the products
-    per_copy = 8
-    grouped = grouped_layout(A._data, A._rows, A._cols, per_copy)
-    for name, blocks, precision in (("its copies alone", 1, None), (f"its copies alone, {per_copy} blocks a copy",
-                                    per_copy, None), (f"{per_copy} blocks a copy", per_copy, "highest"),
-                                    (f"{per_copy} blocks a copy, {FAST} precision", per_copy, FAST)):  # fmt: skip
-        layout_g = grouped if blocks > 1 else (A._data, A._rows, A._cols)
-        calls[f"BSR pallas A @ X, blocks streamed: {name}"] = (jitted(None, lambda lay, X, b=blocks, p=precision: (
-            streamed_probe(*lay, X.jax, plan=A._plan, per_copy=b, precision=p)), layout_g, X),
-            None if precision is None else want)  # fmt: skip
-    # and the products alone: the streamed walk's loop with no copies (eight blocks in VMEM, reused)
+    # the products alone: the streamed walk's loop with no copies (eight blocks in VMEM, reused)
     for precision in ("highest", FAST):
         calls[f"BSR pallas A @ X: its products alone, in VMEM ({precision} precision)"] = (jitted(
             None, lambda layout, X, p=precision: block_products(*layout, X.jax, plan=A._plan, precision=p),
@@ -369,9 +358,10 @@ def block_steps(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: An
 
 def block_products(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Any, precision: str) -> Any:
     """The products of the streamed walk (xp/sparse/_products/tpu_bsr.py) with no copies: ``x``'s
-    tile and the result whole in VMEM, each block's product added to its rows in one loop, the
-    blocks' rows and columns those of the matrix but their values eight blocks held in VMEM (so no
-    DMA of a block): what the products cost the kernel."""
+    tile and the result whole in VMEM, each block's product added to its rows in one loop, a group
+    of ``tpu_bsr.BLOCKS_PER_COPY`` a turn as the kernel's, the blocks' rows and columns those of the
+    matrix but their values eight blocks held in VMEM (so no DMA of a block): what the products cost
+    the kernel."""
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -382,18 +372,28 @@ def block_products(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
 
     (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
     held, count = data[:8], rows.shape[0]
+    per_copy = tpu_bsr.blocks_per_copy(plan, count)
 
     def kernel(rows: Any, cols: Any, blocks: Any, tile: Any, out: Any) -> None:
         out[...] = jnp.zeros(out.shape, out.dtype)
 
-        def step(i: Any, carry: Any) -> Any:
+        def multiply(i: Any) -> None:
             part = tile[pl.ds(pl.multiple_of(cols[i] * bk, 8), bk), :]
             out[pl.ds(pl.multiple_of(rows[i] * bm, 8), bm), :] += tpu_bsr._block_product(
                 blocks[i % held.shape[0]], part, transposed=False, precision=tpu_bsr.mosaic_precision(precision),
                 split=False)  # fmt: skip
+
+        def group(g: Any, carry: Any) -> Any:
+            for j in range(per_copy):
+                multiply(g * per_copy + j)
             return carry
 
-        lax.fori_loop(jnp.int32(0), jnp.int32(count), step, 0)
+        def single(i: Any, carry: Any) -> Any:
+            multiply(i)
+            return carry
+
+        lax.fori_loop(jnp.int32(0), jnp.int32(count // per_copy), group, 0)
+        lax.fori_loop(jnp.int32(count - count % per_copy), jnp.int32(count), single, 0)
 
     smem, vmem = pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec(memory_space=pltpu.VMEM)
     need = 4 * (held.size + 2 * (block_rows * bm + block_cols * bk) * max(x.shape[1], 128))
@@ -405,70 +405,6 @@ def block_products(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
         compiler_params=pltpu.CompilerParams(vmem_limit_bytes=need + 2**22),
         interpret=not on_tpu(),
     )(rows, cols, held, tpu_bsr._padded_rows(x, block_cols * bk))
-
-
-def grouped_layout(data: Any, rows: Any, cols: Any, per_copy: int) -> tuple[Any, Any, Any]:
-    """The blocks (and their rows and columns) padded with blocks of zeros at block row and column
-    0 to a whole number of groups of ``per_copy``."""
-    import jax.numpy as jnp
-
-    pad = -data.shape[0] % per_copy
-    return (jnp.pad(data, ((0, pad), (0, 0), (0, 0))), jnp.pad(rows, (0, pad)), jnp.pad(cols, (0, pad)))
-
-
-def streamed_probe(data: Any, rows: Any, cols: Any, x: Any, *, plan: Any, per_copy: int,
-                   precision: str | None) -> Any:  # fmt: skip
-    """The streamed walk of the BSR kernel (xp/sparse/_products/tpu_bsr.py) with ``per_copy``
-    consecutive blocks in each DMA (their number a multiple of it: :func:`grouped_layout`), the
-    products at ``precision``, or none (None: the copies alone)."""
-    import jax
-    import jax.numpy as jnp
-    from jax import lax
-    from jax.experimental import pallas as pl
-    from jax.experimental.pallas import tpu as pltpu
-
-    from xp.sparse._products import tpu_bsr
-
-    (bm, bk), (block_rows, block_cols) = plan.block, plan.grid
-    depth, groups, k = tpu_bsr.STREAM_DEPTH, data.shape[0] // per_copy, x.shape[1]
-
-    def kernel(rows: Any, cols: Any, data: Any, tile: Any, out: Any, ring: Any, copies: Any) -> None:
-        def copy(g: Any) -> Any:
-            slot = g % depth
-            return pltpu.make_async_copy(data.at[pl.ds(g * per_copy, per_copy)], ring.at[slot], copies.at[slot])
-
-        for g in range(min(depth - 1, groups)):
-            copy(jnp.int32(g)).start()
-        out[...] = jnp.zeros(out.shape, out.dtype)
-
-        def step(g: Any, carry: Any) -> Any:
-            @pl.when(g + depth - 1 < groups)
-            def _() -> None:
-                copy(g + depth - 1).start()
-
-            copy(g).wait()
-            if precision is not None:
-                for j in range(per_copy):
-                    b = g * per_copy + j
-                    part = tile[pl.ds(pl.multiple_of(cols[b] * bk, 8), bk), :]
-                    out[pl.ds(pl.multiple_of(rows[b] * bm, 8), bm), :] += tpu_bsr._block_product(
-                        ring[g % depth, j], part, transposed=False, precision=tpu_bsr.mosaic_precision(precision),
-                        split=False)  # fmt: skip
-            return carry
-
-        lax.fori_loop(jnp.int32(0), jnp.int32(groups), step, 0)
-
-    smem, vmem = pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec(memory_space=pltpu.VMEM)
-    tiles = 4 * (block_rows * bm + block_cols * bk) * max(k, 128)
-    return pl.pallas_call(
-        kernel,
-        out_shape=jax.ShapeDtypeStruct((block_rows * bm, k), jnp.float32),
-        in_specs=[smem, smem, pl.BlockSpec(memory_space=pl.ANY), vmem],
-        out_specs=vmem,
-        scratch_shapes=[pltpu.VMEM((depth, per_copy, bm, bk), jnp.float32), pltpu.SemaphoreType.DMA((depth,))],
-        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=2 * tiles + 4 * depth * per_copy * bm * bk + 2**22),
-        interpret=not on_tpu(),
-    )(rows, cols, data, tpu_bsr._padded_rows(x, block_cols * bk))[: plan.shape[0]]
 
 
 def random_case(side: int, entries: int, rounds: int, budget: float, speed: float) -> list[str]:

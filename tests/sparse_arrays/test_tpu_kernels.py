@@ -214,6 +214,28 @@ def test_bsr_kernels_match_the_dense_product(p, walk):
             np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
 
 
+@pytest.mark.parametrize("walk", tpu_bsr.STREAMED_WALKS)
+@pytest.mark.parametrize("count", [1, 3, 8, 13, 24, 29])
+def test_bsr_streamed_walks_copy_every_block_once_in_groups(count, walk):
+    # groups of 8 blocks a copy: fewer blocks than a group (1, 3), whole groups (8, 24: the ring of 4
+    # wraps), and a last group that starts early and must not add its first blocks again (13, 29)
+    rng = np.random.default_rng(count)
+    width = 8 * min(count, 2)
+    plan = tpu_bsr.Plan((8 * count, width), (8, 8))
+    a = np.zeros(plan.shape, np.float32)
+    for r in range(count):  # block (r, r % 2): every block row and block column holds one
+        a[8 * r : 8 * r + 8, 8 * (r % 2) : 8 * (r % 2) + 8] = rng.standard_normal((8, 8))
+    layout = _bsr_layout({"a": a, "plan": plan})
+    assert len(layout[0]) == count
+    assert tpu_bsr.blocks_per_copy(plan, count) == min(8, count)
+    x, y = rng.standard_normal((width, 5)).astype(np.float32), rng.standard_normal((8 * count, 5)).astype(np.float32)
+    with jax.default_matmul_precision("highest"):
+        for transposed, operand, want in ((False, x, a.astype(np.float64) @ x), (True, y, a.T.astype(np.float64) @ y)):
+            got = tpu_bsr.pallas_product(*layout, jnp.asarray(operand), plan=plan, transposed=transposed,
+                                         interpret=INTERPRET, walk=walk)  # fmt: skip
+            np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+
+
 @pytest.mark.slow
 @given(p=bsr_problems())
 def test_bsr_kernel_at_float32_precision_from_bfloat16_parts(p):
@@ -343,18 +365,26 @@ def test_bsr_kernel_lowers_both_ways_of_multiplying_at_float32(split, monkeypatc
                                       split=split)  # fmt: skip
 
     module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
-    assert module.count("tpu.matmul") == (6 if split else 1)
+    # one product per block of a streamed group (its two blocks: one stored, one of zeros), six for
+    # three bfloat16 parts
+    assert tpu_bsr.WALK in tpu_bsr.STREAMED_WALKS and len(layout[0]) == 2 < tpu_bsr.BLOCKS_PER_COPY
+    assert module.count("tpu.matmul") == 2 * (6 if split else 1)
     assert ("contract_precision<fp32>" in module) == (not split)
 
 
+@pytest.mark.parametrize("per_copy", [1, 3], ids=["a block a copy", "3 blocks a copy"])
 @pytest.mark.parametrize("walk", ["resident", "streamed", "block_weights"])
 @pytest.mark.parametrize("transposed", [False, True], ids=["A @ X", "A.T @ X"])
-def test_bsr_kernel_walks_with_the_result_in_vmem_lower_for_mosaic(transposed, walk, monkeypatch, capsys):
+def test_bsr_kernel_walks_with_the_result_in_vmem_lower_for_mosaic(transposed, walk, per_copy, monkeypatch, capsys):
     # the walks with the whole result in VMEM add each block's product to its rows at a dynamic
     # offset, which Mosaic must prove a multiple of the tiling's 8 rows (tpu.assume_multiple); the
     # streamed walk also reads X's tile at one, and copies the blocks from HBM itself (DMAs started
-    # ahead and waited on in one loop, not a grid step each); the blocks as the MXU's weights index
-    # the transposed tiles along their first axis, and put the block on the product's right
+    # ahead and waited on in one loop, not a grid step each), in groups: of the 4 blocks, 1 a copy
+    # (4 turns of the loop, a product in each), or 3 (one turn of 3 products, then the last group,
+    # which starts at the second block and multiplies the fourth: 4 products in the program); the
+    # blocks as the MXU's weights index the transposed tiles along their first axis, and put the
+    # block on the product's right
+    monkeypatch.setattr(tpu_bsr, "BLOCKS_PER_COPY", per_copy)
     plan = tpu_bsr.Plan((384, 256), (128, 128))
     dense = np.zeros((384, 256), np.float32)
     dense[:128, 128:] = dense[256:, :128] = dense[128:256, :] = 1.0
@@ -366,15 +396,18 @@ def test_bsr_kernel_walks_with_the_result_in_vmem_lower_for_mosaic(transposed, w
         return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, walk=walk)
 
     module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
-    assert "tpu.matmul" in module
+    assert len(layout[0]) == 4
+    streams = walk in tpu_bsr.STREAMED_WALKS
+    assert module.count("tpu.matmul") == ((1 if per_copy == 1 else 4) if streams else 1)
     assert re.search(r"vector.load %arg\d+\[%\w+, %c0", module)  # rows (or tiles) at a dynamic offset
     if walk == "block_weights":  # X's tile (64 columns by 128) times the block, contracted on its rows for A.T @ X
         contracted = r"\[1\], \[0\]" if transposed else r"\[1\], \[1\]"
         assert re.search(rf"dot_dimension_numbers<{contracted}.*: vector<64x128xf32>, vector<128x128xf32>", module)
     else:
         assert "tpu.assume_multiple" in module
-    streamed = ("tpu.enqueue_dma" in module, "tpu.wait_dma" in module, "scf.for" in module)
-    assert streamed == ((True,) * 3 if walk in ("streamed", "block_weights") else (False, False, False))
+    streamed = ("tpu.enqueue_dma" in module, "tpu.wait_dma" in module)
+    assert streamed == (streams, streams)
+    assert ("scf.for" in module) == (streams and per_copy == 1)  # (a loop of one turn is no loop)
 
 
 def test_bsr_kernel_walks_keep_tiles_in_vmem_only_where_they_fit(monkeypatch):

@@ -22,8 +22,9 @@ the steps of one block row accumulate in the output block in VMEM, which is writ
 walks (:data:`WALK`): by ``X``'s tiles, with the whole result (its tile of columns) in VMEM, each
 step fetching only its block and adding its product to the rows of its block; or with both
 ``X``'s tile and the result's in VMEM, one grid step per tile of columns whose loop streams the
-blocks through a ring of VMEM buffers by DMAs of its own, several in flight (no grid step per
-block: a grid step costs far more than a 128 x 128 block's product). The products take the
+blocks through a ring of VMEM buffers by DMAs of its own, several in flight, each of a group of
+consecutive blocks (neither a grid step nor a DMA per block: each costs more than a 128 x 128
+block's product). The products take the
 matmul precision of JAX's setting where they are traced (:mod:`.tpu` gives float32's unless the
 user set one, as xp's dense products: xp/_precision.py); Mosaic multiplies at two, one bfloat16 pass
 or float32's, so the kernel takes the first for the settings of JAX's DEFAULT precision and the
@@ -163,8 +164,20 @@ STREAMED_WALKS = ("streamed", "block_weights")
 they are stored (:func:`_streamed_kernel`)."""
 
 STREAM_DEPTH = 4
-"""The streamed walk's ring of VMEM buffers: the block being multiplied and the DMAs of the next
-three in flight."""
+"""The streamed walk's ring of VMEM buffers: the group of blocks being multiplied and the DMAs of
+the next three in flight."""
+
+BLOCKS_PER_COPY = 8
+"""Consecutive stored blocks each of the streamed walks' DMAs copies (:func:`blocks_per_copy`),
+multiplied one after another in one turn of the kernel's loop: each DMA and each turn of the loop
+costs time of its own beside the products, which a group shares (bench/sparse_tpu.py,
+bench/RESULTS.md: eight blocks a copy took a fifth less time than one at float32's precision, half
+in one bfloat16 pass)."""
+
+COPY_BYTES = 2**19
+"""The most a group of blocks takes (eight of 128 x 128 float32): the ring of buffers then takes at
+most 2 MiB of VMEM beside the tiles, or :data:`STREAM_DEPTH` blocks where one is larger (a margin
+:func:`chosen_walk`'s quarter of the VMEM for the tiles leaves)."""
 
 VMEM_BYTES = 16 * 2**20
 """The VMEM of a TPU core where the machine cannot say (lowering for a TPU elsewhere): the
@@ -206,6 +219,13 @@ def chosen_walk(plan: Plan, transposed: bool, columns: int, walk: str | None = N
         if 4 * held <= _vmem_bytes():
             return candidate
     return "by_result"
+
+
+def blocks_per_copy(plan: Plan, count: int) -> int:
+    """The blocks in each of the streamed walks' DMAs, of ``count`` stored: :data:`BLOCKS_PER_COPY`,
+    fewer where fewer are stored or where a group would take more than :data:`COPY_BYTES` (at least
+    one)."""
+    return max(min(BLOCKS_PER_COPY, count, COPY_BYTES // (4 * math.prod(plan.block))), 1)
 
 
 def _vmem_bytes() -> int:
@@ -294,42 +314,56 @@ def _resident_kernel(blocks: Any, outs: Any, ins: Any, a: Any, x: Any, out: Any,
 def _streamed_kernel(blocks: Any, outs: Any, ins: Any, data: Any, x: Any, out: Any, ring: Any, copies: Any, *,
                      transposed: bool, precision: Any, split: bool, weights: bool = False) -> None:  # fmt: skip
     """The one grid step of a tile of columns in the streamed walk: ``x`` and ``out`` are the whole
-    tiles in VMEM, ``data`` the blocks in HBM, copied by this step into the ring of buffers ``ring``
-    (:data:`STREAM_DEPTH` deep, one DMA semaphore each in ``copies``), the next ones in flight while
-    a block is multiplied. With ``weights`` (the ``block_weights`` walk) ``x`` and ``out`` are held
-    transposed, block by block along their first axis: ``(blocks, columns, block side)``."""
+    tiles in VMEM, ``data`` the blocks in HBM, copied by this step in groups of consecutive blocks
+    (as many as the ring's second axis holds) into the ring of buffers ``ring`` (:data:`STREAM_DEPTH`
+    deep, one DMA semaphore each in ``copies``), the next groups in flight while one is multiplied.
+    The last group ends at the last block (it starts earlier where the blocks are not a whole number
+    of groups) and multiplies only the blocks the others did not. With ``weights`` (the
+    ``block_weights`` walk) ``x`` and ``out`` are held transposed, block by block along their first
+    axis: ``(blocks, columns, block side)``."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
-    count, depth = data.shape[0], ring.shape[0]
-    bm, bk = data.shape[1:]
+    count, (depth, per_copy, bm, bk) = data.shape[0], ring.shape
     in_side, out_side = (bm, bk) if transposed else (bk, bm)
+    whole, rest = divmod(count, per_copy)
+    groups = whole + (rest > 0)
 
-    def copy(i: Any) -> Any:
-        slot = i % depth
-        return pltpu.make_async_copy(data.at[blocks[i]], ring.at[slot], copies.at[slot])
+    def copy(g: Any) -> Any:
+        slot, first = g % depth, jnp.minimum(g * per_copy, count - per_copy)
+        return pltpu.make_async_copy(data.at[pl.ds(first, per_copy)], ring.at[slot], copies.at[slot])
 
-    for i in range(min(depth - 1, count)):
-        copy(jnp.int32(i)).start()  # (int32 indices, which Mosaic's slices take, in 64-bit mode too)
+    def multiply(g: Any, kept: range) -> None:
+        """The products of group ``g``'s blocks ``kept`` (of ``range(per_copy)``)."""
+        first = jnp.minimum(g * per_copy, count - per_copy)
+        for j in kept:
+            block, b = ring[g % depth, j], first + j
+            if weights:  # (the tiles indexed along their first axis: no offset within the tiling)
+                out[outs[b]] += _block_product(block, x[ins[b]], transposed=transposed, precision=precision,
+                                               split=split, weights=True)  # fmt: skip
+                continue
+            tile = x[pl.ds(pl.multiple_of(ins[b] * in_side, 8), in_side), :]  # (multiples of 8: the tiling's rows)
+            rows = pl.ds(pl.multiple_of(outs[b] * out_side, 8), out_side)
+            out[rows, :] += _block_product(block, tile, transposed=transposed, precision=precision, split=split)
+
+    for g in range(min(depth - 1, groups)):
+        copy(jnp.int32(g)).start()  # (int32 indices, which Mosaic's slices take, in 64-bit mode too)
     out[...] = jnp.zeros(out.shape, out.dtype)
 
-    def step(i: Any, carry: Any) -> Any:
-        @pl.when(i + depth - 1 < count)
+    def step(g: Any, carry: Any) -> Any:
+        @pl.when(g + depth - 1 < groups)
         def _() -> None:
-            copy(i + depth - 1).start()
+            copy(g + depth - 1).start()
 
-        copy(i).wait()
-        if weights:  # (the tiles indexed along their first axis: no offset within the tiling)
-            product = _block_product(ring[i % depth], x[ins[i]], transposed=transposed, precision=precision,
-                                     split=split, weights=True)  # fmt: skip
-            out[outs[i]] += product
-            return carry
-        tile = x[pl.ds(pl.multiple_of(ins[i] * in_side, 8), in_side), :]  # (multiples of 8: the tiling's rows)
-        rows = pl.ds(pl.multiple_of(outs[i] * out_side, 8), out_side)
-        out[rows, :] += _block_product(ring[i % depth], tile, transposed=transposed, precision=precision, split=split)
+        copy(g).wait()
+        multiply(g, range(per_copy))
         return carry
 
-    lax.fori_loop(jnp.int32(0), jnp.int32(count), step, 0)
+    lax.fori_loop(jnp.int32(0), jnp.int32(whole), step, 0)
+    if rest:  # the last group: its copy was started by the loop (or before it); its first blocks are done
+        last = jnp.int32(whole)
+        copy(last).wait()
+        multiply(last, range(per_copy - rest, per_copy))
 
 
 def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Plan, transposed: bool,
@@ -368,9 +402,11 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
             in_spec, out_spec = pl.BlockSpec((in_count * in_side, width), lambda j, *_: (0, j)), whole_out
         in_specs = [pl.BlockSpec(memory_space=pl.ANY), in_spec]
         kernel = functools.partial(_streamed_kernel, weights=weights)
-        scratch = [pltpu.VMEM((STREAM_DEPTH, bm, bk), jnp.float32), pltpu.SemaphoreType.DMA((STREAM_DEPTH,))]
+        per_copy = blocks_per_copy(plan, data.shape[0])
+        ring = pltpu.VMEM((STREAM_DEPTH, per_copy, bm, bk), jnp.float32)
+        scratch = [ring, pltpu.SemaphoreType.DMA((STREAM_DEPTH,))]
         vmem = 2 * (_result_bytes(plan, transposed, width, walk) + _operand_bytes(plan, transposed, width, walk))
-        vmem += 4 * STREAM_DEPTH * bm * bk
+        vmem += 4 * STREAM_DEPTH * per_copy * bm * bk
         semantics = ("parallel",)
     else:
         grid = (k // width, data.shape[0])
