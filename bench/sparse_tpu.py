@@ -19,7 +19,8 @@ The three matrices of issue #43 (float32, jitted products):
   SciPy's tolerance, against SciPy's CG on the machine's CPU.
 - **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO, the
   dense matrix and xp.sparse.ELL (its Pallas kernel and XLA's formulation, ``A.T @ x``), for the
-  goal of 0.5 ms; ``A @ X`` with 64 columns (ELL's is XLA's gathers) against JAX's BCOO and dense.
+  goal of 0.5 ms; ``A @ X`` and ``A.T @ X`` with 64 columns (ELL's are XLA's gathers of its row
+  layout) against xp's and JAX's BCOO and dense.
 
 Each product is checked against a reference (largest relative error shown), then all of a matrix's
 implementations are timed interleaved: rounds of batches of calls, the median per call; then, for
@@ -436,7 +437,12 @@ def random_case(side: int, entries: int, rounds: int, budget: float, speed: floa
         "xp ELL xla A @ x": (jitted("xla", lambda A, x: (A @ x).jax, E, x), want),
         "xp ELL pallas A.T @ x": (jitted("pallas", lambda A, x: (A.T @ x).jax, E, x), want_t),
         "dense A @ x": (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want),
-        "xp ELL A @ X, 64 columns (XLA's gathers)": (jitted(None, lambda A, X: (A @ X).jax, E, X), want_X),
+        "xp ELL A @ X, 64 columns (XLA's gathers by the rows' lengths)": (
+            jitted(None, lambda A, X: (A @ X).jax, E, X),
+            want_X,
+        ),
+        "xp ELL A.T @ X, 64 columns": (jitted(None, lambda A, X: (A.T @ X).jax, E, X), exact.T @ np.asarray(X)),
+        "xp BCOO A @ X, 64 columns": (jitted(None, lambda A, X: (A @ X).jax, A, X), want_X),
         "JAX BCOO A @ X, 64 columns": (jitted(None, lambda A, X: A @ X, bcoo, X.jax), want_X),
         "dense A @ X, 64 columns": (jitted(None, lambda a, X: (a @ X).jax, xp.asarray(dense), X), want_X),
     }

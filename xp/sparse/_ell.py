@@ -3,10 +3,11 @@
 For matrices whose entries follow no band or block (graphs, random sparsity), on a TPU, where a
 BCOO's product is a gather and a scatter-add that XLA serializes. ``A @ x`` of a float32 vector is
 a Pallas kernel there that gathers only within registers of ``x`` held in the core's memory and
-never scatters (xp/sparse/_products/tpu_ell.py, which also describes the stored layout;
+never scatters (xp/sparse/_products/tpu_ell.py, which also describes the stored layouts;
 docs/sparse.md, "On a TPU"). The matrix is stored twice, as itself and as its transpose, so that
 ``A.T @ x`` (``x @ A``) is the same kernel. Every other product (``A @ X`` of a matrix ``X``, other
-dtypes, other platforms) is XLA's gather and sum, without a scatter.
+dtypes, other platforms) is XLA's gather and sum, without a scatter, from a second layout of each
+(the rows sorted by their numbers of entries: each entry's row of ``x`` gathered once).
 
 Made eagerly from a BCOO or BCSR (``ELL.from_sparse(A)``) or from a dense matrix
 (``ELL.fromdense(x)``): how far the rows are padded depends on where the entries are. A matrix
@@ -28,7 +29,7 @@ from xp._jit import kernel
 from xp._typing import ArrayLike
 from xp.sparse import _conversion as conversion
 from xp.sparse import _layout_matrix as layout
-from xp.sparse._products import kernels, tpu_ell
+from xp.sparse._products import kernels, tpu, tpu_ell
 
 MAX_FILL = 16.0
 """The values an ELL may store by default, its two layouts together, per entry (or per row and
@@ -47,10 +48,13 @@ class Plans(tuple[tpu_ell.Plan, tpu_ell.Plan]):
         return self[0].shape
 
 
+VALUES_AT = tuple(start + i for start in (0, tpu.ELL_LEAVES) for i in tpu.ELL_VALUES)
+"""Where the stored values are among an ELL's leaves (the rest are integers)."""
+
+
 @functools.partial(kernel, static_argnums=(2, 3, 4, 5))  # plans, transposed, left, dtype
 def _product(leaves: tuple[Any, ...], x: Any, plans: Plans, transposed: bool, left: bool, dtype: Any) -> Any:
-    values, columns, t_values, t_columns = leaves
-    stored = (values.astype(dtype), columns, t_values.astype(dtype), t_columns)
+    stored = tuple(leaf.astype(dtype) if i in VALUES_AT else leaf for i, leaf in enumerate(leaves))
     return layout.product(left, transposed, x, dtype, lambda x, t: kernels.ell_matmul(stored, x, plans[0], plans[1], t))
 
 
@@ -65,16 +69,15 @@ class ELL(layout.LayoutMatrix):
 
     ``values`` and ``columns`` ``(chunks, slots, rows)``: chunk by chunk of 1024 columns, each row's
     entries in that chunk in its ``slots`` slots (the most any row has in any chunk), with their
-    columns within the chunk (-1 at padding, whose values are 0); the rows padded to whole tiles.
-    The transpose is stored the same way. (So derivatives with respect to the stored values are
-    forward-mode only: a gradient step on the two layouts would set them apart.)
+    columns within the chunk (-1 at padding, whose values are 0); the rows padded to whole tiles:
+    the layout of the TPU's kernel of ``A @ x``. Beside it the row layout, whose rows are sorted by
+    their numbers of entries, for every other product (``tpu_ell.host_row_layout``: at most twice
+    the entries). The transpose is stored both ways too. (So derivatives with respect to the stored
+    values are forward-mode only: a gradient step on the layouts would set them apart.)
     """
 
-    __slots__ = ("_columns", "_t_columns", "_t_values", "_values")
-    _values: Any
-    _columns: Any
-    _t_values: Any
-    _t_columns: Any
+    __slots__ = ("_stored",)
+    _stored: tuple[Any, ...]
     _plan: Plans
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -83,7 +86,7 @@ class ELL(layout.LayoutMatrix):
     @classmethod
     def _make(cls, leaves: tuple[Any, ...], static: Any, transposed: bool) -> Self:
         made = object.__new__(cls)
-        made._values, made._columns, made._t_values, made._t_columns = leaves
+        made._stored = tuple(leaves)
         made._plan, made._transposed = static, transposed
         return made
 
@@ -116,11 +119,14 @@ class ELL(layout.LayoutMatrix):
         # duplicates summed (one slot each: a row's padding is its most entries), as a BCOO's are
         values, indices = conversion._sum_duplicates_host(values, np.stack([rows, cols], axis=1), shape, None)
         rows, cols = indices[:, 0], indices[:, 1]
-        plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, values, shape)
-        t_plan, t_values, t_columns = tpu_ell.host_layout(cols, rows, values, (shape[1], shape[0]))
-        _check_padding(plan, t_plan, len(values), limit)
-        leaves = (stored_values, stored_columns, t_values, t_columns)
-        return cls._make(tuple(layout.placed_like(leaf, source) for leaf in leaves), Plans((plan, t_plan)), False)
+        plans, leaves = [], []
+        for r, c, s in ((rows, cols, shape), (cols, rows, (shape[1], shape[0]))):  # the matrix, its transpose
+            plan, chunked_values, chunked_columns = tpu_ell.host_layout(r, c, values, s)
+            bands, row_values, row_columns, rank = tpu_ell.host_row_layout(r, c, values, s)
+            plans.append(plan._replace(bands=bands))
+            leaves += [chunked_values, chunked_columns, row_values, row_columns, rank]
+        _check_padding(plans[0], plans[1], len(values), limit)
+        return cls._make(tuple(layout.placed_like(leaf, source) for leaf in leaves), Plans(plans), False)
 
     # --- attributes ------------------------------------------------------------------------------
 
@@ -128,12 +134,12 @@ class ELL(layout.LayoutMatrix):
     def data(self) -> Array:
         """The stored values ``(chunks, slots, rows)`` of the matrix (not of its transpose), 0 at
         the padding."""
-        return wrap(self._values)
+        return wrap(self._stored[0])
 
     @property
     def columns(self) -> Array:
         """Each stored value's column within its chunk (-1 at the padding)."""
-        return wrap(self._columns)
+        return wrap(self._stored[1])
 
     @property
     def chunk(self) -> int:
@@ -152,12 +158,12 @@ class ELL(layout.LayoutMatrix):
     # --- the layout matrix's parts ---------------------------------------------------------------
 
     def _leaves(self) -> tuple[Any, ...]:
-        return (self._values, self._columns, self._t_values, self._t_columns)
+        return self._stored
 
     _kernel = staticmethod(_product)
 
     def _dense(self) -> Any:
-        return _todense(self._values, self._columns, self._plan[0])
+        return _todense(self._stored[0], self._stored[1], self._plan[0])
 
 
 def _check_padding(plan: tpu_ell.Plan, t_plan: tpu_ell.Plan, entries: int, max_fill: float) -> None:

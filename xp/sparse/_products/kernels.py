@@ -174,7 +174,8 @@ def bsr_matmul(data: Any, rows: Any, cols: Any, order: Any, x: Any, plan: Any, t
     return tpu.bsr_product(data, rows, cols, order, x, plan, transposed)
 
 
-def ell_matmul(layouts: tuple[Any, Any, Any, Any], x: Any, plan: Any, t_plan: Any, transposed: bool = False) -> Any:
-    """``A @ x`` (``A.T @ x``) of an ``xp.sparse.ELL`` matrix's padded rows (of the matrix and of its
-    transpose): the Pallas kernel of a float32 vector on a TPU, XLA's gathers elsewhere (:mod:`.tpu`)."""
+def ell_matmul(layouts: tuple[Any, ...], x: Any, plan: Any, t_plan: Any, transposed: bool = False) -> Any:
+    """``A @ x`` (``A.T @ x``) of an ``xp.sparse.ELL`` matrix's layouts (of the matrix and of its
+    transpose): the Pallas kernel of a float32 vector on a TPU, XLA's gathers by the rows' lengths
+    elsewhere (:mod:`.tpu`)."""
     return tpu.ell_product(layouts, x, plan, t_plan, transposed)

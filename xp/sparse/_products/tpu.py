@@ -5,7 +5,8 @@ The kernels are those of three layouts, each a format of its own (``xp.sparse.DI
 ``xp.sparse.BSR``, ``xp.sparse.ELL``) built once per matrix: :mod:`.tpu_dia` (a banded matrix by its
 diagonals: shifted slices, the vector unit), :mod:`.tpu_bsr` (a matrix of dense blocks: the matrix
 unit) and :mod:`.tpu_ell` (a matrix of no structure, as rows padded per chunk of columns: gathers
-within registers of the vector unit; ``A @ x`` of a vector).
+within registers of the vector unit; ``A @ x`` of a vector; XLA's formulation reads a second
+layout, by the rows' lengths).
 A BCOO or BCSR keeps XLA's and the CPU's kernels (:mod:`.kernels`): on a TPU a general sparse
 product is a gather and a scatter-add, which XLA serializes there; the layouts that avoid both are
 built once per matrix, by the user's conversion, not for each product.
@@ -25,8 +26,8 @@ their logic on a CPU), or XLA's formulation (to measure one against the other on
 ``(data, x)``, so its JVP is two products, its transpose with respect to ``x`` the transposed
 product (a kernel too), with respect to ``data`` the sampled product (``ct[i] . x[j]`` at each
 stored position, in XLA: element-wise for DIA, a batched product for BSR; not for ELL, whose
-entries are stored twice, as the matrix and as its transpose: a cotangent would reach only the
-layout a product reads, and a gradient step would set the two apart); ``vmap`` over ``x`` is one
+entries are stored in four layouts, two of the matrix and two of its transpose: a cotangent would
+reach only the layout a product reads, and a gradient step would set them apart); ``vmap`` over ``x`` is one
 product with more columns, over the matrix a ``lax.map``.
 """
 
@@ -150,20 +151,32 @@ def _bsr_xla(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, spec: BsrSp
         return tpu_bsr.xla_product(data, rows, cols, order, x, plan=spec.plan, transposed=spec.transposed)
 
 
-def _ell_layout(values: Any, columns: Any, t_values: Any, t_columns: Any, spec: EllSpec) -> tuple[Any, Any, Any]:
-    """The layout a product reads: the matrix's, or its transpose's where ``spec.transposed``."""
-    return (t_values, t_columns, spec.t_plan) if spec.transposed else (values, columns, spec.plan)
+ELL_LEAVES = 5
+"""The leaves of each of an ELL's two layouts (the matrix's, then its transpose's), in this order:
+the chunked layout's values and columns (the Pallas kernel's), the row layout's values, columns and
+rank (XLA's formulation: :func:`tpu_ell.xla_product`)."""
+
+ELL_VALUES = (0, 2)
+"""Where the stored values are among a layout's leaves (the rest are integers)."""
 
 
-def _ell_pallas(values: Any, columns: Any, t_values: Any, t_columns: Any, x: Any, *, spec: EllSpec,
-                interpret: bool) -> Any:  # fmt: skip
-    read_values, read_columns, plan = _ell_layout(values, columns, t_values, t_columns, spec)
-    return tpu_ell.pallas_product(read_values, read_columns, x, plan=plan, interpret=interpret)
+def _ell_leaves(args: Any, spec: EllSpec) -> tuple[Any, ...]:
+    """The leaves of the layout a product reads: the matrix's, or its transpose's where
+    ``spec.transposed``."""
+    start = ELL_LEAVES if spec.transposed else 0
+    return tuple(args[start : start + ELL_LEAVES])
 
 
-def _ell_xla(values: Any, columns: Any, t_values: Any, t_columns: Any, x: Any, *, spec: EllSpec) -> Any:
-    read_values, read_columns, plan = _ell_layout(values, columns, t_values, t_columns, spec)
-    return tpu_ell.xla_product(read_values, read_columns, x, plan=plan)
+def _ell_pallas(*args: Any, spec: EllSpec, interpret: bool) -> Any:
+    values, columns = _ell_leaves(args, spec)[:2]
+    plan = spec.t_plan if spec.transposed else spec.plan
+    return tpu_ell.pallas_product(values, columns, args[-1], plan=plan, interpret=interpret)
+
+
+def _ell_xla(*args: Any, spec: EllSpec) -> Any:
+    values, columns, rank = _ell_leaves(args, spec)[2:]
+    plan = spec.t_plan if spec.transposed else spec.plan
+    return tpu_ell.xla_product(values, columns, rank, args[-1], plan=plan)
 
 
 _DIA = rules.primitive("xp_dia_product", _abstract, _lowering(_dia_pallas, _dia_xla, False),
@@ -210,25 +223,44 @@ def _bsr_transpose(ct: Any, data: Any, rows: Any, cols: Any, order: Any, x: Any,
 
 
 def _ell_transpose(ct: Any, *args: Any, spec: EllSpec) -> tuple[Any, ...]:
-    """The transposed product for ``x``. Not for the stored values: an ELL stores its entries twice
-    (its layout and its transpose's), two leaves a gradient step would set apart."""
+    """The transposed product for ``x``. Not for the stored values: an ELL stores its entries four
+    times (two layouts of the matrix and two of its transpose), leaves a gradient step would set
+    apart."""
     from jax.interpreters import ad
 
-    values, _, t_values, _, x = args
-    if ad.is_undefined_primal(values) or ad.is_undefined_primal(t_values):
+    values_at = [start + i for start in (0, ELL_LEAVES) for i in ELL_VALUES]
+    if any(ad.is_undefined_primal(args[i]) for i in values_at):
         raise NotImplementedError(
             "xp.sparse.ELL: derivatives with respect to the stored values in reverse mode (jax.grad, jax.vjp) are "
-            "not implemented: an ELL stores its entries twice, as the matrix and as its transpose, which a gradient "
-            "step would set apart. Differentiate with respect to x, or keep a matrix being learned as a BCOO, DIA "
-            "or BSR"
+            "not implemented: an ELL stores its entries several times, in layouts of the matrix and of its transpose, "
+            "which a gradient step would set apart. Differentiate with respect to x, or keep a matrix being learned "
+            "as a BCOO, DIA or BSR"
         )
+    unused = (None,) * (len(args) - 1)
     if type(ct) is ad.Zero:
-        return None, None, None, None, ad.Zero(x.aval)
-    return None, None, None, None, _ELL.bind(*args[:4], ct, spec=_flipped(spec))
+        return (*unused, ad.Zero(args[-1].aval))
+    return (*unused, _ELL.bind(*args[:-1], ct, spec=_flipped(spec)))
 
 
 def _ell_jvp(primals: Any, tangents: Any, *, spec: EllSpec) -> tuple[Any, Any]:
-    return rules.bilinear_jvp(_ELL, (2 if spec.transposed else 0, 4))(primals, tangents, spec=spec)
+    """Bilinear in ``x`` and the stored values of the layout the product reads: the tangent of the
+    values takes the place of every copy of them the lowering may read (the chunked layout's, on a
+    TPU's kernel; the row layout's, in XLA's formulation)."""
+    from jax.interpreters import ad
+
+    y = _ELL.bind(*primals, spec=spec)
+    values_at = [(ELL_LEAVES if spec.transposed else 0) + i for i in ELL_VALUES]
+    terms = []
+    if any(type(tangents[i]) is not ad.Zero for i in values_at):
+        operands = list(primals)
+        for i in values_at:
+            operands[i] = ad.instantiate_zeros(tangents[i])
+        terms.append(_ELL.bind(*operands, spec=spec))
+    if type(tangents[-1]) is not ad.Zero:
+        terms.append(_ELL.bind(*primals[:-1], tangents[-1], spec=spec))
+    if not terms:  # JAX does not call the rule then; kept total
+        return y, jnp.zeros_like(y)
+    return y, terms[0] if len(terms) == 1 else terms[0] + terms[1]
 
 
 def _batcher(primitive: Any) -> Any:
@@ -255,7 +287,7 @@ def _register_rules() -> None:
     ad.primitive_jvps[_BSR] = rules.bilinear_jvp(_BSR, (0, 4))  # (data, x)
     ad.primitive_transposes[_BSR] = _bsr_transpose
     batching.primitive_batchers[_BSR] = _batcher(_BSR)
-    ad.primitive_jvps[_ELL] = _ell_jvp  # (values or transposed values, x)
+    ad.primitive_jvps[_ELL] = _ell_jvp  # (the values of the layout read, x)
     ad.primitive_transposes[_ELL] = _ell_transpose
     batching.primitive_batchers[_ELL] = _batcher(_ELL)
 
@@ -278,8 +310,7 @@ def bsr_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, plan: tpu_b
     return _BSR.bind(data, rows, cols, order, x, spec=spec)
 
 
-def ell_product(layouts: tuple[Any, Any, Any, Any], x: Any, plan: tpu_ell.Plan, t_plan: tpu_ell.Plan,
-                transposed: bool) -> Any:  # fmt: skip
-    """``A @ x`` (``A.T @ x``) of an ELL matrix's two layouts ``(values, columns, t_values,
-    t_columns)`` (of the matrix and of its transpose) and ``x`` (1-d or 2-d, of the values' dtype)."""
+def ell_product(layouts: tuple[Any, ...], x: Any, plan: tpu_ell.Plan, t_plan: tpu_ell.Plan, transposed: bool) -> Any:
+    """``A @ x`` (``A.T @ x``) of an ELL matrix's layouts (:data:`ELL_LEAVES` of the matrix, then as
+    many of its transpose) and ``x`` (1-d or 2-d, of the values' dtype)."""
     return _ELL.bind(*layouts, x, spec=EllSpec(plan, t_plan, transposed, _state["forced"]))

@@ -1,6 +1,7 @@
 """A matrix of no structure (random entries) as rows padded to one length (ELL), by chunks of its
-columns: the layout of ``xp.sparse.ELL``, a Pallas kernel of ``A @ x`` for the TPU, and XLA's
-formulation of the products (every other case, every other platform).
+columns: the layout of ``xp.sparse.ELL`` and its Pallas kernel of ``A @ x`` for the TPU; and the
+same entries by the rows' lengths, the layout of XLA's formulation of the products (every other
+case, every other platform).
 
 On a TPU a general sparse product is a gather of ``x`` and a scatter-add of the products into
 ``y``; XLA serializes the scatter, and its gather is slow too (an ELL product in plain JAX, with no
@@ -27,6 +28,16 @@ of 1024 columns: column ``c`` of the chunk is element ``(c // 128) % 8, c % 128`
 register is gathered along the lanes (``take_along_axis``, the one gather Mosaic lowers) and kept
 where the column lies in it: 8 gathers and selects per register of the chunk per register of
 entries.
+
+**The row layout** (:func:`host_row_layout`, :func:`xla_product`), for XLA: gathering ``x`` at every
+slot of the chunked layout gathers it for every row in each of its ``chunks x slots`` slots (180
+for the matrix above, 3.6M rows of ``x`` for 400k entries), a price the kernel's in-register
+gathers can pay and XLA's gathers cannot, least of all of a matrix ``X`` (a row of ``X`` each).
+With the rows sorted by their numbers of entries, slot ``s`` is held by the first rows only, those
+longer than ``s``: each entry's row of ``x`` is gathered once, into a prefix of the result, and no
+scatter is needed (the sorted rows are put back in order by one gather of the result's rows).
+Slots are grouped into bands of equal rows (those of the band's first slot, padding the shorter
+ones): few static shapes, at most twice the entries.
 """
 
 from __future__ import annotations
@@ -50,12 +61,14 @@ def _whole(count: int, unit: int) -> int:
 
 
 class Plan(NamedTuple):
-    """The static part of a chunked ELL matrix: its ``shape``, the columns of a ``chunk`` and the
-    entries a row holds in a chunk, ``slots``."""
+    """The static part of an ELL matrix: its ``shape``, the columns of a ``chunk`` and the entries a
+    row holds in a chunk, ``slots`` (the chunked layout); and the row layout's ``bands``, each its
+    rows and its slots (:func:`host_row_layout`)."""
 
     shape: tuple[int, int]
     chunk: int
     slots: int
+    bands: tuple[tuple[int, int], ...] = ()
 
     @property
     def row_tile(self) -> int:
@@ -107,25 +120,75 @@ def _global_columns(columns: Any, plan: Plan) -> Any:
     return jnp.where(padding, 0, columns + start), padding
 
 
-def xla_product(values: Any, columns: Any, x: Any, *, plan: Plan) -> Any:
-    """``A @ x`` for ``x`` of one or two dimensions: each slot's values times the elements (rows)
-    of ``x`` they meet, summed over the slots one slot at a time (a gather and a sum: no scatter,
-    and no array of all the products, which for a matrix ``x`` would be ``slots`` times ``A @ x``)."""
+def host_row_layout(rows: Any, cols: Any, values: Any, shape: tuple[int, int]) -> tuple[Any, Any, Any, Any]:
+    """The row layout of the entries ``values`` at ``(rows, cols)`` (NumPy, inside ``shape``; at
+    distinct positions): ``bands`` (its plan's), ``values`` and ``columns`` (one dimension, band by
+    band) and ``rank`` (``int32``, each row's place in the layout's order of rows).
+
+    The rows sorted by how many entries they hold, the most first (``rank``); slot ``s`` of the
+    sorted rows holds each row's ``s``-th entry, so only the first rows, those longer than ``s``,
+    have one. Consecutive slots whose rows are more than half those of the band's first slot share
+    its rows and form a band, ``(rows, slots)``, stored slot by slot, the band's shorter rows padded
+    (a zero value at column -1): at most twice the entries are stored, in fewer bands than the
+    binary digits of the number of rows."""
+    import numpy as np
+
+    m = shape[0]
+    lengths = np.bincount(rows, minlength=m) if m else np.zeros(0, np.int64)
+    order = np.argsort(-lengths, kind="stable")
+    rank = np.empty(m, np.int32)
+    rank[order] = np.arange(m, dtype=np.int32)
+    descending = -lengths[order]  # (ascending: searchsorted counts the rows longer than s)
+
+    def longer(slot: int) -> int:
+        return int(np.searchsorted(descending, -slot, side="left"))
+
+    bands, slot, longest = [], 0, int(lengths.max(initial=0))
+    while slot < longest:
+        band_rows, end = longer(slot), slot + 1
+        while end < longest and 2 * longer(end) > band_rows:
+            end += 1
+        bands.append((band_rows, end - slot))
+        slot = end
+    by_row = np.lexsort((cols, rank[rows]))
+    entry_rank, entry_cols, entry_values = rank[rows][by_row], cols[by_row], values[by_row]
+    entry_slot = np.arange(len(by_row)) - np.searchsorted(entry_rank, entry_rank)
+    total = sum(r * w for r, w in bands)
+    stored_values, stored_columns = np.zeros(total, values.dtype), np.full(total, PADDING, np.int32)
+    offset, first = 0, 0
+    for band_rows, width in bands:
+        inside = (entry_slot >= first) & (entry_slot < first + width)
+        at = offset + (entry_slot[inside] - first) * band_rows + entry_rank[inside]
+        stored_values[at], stored_columns[at] = entry_values[inside], entry_cols[inside]
+        offset, first = offset + band_rows * width, first + width
+    return tuple(bands), stored_values, stored_columns, rank
+
+
+def xla_product(values: Any, columns: Any, rank: Any, x: Any, *, plan: Plan) -> Any:
+    """``A @ x`` for ``x`` of one or two dimensions from the row layout (:func:`host_row_layout`):
+    band by band, each slot's values times the rows of ``x`` they meet (a gather of one row of ``x``
+    per stored value), added to the band's rows; then the rows back in the matrix's order (a gather
+    of the result's rows). No scatter, and each entry's row of ``x`` gathered once (and the
+    padding's, at most as many)."""
     m = plan.shape[0]
-    if plan.shape[1] == 0:  # no columns: nothing stored but padding, nothing to gather
-        return jnp.zeros((m, *x.shape[1:]), x.dtype)
-    cols, padding = _global_columns(columns[..., :m], plan)
-    flat = plan.chunks * plan.slots
-    cols, padding = cols.reshape(flat, m), padding.reshape(flat, m)
-    weights = values[..., :m].reshape(flat, m).astype(x.dtype)
-    if x.ndim == 2:
-        weights, padding = weights[..., None], padding[..., None]
+    trailing = x.shape[1:]
+    y = jnp.zeros((m, *trailing), x.dtype)
+    offset = 0
+    for band_rows, width in plan.bands:
+        size = band_rows * width
+        band_values = values[offset : offset + size].reshape(width, band_rows).astype(x.dtype)
+        band_columns = columns[offset : offset + size].reshape(width, band_rows)
 
-    def add_slot(i: Any, y: Any) -> Any:
-        # padding meets x[0]: the `where`, not its value 0, keeps an infinite x[0] out
-        return y + jnp.where(padding[i], 0, weights[i] * jnp.take(x, cols[i], axis=0))
+        def add_slot(s: Any, part: Any, weights: Any = band_values, cols: Any = band_columns) -> Any:
+            padding = (cols[s] < 0).reshape(-1, *(1,) * len(trailing))
+            gathered = jnp.take(x, jnp.maximum(cols[s], 0), axis=0)
+            # padding meets x[0]: the `where`, not its value 0, keeps an infinite x[0] out
+            return part + jnp.where(padding, 0, weights[s].reshape(padding.shape) * gathered)
 
-    return jax.lax.fori_loop(0, flat, add_slot, jnp.zeros((m, *x.shape[1:]), x.dtype))
+        part = lax.fori_loop(0, width, add_slot, jnp.zeros((band_rows, *trailing), x.dtype))
+        y = y.at[:band_rows].add(part)
+        offset += size
+    return jnp.take(y, rank, axis=0)
 
 
 def todense(values: Any, columns: Any, *, plan: Plan) -> Any:
