@@ -228,6 +228,8 @@ def test_bsr_streamed_walks_copy_every_block_once_in_groups(count, walk):
     layout = _bsr_layout({"a": a, "plan": plan})
     assert len(layout[0]) == count
     assert tpu_bsr.blocks_per_copy(plan, count) == min(8, count)
+    assert tpu_bsr.blocks_per_copy(tpu_bsr.Plan(plan.shape, (512, 512)), count) == 1  # (a group at most 512 KiB)
+    assert tpu_bsr.blocks_per_copy(plan, count, wanted=16) == min(16, count)
     x, y = rng.standard_normal((width, 5)).astype(np.float32), rng.standard_normal((8 * count, 5)).astype(np.float32)
     with jax.default_matmul_precision("highest"):
         for transposed, operand, want in ((False, x, a.astype(np.float64) @ x), (True, y, a.T.astype(np.float64) @ y)):
@@ -384,7 +386,6 @@ def test_bsr_kernel_walks_with_the_result_in_vmem_lower_for_mosaic(transposed, w
     # which starts at the second block and multiplies the fourth: 4 products in the program); the
     # blocks as the MXU's weights index the transposed tiles along their first axis, and put the
     # block on the product's right
-    monkeypatch.setattr(tpu_bsr, "BLOCKS_PER_COPY", per_copy)
     plan = tpu_bsr.Plan((384, 256), (128, 128))
     dense = np.zeros((384, 256), np.float32)
     dense[:128, 128:] = dense[256:, :128] = dense[128:256, :] = 1.0
@@ -393,7 +394,8 @@ def test_bsr_kernel_walks_with_the_result_in_vmem_lower_for_mosaic(transposed, w
     x = jnp.ones((384 if transposed else 256, 64), jnp.float32)
 
     def product(*args):
-        return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, walk=walk)
+        return tpu_bsr.pallas_product(*args, plan=plan, transposed=transposed, interpret=False, walk=walk,
+                                      per_copy=per_copy)  # fmt: skip
 
     module = _mosaic_modules(product, (*layout, x), monkeypatch, capsys)
     assert len(layout[0]) == 4

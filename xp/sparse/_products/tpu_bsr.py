@@ -221,11 +221,13 @@ def chosen_walk(plan: Plan, transposed: bool, columns: int, walk: str | None = N
     return "by_result"
 
 
-def blocks_per_copy(plan: Plan, count: int) -> int:
-    """The blocks in each of the streamed walks' DMAs, of ``count`` stored: :data:`BLOCKS_PER_COPY`,
-    fewer where fewer are stored or where a group would take more than :data:`COPY_BYTES` (at least
-    one)."""
-    return max(min(BLOCKS_PER_COPY, count, COPY_BYTES // (4 * math.prod(plan.block))), 1)
+def blocks_per_copy(plan: Plan, count: int, wanted: int | None = None) -> int:
+    """The blocks in each of the streamed walks' DMAs, of ``count`` stored: ``wanted``, else
+    :data:`BLOCKS_PER_COPY` or fewer where a group would take more than :data:`COPY_BYTES`; never
+    more than are stored, and at least one."""
+    if wanted is None:
+        wanted = min(BLOCKS_PER_COPY, COPY_BYTES // (4 * math.prod(plan.block)))
+    return max(min(wanted, count), 1)
 
 
 def _vmem_bytes() -> int:
@@ -368,11 +370,12 @@ def _streamed_kernel(blocks: Any, outs: Any, ins: Any, data: Any, x: Any, out: A
 
 def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Plan, transposed: bool,
                    interpret: bool, precision: str = "highest", split: bool | None = None,
-                   walk: str | None = None) -> Any:  # fmt: skip
+                   walk: str | None = None, per_copy: int | None = None) -> Any:  # fmt: skip
     """:func:`xla_product` as a Pallas kernel (float32, ``fits(plan)``, ``column_tile`` not None), at
     JAX's matmul precision ``precision`` (:func:`mosaic_precision`; float32's by
     :data:`SPLIT_FLOAT32` unless ``split`` says), walking as :data:`WALK` says unless ``walk`` does,
-    where its buffers fit (:func:`chosen_walk`)."""
+    where its buffers fit (:func:`chosen_walk`); a streamed walk copies ``per_copy`` blocks a DMA
+    (:func:`blocks_per_copy`)."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
@@ -402,7 +405,7 @@ def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan:
             in_spec, out_spec = pl.BlockSpec((in_count * in_side, width), lambda j, *_: (0, j)), whole_out
         in_specs = [pl.BlockSpec(memory_space=pl.ANY), in_spec]
         kernel = functools.partial(_streamed_kernel, weights=weights)
-        per_copy = blocks_per_copy(plan, data.shape[0])
+        per_copy = blocks_per_copy(plan, data.shape[0], per_copy)
         ring = pltpu.VMEM((STREAM_DEPTH, per_copy, bm, bk), jnp.float32)
         scratch = [ring, pltpu.SemaphoreType.DMA((STREAM_DEPTH,))]
         vmem = 2 * (_result_bytes(plan, transposed, width, walk) + _operand_bytes(plan, transposed, width, walk))
