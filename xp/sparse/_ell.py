@@ -48,13 +48,9 @@ class Plans(tuple[tpu_ell.Plan, tpu_ell.Plan]):
         return self[0].shape
 
 
-VALUES_AT = tuple(start + i for start in (0, tpu.ELL_LEAVES) for i in tpu.ELL_VALUES)
-"""Where the stored values are among an ELL's leaves (the rest are integers)."""
-
-
 @functools.partial(kernel, static_argnums=(2, 3, 4, 5))  # plans, transposed, left, dtype
 def _product(leaves: tuple[Any, ...], x: Any, plans: Plans, transposed: bool, left: bool, dtype: Any) -> Any:
-    stored = tuple(leaf.astype(dtype) if i in VALUES_AT else leaf for i, leaf in enumerate(leaves))
+    stored = tuple(leaf.astype(dtype) if i in tpu.ELL_VALUES_AT else leaf for i, leaf in enumerate(leaves))
     return layout.product(left, transposed, x, dtype, lambda x, t: kernels.ell_matmul(stored, x, plans[0], plans[1], t))
 
 

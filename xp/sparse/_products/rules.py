@@ -50,19 +50,23 @@ def lowered(fn: Callable[..., Any], ctx: Any, *args: Any, spec: Any) -> Any:
     return mlir.lower_fun(functools.partial(fn, spec=spec), multiple_results=False)(ctx, *args)
 
 
-def bilinear_jvp(primitive: Any, linear: tuple[int, int]) -> Any:
+def bilinear_jvp(primitive: Any, linear: tuple[int | tuple[int, ...], int | tuple[int, ...]]) -> Any:
     """The JVP rule of ``primitive``, bilinear in its operands at the positions ``linear``: the sum
-    of the primitive applied to each tangent with the other operand kept."""
+    of the primitive applied to each tangent with the other operand kept. A position may be a group
+    of positions, copies of one operand in several layouts (an ELL's), whose tangents replace them
+    together (zeros where one has none), so that the tangent reaches whichever copy the lowering reads."""
 
     def jvp(primals: Any, tangents: Any, *, spec: Any) -> tuple[Any, Any]:
         from jax.interpreters import ad
 
         y = primitive.bind(*primals, spec=spec)
         terms = []
-        for position in linear:
-            if type(tangents[position]) is not ad.Zero:
+        for group in linear:
+            positions = (group,) if isinstance(group, int) else group
+            if any(type(tangents[p]) is not ad.Zero for p in positions):
                 operands = list(primals)
-                operands[position] = tangents[position]
+                for p in positions:
+                    operands[p] = ad.instantiate_zeros(tangents[p])
                 terms.append(primitive.bind(*operands, spec=spec))
         if not terms:  # JAX does not call the rule then; kept total
             return y, jnp.zeros_like(y)

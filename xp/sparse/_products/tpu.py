@@ -27,8 +27,8 @@ their logic on a CPU), or XLA's formulation (to measure one against the other on
 product (a kernel too), with respect to ``data`` the sampled product (``ct[i] . x[j]`` at each
 stored position, in XLA: element-wise for DIA, a batched product for BSR; not for ELL, whose
 entries are stored in four layouts, two of the matrix and two of its transpose: a cotangent would
-reach only the layout a product reads, and a gradient step would set them apart); ``vmap`` over ``x`` is one
-product with more columns, over the matrix a ``lax.map``.
+reach only the layout a product reads, and a gradient step would set them apart); ``vmap`` over
+``x`` is one product with more columns, over the matrix a ``lax.map``.
 """
 
 from __future__ import annotations
@@ -159,6 +159,9 @@ rank (XLA's formulation: :func:`tpu_ell.xla_product`)."""
 ELL_VALUES = (0, 2)
 """Where the stored values are among a layout's leaves (the rest are integers)."""
 
+ELL_VALUES_AT = tuple(start + i for start in (0, ELL_LEAVES) for i in ELL_VALUES)
+"""Where the stored values are among an ELL's leaves, both layouts'."""
+
 
 def _ell_leaves(args: Any, spec: EllSpec) -> tuple[Any, ...]:
     """The leaves of the layout a product reads: the matrix's, or its transpose's where
@@ -228,8 +231,7 @@ def _ell_transpose(ct: Any, *args: Any, spec: EllSpec) -> tuple[Any, ...]:
     apart."""
     from jax.interpreters import ad
 
-    values_at = [start + i for start in (0, ELL_LEAVES) for i in ELL_VALUES]
-    if any(ad.is_undefined_primal(args[i]) for i in values_at):
+    if any(ad.is_undefined_primal(args[i]) for i in ELL_VALUES_AT):
         raise NotImplementedError(
             "xp.sparse.ELL: derivatives with respect to the stored values in reverse mode (jax.grad, jax.vjp) are "
             "not implemented: an ELL stores its entries several times, in layouts of the matrix and of its transpose, "
@@ -243,24 +245,11 @@ def _ell_transpose(ct: Any, *args: Any, spec: EllSpec) -> tuple[Any, ...]:
 
 
 def _ell_jvp(primals: Any, tangents: Any, *, spec: EllSpec) -> tuple[Any, Any]:
-    """Bilinear in ``x`` and the stored values of the layout the product reads: the tangent of the
-    values takes the place of every copy of them the lowering may read (the chunked layout's, on a
-    TPU's kernel; the row layout's, in XLA's formulation)."""
-    from jax.interpreters import ad
-
-    y = _ELL.bind(*primals, spec=spec)
-    values_at = [(ELL_LEAVES if spec.transposed else 0) + i for i in ELL_VALUES]
-    terms = []
-    if any(type(tangents[i]) is not ad.Zero for i in values_at):
-        operands = list(primals)
-        for i in values_at:
-            operands[i] = ad.instantiate_zeros(tangents[i])
-        terms.append(_ELL.bind(*operands, spec=spec))
-    if type(tangents[-1]) is not ad.Zero:
-        terms.append(_ELL.bind(*primals[:-1], tangents[-1], spec=spec))
-    if not terms:  # JAX does not call the rule then; kept total
-        return y, jnp.zeros_like(y)
-    return y, terms[0] if len(terms) == 1 else terms[0] + terms[1]
+    """Bilinear in ``x`` and the stored values of the layout the product reads, whose tangent
+    replaces every copy of them the lowering may read (the chunked layout's, a TPU's kernel; the
+    row layout's, XLA's formulation)."""
+    read = tuple((ELL_LEAVES if spec.transposed else 0) + i for i in ELL_VALUES)
+    return rules.bilinear_jvp(_ELL, (read, len(primals) - 1))(primals, tangents, spec=spec)
 
 
 def _batcher(primitive: Any) -> Any:
