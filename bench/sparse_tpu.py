@@ -205,6 +205,12 @@ def poisson_case(nx: int, rounds: int, budget: float, speed: float) -> list[str]
     calls = {f"DIA {kind} A @ x": (jitted(kind, lambda A, x: (A @ x).jax, A, x), want) for kind in ("pallas", "xla")}
     for kind in ("pallas", "xla"):
         calls[f"DIA {kind} A.T @ x"] = (jitted(kind, lambda A, x: (A.T @ x).jax, A, x), want)
+    # the vector unit's integers (the stencil's values are): the same kernel of int32
+    A_int = xs.DIA((xp.asarray(diagonals.astype(np.int32)), offsets), shape=(n, n))
+    x_int = xp.asarray(np.random.default_rng(0).integers(-1000, 1000, n, dtype=np.int32))
+    want_int = np.asarray(jitted("xla", lambda A, x: (A @ x).jax, A_int, x_int).once())
+    for kind in ("pallas", "xla"):
+        calls[f"DIA {kind} A @ x (int32)"] = (jitted(kind, lambda A, x: (A @ x).jax, A_int, x_int), want_int)
     notes = {}
     if n * n * 4 <= DENSE_LIMIT:
         calls["dense A @ x"] = (jitted(None, lambda a, x: (a @ x).jax, A.todense(), x), want)

@@ -255,6 +255,37 @@ def test_the_pallas_kernels_run_where_forced_and_on_a_tpu(monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+def test_dia_and_ell_kernels_take_32_bit_integers_and_wrap_as_matmul(dtype, monkeypatch):
+    # the vector unit's integers: the DIA and ELL kernels take them (where forced here, on a TPU
+    # by themselves), the BSR kernel (the matrix unit) does not; sums wrap around as xp.matmul's
+    calls = []
+    for module, name in ((tpu_dia, "vector_product"), (tpu_dia, "matrix_product"), (tpu_bsr, "pallas_product"),
+                         (tpu_ell, "pallas_product")):  # fmt: skip
+        original = getattr(module, name)
+        monkeypatch.setattr(
+            module, name, lambda *a, original=original, name=name, **k: calls.append(name) or original(*a, **k)
+        )
+    rng = np.random.default_rng(0)
+    info = np.iinfo(dtype)
+    a = np.where(poisson(6) != 0, rng.integers(info.min, info.max, (36, 36), dtype=dtype, endpoint=True), 0)
+    a = a.astype(dtype)
+    x = xp.asarray(rng.integers(info.min, info.max, 36, dtype=dtype, endpoint=True))
+    X = xp.asarray(rng.integers(info.min, info.max, (36, 3), dtype=dtype, endpoint=True))
+    dense = xp.asarray(a)
+    D, E = xs.DIA.fromdense(dense), xs.ELL.fromdense(dense)
+    B = xs.BSR.fromdense(dense, block_shape=(8, 8), max_fill=10)
+    jax.clear_caches()
+    with tpu.forced("pallas"):
+        for got, want in ((D @ x, dense @ x), (D.T @ X, dense.T @ X), (E @ x, dense @ x), (E.T @ x, dense.T @ x),
+                          (B @ X, dense @ X)):  # fmt: skip
+            assert got.dtype == want.dtype == xp.asarray(a).dtype
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert calls == ["vector_product", "matrix_product", "pallas_product", "pallas_product"]  # (not BSR's)
+    assert np.abs(a.astype(np.float64) @ np.asarray(x, np.float64)).max() > 2.0**32  # (the sums wrapped)
+
+
+@pytest.mark.slow
 @pytest.mark.x64
 @pytest.mark.parametrize("name", KINDS)
 def test_other_dtypes_take_xla_and_promote_as_matmul(name):

@@ -85,6 +85,39 @@ def test_dia_kernels_match_the_dense_product(p):
             np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
 
 
+def _wrapped_product(a, x, dtype):
+    """``a @ x`` of integers of ``dtype`` (32-bit) as XLA computes it: wrapped around (in uint64,
+    whose wrapping keeps the low 32 bits, and two's complement for signed integers)."""
+    wide = lambda v: v.astype(np.int64).view(np.uint64) if np.dtype(dtype).kind == "i" else v.astype(np.uint64)  # noqa: E731
+    return (wide(a) @ wide(x)).astype(np.uint32).view(dtype)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+@given(p=dia_problems(), seed=st.integers(0, 2**32 - 1))
+def test_dia_kernels_take_32_bit_integers(p, dtype, seed):
+    # the vector unit's integers, whose sums wrap around: exactly XLA's formulation and NumPy's
+    rng = np.random.default_rng(seed)
+    plan, info = p["plan"], np.iinfo(dtype)
+    diagonals = rng.integers(info.min, info.max, p["diagonals"].shape, dtype=dtype, endpoint=True)
+    data = tpu_dia.stored(plan, jnp.asarray(diagonals))
+    kept = np.asarray(tpu_dia.diagonals(plan, data))
+    (m, n), dense = plan.shape, np.zeros(plan.shape, dtype)
+    for d, o in enumerate(plan.offsets):
+        i = np.arange(max(0, -o), min(m, n - o))
+        dense[i, i + o] = kept[d, i]
+    pallas = tpu_dia.vector_product if p["x"].ndim == 1 else tpu_dia.matrix_product
+    for transposed, shape in ((False, p["x"].shape), (True, p["y"].shape)):
+        x = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+        want = _wrapped_product(dense.T if transposed else dense, x, dtype)
+        got = tpu_dia.xla_product(data, jnp.asarray(x), plan=plan, transposed=transposed)
+        np.testing.assert_array_equal(np.asarray(got), want)
+        if x.ndim == 1 or tpu_dia.column_tile(plan, x.shape[1], transposed) is not None:
+            got = pallas(data, jnp.asarray(x), plan=plan, transposed=transposed, interpret=INTERPRET)
+            assert got.dtype == dtype
+            np.testing.assert_array_equal(np.asarray(got), want)
+
+
 def _on_matrix(plan):
     """Where the row-aligned diagonals hold elements of the matrix."""
     m, n = plan.shape
@@ -317,21 +350,24 @@ def _mosaic_modules(function, args, monkeypatch, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint32"])
 @pytest.mark.parametrize("transposed", [False, True], ids=["A @ x", "A.T @ x"])
 @pytest.mark.parametrize("columns", [None, 3, 1024], ids=["vector", "3 columns", "1024 columns"])
-def test_dia_kernels_windows_are_provably_aligned_for_mosaic(columns, transposed, monkeypatch, capsys):
+def test_dia_kernels_windows_are_provably_aligned_for_mosaic(columns, transposed, dtype, monkeypatch, capsys):
     # Mosaic must prove that an element window starts on the (8, 128) tiling, and its proof sees
     # through products and constants but not sums: a window at ``t * tile + start`` is marked with
-    # pl.multiple_of (tpu.assume_multiple), else XLA:TPU refuses to compile the kernel.
+    # pl.multiple_of (tpu.assume_multiple), else XLA:TPU refuses to compile the kernel. (The
+    # integers' kernels lower too: rotations, selects and the matrix kernel's transpose of 32 bits.)
     n = 300 * 128 + 5
     plan = tpu_dia.plan((n, n), (-300, -1, 0, 1, 300))
-    data = jnp.ones((len(plan.offsets), plan.rows, tpu_dia.LANES), jnp.float32)
-    x = jnp.ones((n,) if columns is None else (n, columns), jnp.float32)
+    data = jnp.ones((len(plan.offsets), plan.rows, tpu_dia.LANES), dtype)
+    x = jnp.ones((n,) if columns is None else (n, columns), dtype)
     product = tpu_dia.vector_product if columns is None else tpu_dia.matrix_product
     module = _mosaic_modules(lambda d, v: product(d, v, plan=plan, transposed=transposed, interpret=False), (data, x),
                              monkeypatch, capsys)  # fmt: skip
     assert "#tpu.element_window" in module
     assert _unproven_windows(module) == []
+    assert re.search(rf"vector<\d+x\d+x{'f32' if dtype == 'float32' else 'i32'}>", module)
 
 
 @pytest.mark.parametrize("setting", ["highest", "float32", "high", "tensorfloat32", "BF16_BF16_F32_X3",
@@ -479,6 +515,26 @@ def test_ell_kernel_matches_the_dense_product(p, chunk):
     np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+@given(p=ell_problems(), seed=st.integers(0, 2**32 - 1))
+def test_ell_kernel_takes_32_bit_integers(p, dtype, seed):
+    # the vector unit's integers, whose sums wrap around: exactly NumPy's (duplicates summed)
+    shape, rows, cols, _, _ = p
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype)
+    values = rng.integers(info.min, info.max, len(rows), dtype=dtype, endpoint=True)
+    x = rng.integers(info.min, info.max, shape[1], dtype=dtype, endpoint=True)
+    plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, values, shape)
+    dense = np.zeros(shape, np.uint64)
+    np.add.at(dense, (rows, cols), values.astype(np.int64).view(np.uint64) if info.min else values.astype(np.uint64))
+    want = _wrapped_product(dense.astype(np.uint32).view(dtype), x, dtype)
+    got = tpu_ell.pallas_product(jnp.asarray(stored_values), jnp.asarray(stored_columns), jnp.asarray(x), plan=plan,
+                                 interpret=INTERPRET)  # fmt: skip
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
 @given(p=ell_problems(), k=st.sampled_from([None, 1, 3]))
 def test_ell_row_layout_gathers_each_entry_once_in_few_bands(p, k):
     # XLA's formulation: rows sorted by their lengths, slots grouped into bands whose rows are more
@@ -504,19 +560,22 @@ def test_ell_row_layout_gathers_each_entry_once_in_few_bands(p, k):
     np.testing.assert_allclose(np.asarray(got), dense @ operand.astype(np.float64), **TOLERANCE)
 
 
-def test_ell_kernel_gathers_within_registers_for_mosaic(monkeypatch, capsys):
-    # Mosaic lowers a gather only within one register (8 x 128, along an axis: take_along_axis)
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint32"])
+def test_ell_kernel_gathers_within_registers_for_mosaic(dtype, monkeypatch, capsys):
+    # Mosaic lowers a gather only within one register (8 x 128, along an axis: take_along_axis),
+    # of 32-bit floats and integers alike
     rng = np.random.default_rng(0)
     rows, cols = rng.integers(0, 3000, 9000), rng.integers(0, 2100, 9000)
-    plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, np.ones(9000, np.float32), (3000, 2100),
+    plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, np.ones(9000, dtype), (3000, 2100),
                                                               chunk=1024)  # fmt: skip
     module = _mosaic_modules(
         lambda v, c, x: tpu_ell.pallas_product(v, c, x, plan=plan, interpret=False),
-        (jnp.asarray(stored_values), jnp.asarray(stored_columns), jnp.ones(2100, jnp.float32)),
+        (jnp.asarray(stored_values), jnp.asarray(stored_columns), jnp.ones(2100, dtype)),
         monkeypatch,
         capsys,
     )
     assert module.count("tpu.dynamic_gather") == tpu_ell.SUBLANES
+    assert re.search(rf"tpu.dynamic_gather .*vector<8x128x{'f32' if dtype == 'float32' else 'i32'}>", module)
 
 
 def test_ell_layout_refuses_a_chunk_of_part_of_a_register():

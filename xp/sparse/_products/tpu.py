@@ -15,8 +15,9 @@ built once per matrix, by the user's conversion, not for each product.
 each product is a primitive with a lowering rule for the TPU (the Pallas kernel, or XLA's
 formulation where :data:`ON_TPU` says it is as fast) and one for every other platform (XLA's
 formulation), so one jitted or exported program takes the right one on each platform. The Pallas
-kernels take float32 (a TPU's float); other dtypes, and shapes a kernel does not tile
-(:func:`_pallas_takes`), lower to XLA's formulation everywhere.
+kernels take float32, the DIA and ELL kernels also 32-bit integers (:data:`VECTOR_UNIT_DTYPES`);
+other dtypes, and shapes a kernel does not tile (:func:`_pallas_takes`), lower to XLA's formulation
+everywhere.
 
 :func:`forced` makes every product traced inside it lower to one kind on every platform: the
 Pallas kernels (run by Pallas's interpreter where the platform is not a TPU: how the tests check
@@ -42,6 +43,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from xp.sparse._products import rules, tpu_bsr, tpu_dia, tpu_ell
+
+VECTOR_UNIT_DTYPES = frozenset(map(np.dtype, (np.float32, np.int32, np.uint32)))
+"""The dtypes of the DIA and ELL kernels, which run on the vector unit: the 32-bit floats and
+integers it computes natively (integers wrap, as in XLA's formulation). The BSR kernel's matrix
+unit takes float32 (its integer products are 8-bit)."""
 
 ON_TPU = {"dia": "pallas", "bsr": "pallas", "ell": "pallas"}
 """What each layout's products lower to on a TPU, "pallas" or "xla": the Pallas kernels, faster than
@@ -97,10 +103,12 @@ class EllSpec(NamedTuple):
 
 
 def _pallas_takes(spec: Any, avals: Any) -> bool:
-    """Whether the Pallas kernel of ``spec`` takes this product (its operands' ``avals``): float32, a
-    matrix with stored values, and a shape it tiles."""
+    """Whether the Pallas kernel of ``spec`` takes this product (its operands' ``avals``): its dtype
+    (float32; for DIA and ELL, :data:`VECTOR_UNIT_DTYPES`), a matrix with stored values, and a shape
+    it tiles."""
     data, x = avals[0], avals[-1]
-    if x.dtype != np.float32 or data.shape[0] == 0:
+    takes = {np.dtype(np.float32)} if isinstance(spec, BsrSpec) else VECTOR_UNIT_DTYPES
+    if x.dtype not in takes or data.shape[0] == 0:
         return False
     columns = int(np.prod(x.shape[1:])) if x.ndim > 1 else 0
     if isinstance(spec, DiaSpec):

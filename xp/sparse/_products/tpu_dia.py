@@ -327,7 +327,7 @@ def _vector_kernel(*refs: Any, reads: Any, tile: int) -> None:
 
     def rows(step: Any, carry: Any) -> Any:
         start = pl.multiple_of(step * chunk, chunk)
-        total = jnp.zeros((chunk, LANES), jnp.float32)
+        total = jnp.zeros((chunk, LANES), out.dtype)
         for d, pick in enumerate(dense_picks):
             values = _shifted(_stored_ref(stored_refs, stored, stored_picks, d), stored_picks[d], chunk, start)
             total = total + values * _shifted(dense_refs[pick.window], pick, chunk, start)
@@ -354,7 +354,7 @@ def _compiler_params(vmem: int, dims: int) -> Any:
 
 
 def vector_product(data: Any, x: Any, *, plan: Plan, transposed: bool, interpret: bool) -> Any:
-    """:func:`xla_product` of a vector ``x`` (float32) as a Pallas kernel (``interpret``: in Pallas's
+    """:func:`xla_product` of a vector ``x`` (of a dtype of :data:`.tpu.VECTOR_UNIT_DTYPES`) as a Pallas kernel (``interpret``: in Pallas's
     interpreter, on any platform)."""
     from jax.experimental import pallas as pl
 
@@ -381,7 +381,7 @@ def vector_product(data: Any, x: Any, *, plan: Plan, transposed: bool, interpret
         grid=(tiles,),
         in_specs=[*map(stored_spec, stored), *map(dense_spec, dense)],
         out_specs=pl.BlockSpec((tile, LANES), lambda t: (t, 0)),
-        out_shape=jax.ShapeDtypeStruct((tiles * tile, LANES), jnp.float32),
+        out_shape=jax.ShapeDtypeStruct((tiles * tile, LANES), x.dtype),
         compiler_params=_compiler_params(vmem, 1),
         interpret=interpret,
     )(*(data,) * len(stored), *(padded,) * len(dense))
@@ -407,7 +407,7 @@ def _matrix_kernel(*refs: Any, reads: Any) -> None:
         for j in range(0, width, LANES):
             size = min(LANES, width - j)
             lanes = pl.ds(j, size)
-            total = jnp.zeros((LANES, size), jnp.float32)
+            total = jnp.zeros((LANES, size), out.dtype)
             for d, pick in enumerate(dense_picks):
                 rows = _aligned_rows(dense_refs[pick.window], pick.row + LANES * r, LANES, lanes=lanes)
                 total = total + turned[d][:, r : r + 1] * rows
@@ -431,7 +431,8 @@ def column_tile(plan: Plan, columns: int, transposed: bool) -> int | None:
 
 
 def matrix_product(data: Any, x: Any, *, plan: Plan, transposed: bool, interpret: bool) -> Any:
-    """:func:`xla_product` of a matrix ``x`` (float32; ``column_tile`` not None) as a Pallas kernel."""
+    """:func:`xla_product` of a matrix ``x`` (of a dtype of :data:`.tpu.VECTOR_UNIT_DTYPES`; ``column_tile`` not
+    None) as a Pallas kernel."""
     from jax.experimental import pallas as pl
 
     m, n = plan.shape
@@ -459,7 +460,7 @@ def matrix_product(data: Any, x: Any, *, plan: Plan, transposed: bool, interpret
         grid=(tiles, math.ceil(columns / width)),
         in_specs=[*map(stored_spec, stored), *map(dense_spec, dense)],
         out_specs=pl.BlockSpec((MATRIX_TILE, width), lambda t, j: (t, j)),
-        out_shape=jax.ShapeDtypeStruct((tiles * MATRIX_TILE, columns), jnp.float32),
+        out_shape=jax.ShapeDtypeStruct((tiles * MATRIX_TILE, columns), x.dtype),
         compiler_params=_compiler_params(_matrix_vmem(reads, width), 2),
         interpret=interpret,
     )(*(data,) * len(stored), *(padded,) * len(dense))

@@ -238,12 +238,13 @@ def _kernel(values: Any, columns: Any, x: Any, y: Any) -> None:
 
 
 def pallas_product(values: Any, columns: Any, x: Any, *, plan: Plan, interpret: bool) -> Any:
-    """:func:`xla_product` as a Pallas kernel (float32 ``x`` of one dimension)."""
+    """:func:`xla_product` as a Pallas kernel (``x`` of one dimension, of a dtype of
+    :data:`.tpu.VECTOR_UNIT_DTYPES`)."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
     if 0 in plan.shape:  # nothing stored: the kernel would have no block to read
-        return jnp.zeros(plan.shape[0], jnp.float32)
+        return jnp.zeros(plan.shape[0], x.dtype)
     tile, chunk = plan.row_tile // LANES, plan.chunk // LANES  # rows of 128 lanes
     stored = (plan.chunks, plan.slots, plan.rows // LANES, LANES)
     x_rows = jnp.pad(x, (0, plan.chunks * plan.chunk - x.shape[0])).reshape(-1, LANES)
@@ -256,7 +257,7 @@ def pallas_product(values: Any, columns: Any, x: Any, *, plan: Plan, interpret: 
             pl.BlockSpec((chunk, LANES), lambda i, q, k: (q, 0)),
         ],
         out_specs=pl.BlockSpec((tile, LANES), lambda i, q, k: (i, 0)),
-        out_shape=jax.ShapeDtypeStruct((plan.rows // LANES, LANES), jnp.float32),
+        out_shape=jax.ShapeDtypeStruct((plan.rows // LANES, LANES), x.dtype),
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "arbitrary", "arbitrary")),
         interpret=interpret,
     )(values.reshape(stored), columns.reshape(stored), x_rows)
