@@ -10,7 +10,7 @@ The three matrices of issue #43 (float32, jitted products):
   ``A.T @ x`` as a DIA, Pallas and XLA; JAX's BCOO where a trial on a 62,500-row matrix says it
   ends within a few seconds a call (it is a scatter there; the dense matrix would take 4 TB).
 - **Blocks**: 8192 x 8192 of 128 x 128 blocks, 10% of them stored (random), ``A @ X`` with ``X`` of
-  512 columns: BSR (Pallas, XLA; each of the kernel's walks, the streamed walk with 16 and 32
+  512 columns: BSR (Pallas, XLA; each of the kernel's walks, the streamed walks with 16 and 32
   blocks a copy) against the dense product at float32's precision, as xp's; and where the
   kernel's time goes: the walk with the result in VMEM with no product (its grid steps and copies
   alone, then with the vector unit's additions), the products with no copies (all in VMEM), and
@@ -285,13 +285,13 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float,
                 "pallas", lambda layout, X, w=walk: tpu_bsr.pallas_product(
                     *layout, X.jax, plan=A._plan, transposed=False, interpret=not on_tpu(), precision=FAST, walk=w),
                 (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
-    # the streamed walk's groups: more blocks a DMA and a turn of its loop (tpu_bsr.BLOCKS_PER_COPY is the default)
-    for per_copy in (16, 32):
+    # the streamed walks' groups: more blocks a DMA and a turn of the loop (tpu_bsr.BLOCKS_PER_COPY is the default)
+    for walk, per_copy in (("streamed", 16), ("streamed", 32), ("block_weights", 32)):
         for precision in ("highest", FAST):
-            calls[f"BSR pallas A @ X (blocks streamed, {per_copy} a copy, {precision} precision)"] = (jitted(
-                "pallas", lambda layout, X, n=per_copy, p=precision: tpu_bsr.pallas_product(
+            calls[f"BSR pallas A @ X ({names[walk]}, {per_copy} a copy, {precision} precision)"] = (jitted(
+                "pallas", lambda layout, X, w=walk, n=per_copy, p=precision: tpu_bsr.pallas_product(
                     *layout, X.jax, plan=A._plan, transposed=False, interpret=not on_tpu(), precision=p,
-                    walk="streamed", per_copy=n), (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
+                    walk=w, per_copy=n), (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
     # where a step's time goes: the same walk's grid and copies with no product, then with the tile
     # of X added to the result's rows in place of the product (the vector unit's share)
     layout = (A._data, A._rows, A._cols, A._order)
