@@ -24,11 +24,11 @@ step fetching only its block and adding its product to the rows of its block; or
 ``X``'s tile and the result's in VMEM, one grid step per tile of columns whose loop streams the
 blocks through a ring of VMEM buffers by DMAs of its own, several in flight, each of a group of
 consecutive blocks (neither a grid step nor a DMA per block: each costs more than a 128 x 128
-block's product). The products take the
-matmul precision of JAX's setting where they are traced (:mod:`.tpu` gives float32's unless the
-user set one, as xp's dense products: xp/_precision.py); Mosaic multiplies at two, one bfloat16 pass
-or float32's, so the kernel takes the first for the settings of JAX's DEFAULT precision and the
-second for every other (:func:`mosaic_precision`: never less precise than asked).
+block's product). The products take the matmul precision of JAX's setting where they are traced
+(:mod:`.tpu` gives float32's unless the user set one, as xp's dense products: xp/_precision.py);
+Mosaic multiplies at two, one bfloat16 pass or float32's, so the kernel takes the first for the
+settings of JAX's DEFAULT precision and the second for every other (:func:`mosaic_precision`:
+never less precise than asked).
 
 **The XLA formulation** (:func:`xla_product`): the blocks times the gathered tiles of ``X``
 (one batched product) summed by block row (``segment_sum``): every other platform, and the
@@ -170,9 +170,9 @@ the next three in flight."""
 BLOCKS_PER_COPY = 8
 """Consecutive stored blocks each of the streamed walks' DMAs copies (:func:`blocks_per_copy`),
 multiplied one after another in one turn of the kernel's loop: each DMA and each turn of the loop
-costs time of its own beside the products, which a group shares (bench/sparse_tpu.py,
-bench/RESULTS.md: eight blocks a copy took a fifth less time than one at float32's precision, half
-in one bfloat16 pass)."""
+costs time of its own beside the products, which a group shares, and the products of one turn
+overlap, where one a turn serializes them (bench/RESULTS.md, "Sparse products on a TPU": the walk
+with one block a copy and with groups)."""
 
 COPY_BYTES = 2**19
 """The most a group of blocks takes (eight of 128 x 128 float32): the ring of buffers then takes at
@@ -322,7 +322,8 @@ def _streamed_kernel(blocks: Any, outs: Any, ins: Any, data: Any, x: Any, out: A
     The last group ends at the last block (it starts earlier where the blocks are not a whole number
     of groups) and multiplies only the blocks the others did not. With ``weights`` (the
     ``block_weights`` walk) ``x`` and ``out`` are held transposed, block by block along their first
-    axis: ``(blocks, columns, block side)``."""
+    axis: ``(blocks, columns, block side)``. (``blocks`` is not read: these walks take the blocks in
+    the order they are stored, so that a group is one DMA.)"""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 

@@ -121,16 +121,16 @@ def _global_columns(columns: Any, plan: Plan) -> Any:
 
 
 def host_row_layout(rows: Any, cols: Any, values: Any, shape: tuple[int, int]) -> tuple[Any, Any, Any, Any]:
-    """The row layout of the entries ``values`` at ``(rows, cols)`` (NumPy, inside ``shape``; at
-    distinct positions): ``bands`` (its plan's), ``values`` and ``columns`` (one dimension, band by
+    """The row layout of the entries ``values`` at ``(rows, cols)`` (NumPy, inside ``shape``;
+    duplicates kept as entries): ``bands`` (its plan's), ``values`` and ``columns`` (one dimension, band by
     band) and ``rank`` (``int32``, each row's place in the layout's order of rows).
 
     The rows sorted by how many entries they hold, the most first (``rank``); slot ``s`` of the
     sorted rows holds each row's ``s``-th entry, so only the first rows, those longer than ``s``,
     have one. Consecutive slots whose rows are more than half those of the band's first slot share
     its rows and form a band, ``(rows, slots)``, stored slot by slot, the band's shorter rows padded
-    (a zero value at column -1): at most twice the entries are stored, in fewer bands than the
-    binary digits of the number of rows."""
+    (a zero value at column -1): at most twice the entries are stored, in at most as many bands as
+    the binary digits of the number of rows that hold entries."""
     import numpy as np
 
     m = shape[0]
