@@ -3,8 +3,8 @@
 For matrices whose entries follow no band or block (graphs, random sparsity), on a TPU, where a
 BCOO's product is a gather and a scatter-add that XLA serializes. ``A @ x`` of a float32 (int32,
 uint32) vector is a Pallas kernel there that gathers only within registers of ``x`` held in the
-core's memory and never scatters (xp/sparse/_products/tpu_ell.py, which also describes the stored layouts;
-docs/sparse.md, "On a TPU"). The matrix is stored twice, as itself and as its transpose, so that
+core's memory and never scatters (xp/sparse/_products/tpu_ell.py, which also describes the stored
+layouts; docs/sparse.md, "On a TPU"). The matrix is stored twice, as itself and as its transpose, so that
 ``A.T @ x`` (``x @ A``) is the same kernel. Every other product (``A @ X`` of a matrix ``X``, other
 dtypes, other platforms) is XLA's gather and sum, without a scatter, from a second layout of each
 (the rows sorted by their numbers of entries: each entry's row of ``x`` gathered once).

@@ -47,7 +47,10 @@ from xp.sparse._products import rules, tpu_bsr, tpu_dia, tpu_ell
 VECTOR_UNIT_DTYPES = frozenset(map(np.dtype, (np.float32, np.int32, np.uint32)))
 """The dtypes of the DIA and ELL kernels, which run on the vector unit: the 32-bit floats and
 integers it computes natively (integers wrap, as in XLA's formulation). The BSR kernel's matrix
-unit takes float32 (its integer products are 8-bit)."""
+unit takes float32 (its integer products are 8-bit): :data:`MATRIX_UNIT_DTYPES`."""
+
+MATRIX_UNIT_DTYPES = frozenset({np.dtype(np.float32)})
+"""The dtypes of the BSR kernel."""
 
 ON_TPU = {"dia": "pallas", "bsr": "pallas", "ell": "pallas"}
 """What each layout's products lower to on a TPU, "pallas" or "xla": the Pallas kernels, faster than
@@ -107,7 +110,7 @@ def _pallas_takes(spec: Any, avals: Any) -> bool:
     (float32; for DIA and ELL, :data:`VECTOR_UNIT_DTYPES`), a matrix with stored values, and a shape
     it tiles."""
     data, x = avals[0], avals[-1]
-    takes = {np.dtype(np.float32)} if isinstance(spec, BsrSpec) else VECTOR_UNIT_DTYPES
+    takes = MATRIX_UNIT_DTYPES if isinstance(spec, BsrSpec) else VECTOR_UNIT_DTYPES
     if x.dtype not in takes or data.shape[0] == 0:
         return False
     columns = int(np.prod(x.shape[1:])) if x.ndim > 1 else 0
@@ -171,22 +174,25 @@ ELL_VALUES_AT = tuple(start + i for start in (0, ELL_LEAVES) for i in ELL_VALUES
 """Where the stored values are among an ELL's leaves, both layouts'."""
 
 
-def _ell_leaves(args: Any, spec: EllSpec) -> tuple[Any, ...]:
-    """The leaves of the layout a product reads: the matrix's, or its transpose's where
+def _ell_start(spec: EllSpec) -> int:
+    """Where the leaves of the layout a product reads start: the matrix's, or its transpose's where
     ``spec.transposed``."""
-    start = ELL_LEAVES if spec.transposed else 0
-    return tuple(args[start : start + ELL_LEAVES])
+    return ELL_LEAVES if spec.transposed else 0
+
+
+def _ell_read(args: Any, spec: EllSpec) -> tuple[tuple[Any, ...], tpu_ell.Plan]:
+    """The leaves of the layout a product reads, and its plan."""
+    start = _ell_start(spec)
+    return tuple(args[start : start + ELL_LEAVES]), spec.t_plan if spec.transposed else spec.plan
 
 
 def _ell_pallas(*args: Any, spec: EllSpec, interpret: bool) -> Any:
-    values, columns = _ell_leaves(args, spec)[:2]
-    plan = spec.t_plan if spec.transposed else spec.plan
+    (values, columns, *_), plan = _ell_read(args, spec)
     return tpu_ell.pallas_product(values, columns, args[-1], plan=plan, interpret=interpret)
 
 
 def _ell_xla(*args: Any, spec: EllSpec) -> Any:
-    values, columns, rank = _ell_leaves(args, spec)[2:]
-    plan = spec.t_plan if spec.transposed else spec.plan
+    (_, _, values, columns, rank), plan = _ell_read(args, spec)
     return tpu_ell.xla_product(values, columns, rank, args[-1], plan=plan)
 
 
@@ -256,7 +262,7 @@ def _ell_jvp(primals: Any, tangents: Any, *, spec: EllSpec) -> tuple[Any, Any]:
     """Bilinear in ``x`` and the stored values of the layout the product reads, whose tangent
     replaces every copy of them the lowering may read (the chunked layout's, a TPU's kernel; the
     row layout's, XLA's formulation)."""
-    read = tuple((ELL_LEAVES if spec.transposed else 0) + i for i in ELL_VALUES)
+    read = tuple(_ell_start(spec) + i for i in ELL_VALUES)
     return rules.bilinear_jvp(_ELL, (read, len(primals) - 1))(primals, tangents, spec=spec)
 
 

@@ -332,15 +332,18 @@ def _streamed_kernel(blocks: Any, outs: Any, ins: Any, data: Any, x: Any, out: A
     whole, rest = divmod(count, per_copy)
     groups = whole + (rest > 0)
 
+    def first(g: Any) -> Any:
+        """Group ``g``'s first block (the last group's ends at the last block)."""
+        return jnp.minimum(g * per_copy, count - per_copy)
+
     def copy(g: Any) -> Any:
-        slot, first = g % depth, jnp.minimum(g * per_copy, count - per_copy)
-        return pltpu.make_async_copy(data.at[pl.ds(first, per_copy)], ring.at[slot], copies.at[slot])
+        slot = g % depth
+        return pltpu.make_async_copy(data.at[pl.ds(first(g), per_copy)], ring.at[slot], copies.at[slot])
 
     def multiply(g: Any, kept: range) -> None:
         """The products of group ``g``'s blocks ``kept`` (of ``range(per_copy)``)."""
-        first = jnp.minimum(g * per_copy, count - per_copy)
         for j in kept:
-            block, b = ring[g % depth, j], first + j
+            block, b = ring[g % depth, j], first(g) + j
             if weights:  # (the tiles indexed along their first axis: no offset within the tiling)
                 out[outs[b]] += _block_product(block, x[ins[b]], transposed=transposed, precision=precision,
                                                split=split, weights=True)  # fmt: skip

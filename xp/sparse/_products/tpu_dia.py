@@ -354,8 +354,8 @@ def _compiler_params(vmem: int, dims: int) -> Any:
 
 
 def vector_product(data: Any, x: Any, *, plan: Plan, transposed: bool, interpret: bool) -> Any:
-    """:func:`xla_product` of a vector ``x`` (of a dtype of :data:`.tpu.VECTOR_UNIT_DTYPES`) as a Pallas kernel (``interpret``: in Pallas's
-    interpreter, on any platform)."""
+    """:func:`xla_product` of a vector ``x`` (of a dtype of :data:`.tpu.VECTOR_UNIT_DTYPES`) as a
+    Pallas kernel (``interpret``: in Pallas's interpreter, on any platform)."""
     from jax.experimental import pallas as pl
 
     m, n = plan.shape
@@ -431,8 +431,8 @@ def column_tile(plan: Plan, columns: int, transposed: bool) -> int | None:
 
 
 def matrix_product(data: Any, x: Any, *, plan: Plan, transposed: bool, interpret: bool) -> Any:
-    """:func:`xla_product` of a matrix ``x`` (of a dtype of :data:`.tpu.VECTOR_UNIT_DTYPES`; ``column_tile`` not
-    None) as a Pallas kernel."""
+    """:func:`xla_product` of a matrix ``x`` (of a dtype of :data:`.tpu.VECTOR_UNIT_DTYPES`;
+    ``column_tile`` not None) as a Pallas kernel."""
     from jax.experimental import pallas as pl
 
     m, n = plan.shape

@@ -122,8 +122,8 @@ def _global_columns(columns: Any, plan: Plan) -> Any:
 
 def host_row_layout(rows: Any, cols: Any, values: Any, shape: tuple[int, int]) -> tuple[Any, Any, Any, Any]:
     """The row layout of the entries ``values`` at ``(rows, cols)`` (NumPy, inside ``shape``;
-    duplicates kept as entries): ``bands`` (its plan's), ``values`` and ``columns`` (one dimension, band by
-    band) and ``rank`` (``int32``, each row's place in the layout's order of rows).
+    duplicates kept as entries): ``bands`` (its plan's), ``values`` and ``columns`` (one dimension,
+    band by band) and ``rank`` (``int32``, each row's place in the layout's order of rows).
 
     The rows sorted by how many entries they hold, the most first (``rank``); slot ``s`` of the
     sorted rows holds each row's ``s``-th entry, so only the first rows, those longer than ``s``,
@@ -238,8 +238,8 @@ def _kernel(values: Any, columns: Any, x: Any, y: Any) -> None:
 
 
 def pallas_product(values: Any, columns: Any, x: Any, *, plan: Plan, interpret: bool) -> Any:
-    """:func:`xla_product` as a Pallas kernel (``x`` of one dimension, of a dtype of
-    :data:`.tpu.VECTOR_UNIT_DTYPES`)."""
+    """``A @ x`` from the chunked layout (:func:`host_layout`) as a Pallas kernel (``x`` of one
+    dimension, of a dtype of :data:`.tpu.VECTOR_UNIT_DTYPES`): :func:`xla_product`'s product."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
