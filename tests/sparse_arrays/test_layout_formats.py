@@ -422,6 +422,36 @@ def _conjugate_gradients(A, b, steps):
 
 
 @pytest.mark.parametrize("layout", ["DIA", "BSR", "ELL"])
+def test_fromdense_stores_negative_zeros_as_entries(layout):
+    # docs/sparse.md: every element but +0.0 is stored (todense gives -0.0 back), so a matrix made
+    # as values times a mask is stored whole where xp.where(mask, values, 0.0) is not
+    rng = np.random.default_rng(0)
+    mask = np.kron(np.eye(4, dtype=bool), np.ones((8, 8), bool))
+    values = rng.standard_normal((32, 32)).astype(np.float32)
+    build = {"DIA": lambda a: xs.DIA.fromdense(a, max_fill=64.0), "BSR": lambda a: xs.BSR.fromdense(
+        a, block_shape=(8, 8), max_fill=64.0), "ELL": lambda a: xs.ELL.fromdense(a, max_fill=64.0)}[layout]  # fmt: skip
+
+    def size(A, stored):
+        """What the layout keeps of A, and what it keeps of the elements ``stored``."""
+        i, j = np.nonzero(stored)
+        if layout == "DIA":
+            return len(A.offsets), len(np.unique(j - i))
+        if layout == "BSR":
+            return A.data.shape[0], len(np.unique((i // 8) * 4 + j // 8))
+        assert A.chunk >= 32  # one chunk: a slot for each entry of the longest row
+        return A.slots, int(stored.sum(axis=1).max())
+
+    where, times = np.where(mask, values, np.float32(0.0)), values * mask
+    assert np.signbit(times[~mask]).any() and not np.signbit(where[~mask]).any()
+    for dense in (where, times):
+        A = build(xp.asarray(dense))
+        kept, wanted = size(A, (dense != 0) | np.signbit(dense))
+        assert kept == wanted
+        np.testing.assert_array_equal(np.signbit(np.asarray(A.todense())), np.signbit(dense))
+    assert size(build(xp.asarray(times)), mask)[0] > size(build(xp.asarray(where)), mask)[0]
+
+
+@pytest.mark.parametrize("layout", ["DIA", "BSR", "ELL"])
 def test_generic_array_api_code_takes_them(layout):
     A, a = _layouts()[layout]
     assert array_api_compat.array_namespace(A, xp.ones(3)) is xp and A.__array_namespace__() is xp

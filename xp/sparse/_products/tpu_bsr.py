@@ -23,8 +23,8 @@ walks (:data:`WALK`): by ``X``'s tiles, with the whole result (its tile of colum
 step fetching only its block and adding its product to the rows of its block; or with both
 ``X``'s tile and the result's in VMEM, one grid step per tile of columns whose loop streams the
 blocks through a ring of VMEM buffers by DMAs of its own, several in flight, each of a group of
-consecutive blocks (neither a grid step nor a DMA per block: each costs more than a 128 x 128
-block's product). The products take the matmul precision of JAX's setting where they are traced
+consecutive blocks (neither a grid step nor a DMA per block: each costs time beside the products,
+about as much as a 128 x 128 block's product in one bfloat16 pass). The products take the matmul precision of JAX's setting where they are traced
 (:mod:`.tpu` gives float32's unless the user set one, as xp's dense products: xp/_precision.py);
 Mosaic multiplies at two, one bfloat16 pass or float32's, so the kernel takes the first for the
 settings of JAX's DEFAULT precision and the second for every other (:func:`mosaic_precision`:
@@ -148,16 +148,14 @@ kernel's own DMAs within one grid step per tile of columns (:func:`_streamed_ker
 last with both tiles held transposed (``block_weights``), each block's product ``Y[r].T +=
 X[c].T @ block.T``, the block on the side the MXU holds as its weights and ``X``'s columns
 streamed past it, where ``block @ X[c]`` holds a tile of ``X`` for each 128 of its columns (the
-transposes of ``X`` and of the result are XLA's, outside the kernel). That orientation did not
-make Mosaic's products faster on a v5e (bench/RESULTS.md, docs/sparse.md: 8 to 12 TF/s either
-way); the walk stays for ``A.T @ X``, where it measured fastest once."""
+transposes of ``X`` and of the result are XLA's, outside the kernel). That orientation measured no
+faster on a v5e (bench/RESULTS.md, "Sparse products on a TPU"); the walk stays an option."""
 
 WALK = "streamed"
 """The walk the kernel takes where its buffers fit (:func:`chosen_walk`); bench/sparse_tpu.py times
-each, and the fastest is the default (bench/RESULTS.md, "Sparse products on a TPU"): with the blocks
-streamed, ``A @ X`` took 2 to 3 % less than with the result in VMEM at float32's precision (in two
-runs) and 32 % less in one bfloat16 pass, ``A.T @ X`` 4 % less; the walk by the result's blocks was
-the slowest. Where the tiles do not both fit, the result in VMEM, then the walk by its blocks."""
+each, and the fastest is the default (bench/RESULTS.md, "Sparse products on a TPU": the blocks
+streamed, in groups, against the result in VMEM, by the result's blocks and the blocks as the MXU's
+weights). Where the tiles do not both fit, the result in VMEM, then the walk by its blocks."""
 
 STREAMED_WALKS = ("streamed", "block_weights")
 """The walks with both tiles in VMEM and the blocks copied by the kernel's own DMAs, in the order

@@ -1,0 +1,41 @@
+"""The matrices of bench/sparse_tpu.py are what its tables say they are."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xp
+
+BENCH = Path(__file__).parents[1] / "bench"
+
+
+@pytest.fixture
+def sparse_tpu(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))  # (the benchmark imports its neighbours by name)
+    module = importlib.import_module("sparse_tpu")
+    yield module
+    sys.modules.pop("sparse_tpu", None)
+
+
+@pytest.mark.parametrize("side, block", [(512, 128), (1024, 64)])
+def test_the_blocks_case_stores_only_the_blocks_it_draws(sparse_tpu, side, block):
+    # A dense matrix made as values times a mask of blocks holds -0.0 wherever a value is negative,
+    # and BSR.fromdense stores a negative zero as the entry it is: every block would be stored, and
+    # the "10 % of the blocks" matrix would be multiplied as a dense one.
+    dense = sparse_tpu.block_sparse(side, block, np.random.default_rng(1))
+    count = side // block
+    drawn = np.abs(dense).reshape(count, block, count, block).max(axis=(1, 3)) > 0
+    assert not np.signbit(dense[dense == 0]).any()
+    matrix = xp.sparse.BSR.fromdense(xp.asarray(dense), block_shape=(block, block))
+    stored = {
+        (int(r), int(c)) for r, c in zip(np.asarray(matrix.block_rows), np.asarray(matrix.block_columns), strict=True)
+    }
+    # every drawn block, and at most one block of zeros for each block row or column with none
+    assert {tuple(map(int, rc)) for rc in np.argwhere(drawn)} <= stored
+    assert len(stored) <= drawn.sum() + (~drawn.any(axis=1)).sum() + (~drawn.any(axis=0)).sum()
+    assert 0.05 * count * count < drawn.sum() < 0.2 * count * count
