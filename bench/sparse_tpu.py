@@ -2,7 +2,7 @@
 JAX's BCOO, xp's BCOO and the dense product, and against the time the data takes to stream.
 
     python bench/run.py sparse_tpu          # writes bench/RESULTS.md (section sparse_tpu-tpu on a TPU)
-    python bench/sparse_tpu.py [--quick] [--cases blocks,cg]    # prints the section (of those matrices)
+    python bench/sparse_tpu.py [--quick] [--cases blocks,small]    # prints the section (of those matrices)
 
 The three matrices of issue #43 (float32, jitted products):
 
@@ -15,6 +15,9 @@ The three matrices of issue #43 (float32, jitted products):
   kernel's time goes: the walk with the result in VMEM with no product (its grid steps and copies
   alone, then with the vector unit's additions), the products with no copies (all in VMEM), and
   the kernel and the dense product timed one call at a time, each waited for.
+- **Small**: matrices of the kinds and sizes the tests draw (banded, 8 x 8 blocks, scattered; 64
+  and 100 rows) and one of 2048 rows, ``A @ x`` and ``A @ X`` (8 columns) as xp's DIA, BSR and ELL
+  against JAX's BCOO of the same entries: the goal "never slower than JAX's BCOO".
 - **CG**: the examples' generic conjugate gradients on the Poisson matrix as a DIA, jitted whole, to
   SciPy's tolerance, against SciPy's CG on the machine's CPU.
 - **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO, the
@@ -58,7 +61,7 @@ SIZES = {  # (Poisson grid side, blocks side and block, random side and entries,
     "tpu": (1000, 8192, 128, 20000, 400_000, 512),
     "small": (60, 512, 128, 2000, 4000, 64),
 }
-CASES = ("poisson", "random", "blocks", "cg")
+CASES = ("poisson", "random", "blocks", "small", "cg")
 BCOO_TRIAL_SIDE = 250  # the Poisson grid on which JAX's BCOO is tried first
 BCOO_LIMIT_S = 5.0  # the time a call may take at full size, extrapolated, for JAX's BCOO to run
 DENSE_LIMIT = 4 * 2**30  # the bytes of a dense matrix that is multiplied too
@@ -68,6 +71,7 @@ STREAMED_BYTES = 2**32
 dispatch is a rounding error, and the buffer is far larger than any core's VMEM)."""
 LOOP_LIMIT_S = 0.002  # the longest call also timed looped (beyond, a call's dispatch is a few percent of it)
 FAST = "default"  # the matmul precision of the opt-in rows (bench/precision.py)
+SMALL_SIDES = (64, 100, 2048)  # the small case's matrices: two of the tests' sizes and a larger one
 
 
 def poisson_diagonals(nx: int) -> tuple[Any, tuple[int, ...]]:
@@ -162,11 +166,10 @@ class Call(NamedTuple):
     looped: Callable[[], Any]
 
 
-def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds: int, budget: float, speed: float,
-             notes: dict[str, str]) -> list[str]:  # fmt: skip
-    """One matrix's table: for each implementation (its calls and the result a product must give),
-    the median time of a call and of a product, the product's ratio to the memory floor (``nbytes``
-    at the memory's ``speed``, bytes a second), its error."""
+def timed_calls(calls: dict[str, tuple[Call, Any]], rounds: int,
+                budget: float) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:  # fmt: skip
+    """Each implementation's relative error against the result it must give (NaN where none), and
+    the median time of a call and of a product (seconds), all timed interleaved."""
     errors = {name: error(call.once(), want) if want is not None else math.nan for name, (call, want) in calls.items()}
     timed = {name: call for name, (call, _) in calls.items()}
     once = interleaved({name: call.once for name, call in timed.items()}, rounds, budget, most=200)
@@ -174,6 +177,15 @@ def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds
     short = {name: call.looped for name, call in timed.items() if once[name] < LOOP_LIMIT_S}
     looped = interleaved(short, rounds, budget, most=200)
     each = {name: (looped[name] - once[name]) / (REPEAT - 1) if name in looped else once[name] for name in once}
+    return errors, once, each
+
+
+def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds: int, budget: float, speed: float,
+             notes: dict[str, str]) -> list[str]:  # fmt: skip
+    """One matrix's table: for each implementation (its calls and the result a product must give),
+    the median time of a call and of a product, the product's ratio to the memory floor (``nbytes``
+    at the memory's ``speed``, bytes a second), its error."""
+    errors, once, each = timed_calls(calls, rounds, budget)
     floor = nbytes / speed
     lines = [f"### {title}", "",
              f"Memory floor: {nbytes / 1e6:.1f} MB streamed, {floor * 1e6:.1f} µs at the memory's speed.", "",
@@ -474,6 +486,60 @@ def random_case(side: int, entries: int, rounds: int, budget: float, speed: floa
     return run_case(title, calls, nbytes, rounds, budget, speed, {})
 
 
+def small_matrices(side: int, rng: Any) -> dict[str, Any]:
+    """Dense float32 matrices (NumPy) of the kinds the tests draw (tests/sparse_arrays/
+    test_layout_formats.py), ``side`` x ``side``: banded (three diagonals), blocks of 8 x 8 (30 % of
+    them), scattered (10 % of the entries); +0.0 where nothing is stored."""
+    import numpy as np
+
+    values = rng.standard_normal((side, side))
+    i, j = np.indices((side, side))
+    count = -(-side // 8)
+    blocks = np.kron(rng.random((count, count)) < 0.3, np.ones((8, 8), bool))[:side, :side]
+    kinds = {"banded": np.isin(j - i, (-2, 0, 3)), "blocks": blocks, "scattered": rng.random((side, side)) < 0.1}
+    return {kind: np.where(mask, values, 0.0).astype(np.float32) for kind, mask in kinds.items()}
+
+
+def small_case(sides: tuple[int, ...], rounds: int, budget: float) -> list[str]:
+    """The goal "never slower than JAX's BCOO for any matrix the tests draw": each layout's ``A @ x``
+    and ``A @ X`` (8 columns) against JAX's BCOO of the same entries, at the tests' sizes and one
+    larger, a product's own time (a call's dispatch left out) and their ratio."""
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.experimental import sparse as jsparse
+
+    import xp
+    import xp.sparse as xs
+
+    layouts = {"banded": lambda a: xs.DIA.fromdense(a), "blocks": lambda a: xs.BSR.fromdense(a, block_shape=(8, 8)),
+               "scattered": lambda a: xs.ELL.fromdense(a)}  # fmt: skip
+    names = {"banded": "DIA", "blocks": "BSR", "scattered": "ELL"}
+    rng = np.random.default_rng(3)
+    calls: dict[str, tuple[Call, Any]] = {}
+    pairs = []
+    for side in sides:
+        for kind, dense in small_matrices(side, rng).items():
+            A = layouts[kind](xp.asarray(dense))
+            bcoo = jsparse.BCOO.fromdense(jnp.asarray(dense))
+            for operand in (rng.standard_normal(side), rng.standard_normal((side, 8))):
+                x = xp.asarray(operand.astype(np.float32))
+                want = dense.astype(np.float64) @ np.asarray(x, np.float64)
+                what = f"{side} x {side}, {kind}: `A @ {'x' if x.ndim == 1 else 'X'}`"
+                ours, theirs = f"{what}, xp {names[kind]}", f"{what}, JAX BCOO"
+                calls[ours] = (jitted(None, lambda A, x: (A @ x).jax, A, x), want)
+                calls[theirs] = (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want)
+                pairs.append((what, ours, theirs))
+    errors, once, each = timed_calls(calls, rounds, budget)
+    lines = ["### Small matrices: each layout against JAX's BCOO of the same entries (goal: never slower)", "",
+             "| matrix, product | xp: µs a product | JAX BCOO: µs a product | xp / JAX BCOO | xp: µs a call "
+             "| relative error (xp) |", "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for what, ours, theirs in pairs:
+        lines.append(f"| {what} ({ours.rsplit(', ', 1)[1]}) | {each[ours] * 1e6:.1f} | {each[theirs] * 1e6:.1f} "
+                     f"| {each[ours] / each[theirs]:.2f} | {once[ours] * 1e6:.1f} | {errors[ours]:.1e} |")  # fmt: skip
+    print("\n".join(lines), file=sys.stderr)
+    return [*lines, ""]
+
+
 def cg_case(nx: int) -> list[str]:
     """The examples' generic CG (examples/conjugate_gradient.py, jitted whole) on the 2-D Poisson
     matrix as a DIA (its products on the TPU's kernels) to SciPy's default tolerance, against
@@ -539,6 +605,7 @@ def main(argv: list[str] | None = None) -> str:
         "poisson": lambda: poisson_case(nx, rounds, budget, speed),
         "random": lambda: random_case(random_side, entries, rounds, budget, speed),
         "blocks": lambda: blocks_case(side, block, columns, rounds, budget, speed),
+        "small": lambda: small_case(SMALL_SIDES if on_tpu else SMALL_SIDES[:1], rounds, budget),
         "cg": lambda: cg_case(nx),
     }
     chosen = args.cases.split(",")
