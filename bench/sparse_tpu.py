@@ -11,7 +11,7 @@ The three matrices of issue #43 (float32, jitted products):
   ends within a few seconds a call (it is a scatter there; the dense matrix would take 4 TB).
 - **Blocks**: 8192 x 8192 of 128 x 128 blocks, 10% of them stored (random), ``A @ X`` with ``X`` of
   512 columns: BSR (Pallas, XLA; each of the kernel's walks, the streamed walks with 16 and 32
-  blocks a copy) against the dense product at float32's precision, as xp's; and where the
+  blocks a copy and in grid steps of 256 columns) against the dense product at float32's precision, as xp's; and where the
   kernel's time goes: the walk with the result in VMEM with no product (its grid steps and copies
   alone, then with the vector unit's additions), the products with no copies (all in VMEM), and
   the kernel and the dense product timed one call at a time, each waited for.
@@ -314,6 +314,14 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float,
                 "pallas", lambda layout, X, w=walk, n=per_copy, p=precision: tpu_bsr.pallas_product(
                     *layout, X.jax, plan=A._plan, transposed=False, interpret=not on_tpu(), precision=p,
                     walk=w, per_copy=n), (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
+    # the streamed walk in grid steps of 256 columns: each step streams every block again, and the
+    # next step's tile of X is fetched (and the last step's result written) while a step multiplies
+    for precision in ("highest", FAST):
+        calls[f"BSR pallas A @ X (blocks streamed, 256 columns a step, {precision} precision)"] = (jitted(
+            "pallas", lambda layout, X, p=precision: tpu_bsr.pallas_product(
+                *layout, X.jax, plan=A._plan, transposed=False, interpret=not on_tpu(), precision=p,
+                walk="streamed", width=256 if X.shape[1] % 256 == 0 else None), (A._data, A._rows, A._cols, A._order),
+            X), want)  # fmt: skip
     # where a step's time goes: the same walk's grid and copies with no product, then with the tile
     # of X added to the result's rows in place of the product (the vector unit's share)
     layout = (A._data, A._rows, A._cols, A._order)

@@ -271,6 +271,25 @@ def test_bsr_streamed_walks_copy_every_block_once_in_groups(count, walk):
             np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
 
 
+@pytest.mark.parametrize("walk", tpu_bsr.WALKS)
+def test_bsr_kernel_takes_the_columns_in_narrower_steps_where_asked(walk):
+    # width= (a benchmark's option): 384 columns in three grid steps of 128, each streaming every
+    # block again (the streamed walks) or walking them again; a width that does not tile is refused
+    rng = np.random.default_rng(7)
+    plan = tpu_bsr.Plan((24, 16), (8, 8))
+    a = np.where(np.kron(np.eye(3, 2, dtype=bool) | np.eye(3, 2, -1, dtype=bool), np.ones((8, 8), bool)),
+                 rng.standard_normal((24, 16)), 0.0).astype(np.float32)  # fmt: skip
+    layout = _bsr_layout({"a": a, "plan": plan})
+    x, y = rng.standard_normal((16, 384)).astype(np.float32), rng.standard_normal((24, 384)).astype(np.float32)
+    with jax.default_matmul_precision("highest"):
+        for transposed, operand, want in ((False, x, a.astype(np.float64) @ x), (True, y, a.T.astype(np.float64) @ y)):
+            got = tpu_bsr.pallas_product(*layout, jnp.asarray(operand), plan=plan, transposed=transposed,
+                                         interpret=INTERPRET, walk=walk, width=128)  # fmt: skip
+            np.testing.assert_allclose(np.asarray(got), want, **TOLERANCE)
+    with pytest.raises(ValueError, match="width must be a multiple of 128 that divides x's 384 columns, got 256"):
+        tpu_bsr.pallas_product(*layout, jnp.asarray(x), plan=plan, transposed=False, interpret=INTERPRET, width=256)
+
+
 @pytest.mark.slow
 @given(p=bsr_problems())
 def test_bsr_kernel_at_float32_precision_from_bfloat16_parts(p):

@@ -198,12 +198,13 @@ def _operand_bytes(plan: Plan, transposed: bool, width: int, walk: str = "reside
     return _result_bytes(plan, not transposed, width, walk)
 
 
-def chosen_walk(plan: Plan, transposed: bool, columns: int, walk: str | None = None) -> str:
-    """The walk of the kernel of a product with ``columns`` columns: :data:`WALK` (or ``walk``)
+def chosen_walk(plan: Plan, transposed: bool, columns: int, walk: str | None = None, width: int | None = None) -> str:
+    """The walk of the kernel of a product with ``columns`` columns, ``width`` a grid step
+    (:func:`column_tile`'s unless given): :data:`WALK` (or ``walk``)
     where its buffers fit (the result's tile in a quarter of the core's VMEM; streamed or as the
     blocks' weights, the tiles of the result and of ``X`` together in a quarter), else the result
     in VMEM where that fits, else the walk by the result's blocks (which holds a block of each)."""
-    width = column_tile(max(columns, 1))
+    width = column_tile(max(columns, 1)) if width is None else width
     wanted = WALK if walk is None else walk
     if wanted not in WALKS:
         raise ValueError(f"walk must be one of {WALKS}, got {wanted!r}")
@@ -372,21 +373,25 @@ def _streamed_kernel(blocks: Any, outs: Any, ins: Any, data: Any, x: Any, out: A
 
 def pallas_product(data: Any, rows: Any, cols: Any, order: Any, x: Any, *, plan: Plan, transposed: bool,
                    interpret: bool, precision: str = "highest", split: bool | None = None,
-                   walk: str | None = None, per_copy: int | None = None) -> Any:  # fmt: skip
+                   walk: str | None = None, per_copy: int | None = None, width: int | None = None) -> Any:  # fmt: skip
     """:func:`xla_product` as a Pallas kernel (float32, ``fits(plan)``, ``column_tile`` not None), at
     JAX's matmul precision ``precision`` (:func:`mosaic_precision`; float32's by
     :data:`SPLIT_FLOAT32` unless ``split`` says), walking as :data:`WALK` says unless ``walk`` does,
     where its buffers fit (:func:`chosen_walk`); a streamed walk copies ``per_copy`` blocks a DMA
-    (:func:`blocks_per_copy`)."""
+    (:func:`blocks_per_copy`); each grid step takes ``width`` of ``x``'s columns (``column_tile``'s
+    unless given: a multiple of 128 that divides their number)."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
     (bm, bk) = plan.block
     columns = x.reshape(x.shape[0], math.prod(x.shape[1:]))
     k = columns.shape[1]
-    width = column_tile(k)
+    if width is None:
+        width = column_tile(k)
+    elif width % 128 or k % width:
+        raise ValueError(f"width must be a multiple of 128 that divides x's {k} columns, got {width}")
     assert width is not None
-    walk = chosen_walk(plan, transposed, k, walk)
+    walk = chosen_walk(plan, transposed, k, walk, width)
     blocks, outs, ins, (out_side, in_side), (out_count, in_count) = _roles(plan, rows, cols, order, transposed,
                                                                            walk)  # fmt: skip
     columns = _padded_rows(columns, in_count * in_side)
