@@ -23,7 +23,7 @@ The three matrices of issue #43 (float32, jitted products):
 - **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO, the
   dense matrix and xp.sparse.ELL (its Pallas kernel and XLA's formulation, ``A.T @ x``), for the
   goal of 0.5 ms; ``A @ X`` and ``A.T @ X`` with 64 columns (ELL's are XLA's gathers of its row
-  layout) against xp's and JAX's BCOO and dense.
+  layout, a loop of one a slot, and as one gather a band) against xp's and JAX's BCOO and dense.
 
 Each product is checked against a reference (largest relative error shown), then all of a matrix's
 implementations are timed interleaved: rounds of batches of calls, the median per call; then, for
@@ -458,6 +458,7 @@ def random_case(side: int, entries: int, rounds: int, budget: float, speed: floa
 
     import xp
     import xp.sparse as xs
+    from xp.sparse._products import tpu_ell
 
     rng = np.random.default_rng(2)
     flat = np.unique(rng.integers(0, side * side, entries))
@@ -482,6 +483,12 @@ def random_case(side: int, entries: int, rounds: int, budget: float, speed: floa
         "dense A @ x": (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want),
         "xp ELL A @ X, 64 columns (XLA's gathers by the rows' lengths)": (
             jitted(None, lambda A, X: (A @ X).jax, E, X),
+            want_X,
+        ),
+        "xp ELL A @ X, 64 columns (one gather a band)": (
+            jitted(
+                None, lambda E, X: tpu_ell.xla_product(*E._stored[2:5], X.jax, plan=E._plan[0], whole_bands=True), E, X
+            ),
             want_X,
         ),
         "xp ELL A.T @ X, 64 columns": (jitted(None, lambda A, X: (A.T @ X).jax, E, X), exact.T @ np.asarray(X)),

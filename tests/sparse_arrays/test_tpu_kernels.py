@@ -575,8 +575,9 @@ def test_ell_row_layout_gathers_each_entry_once_in_few_bands(p, k):
     np.add.at(dense, (rows, cols), values)
     plan = tpu_ell.Plan(shape, tpu_ell.REGISTER, 1, bands)
     layout = (jnp.asarray(stored_values), jnp.asarray(stored_columns), jnp.asarray(rank))
-    got = tpu_ell.xla_product(*layout, jnp.asarray(operand), plan=plan)
-    np.testing.assert_allclose(np.asarray(got), dense @ operand.astype(np.float64), **TOLERANCE)
+    for whole_bands in (False, True):  # a loop of one gather a slot, or one gather a band
+        got = tpu_ell.xla_product(*layout, jnp.asarray(operand), plan=plan, whole_bands=whole_bands)
+        np.testing.assert_allclose(np.asarray(got), dense @ operand.astype(np.float64), **TOLERANCE)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "uint32"])

@@ -164,12 +164,14 @@ def host_row_layout(rows: Any, cols: Any, values: Any, shape: tuple[int, int]) -
     return tuple(bands), stored_values, stored_columns, rank
 
 
-def xla_product(values: Any, columns: Any, rank: Any, x: Any, *, plan: Plan) -> Any:
+def xla_product(values: Any, columns: Any, rank: Any, x: Any, *, plan: Plan, whole_bands: bool = False) -> Any:
     """``A @ x`` for ``x`` of one or two dimensions from the row layout (:func:`host_row_layout`):
     band by band, each slot's values times the rows of ``x`` they meet (a gather of one row of ``x``
     per stored value), added to the band's rows; then the rows back in the matrix's order (a gather
     of the result's rows). No scatter, and each entry's row of ``x`` gathered once (and the
-    padding's, at most as many)."""
+    padding's, at most as many). A band's slots are a loop of one gather each, or with
+    ``whole_bands`` one gather of all of them summed (a benchmark's option: fewer, larger gathers
+    and no loop, for an intermediate of every gathered row)."""
     m = plan.shape[0]
     trailing = x.shape[1:]
     y = jnp.zeros((m, *trailing), x.dtype)
@@ -179,13 +181,18 @@ def xla_product(values: Any, columns: Any, rank: Any, x: Any, *, plan: Plan) -> 
         band_values = values[offset : offset + size].reshape(width, band_rows).astype(x.dtype)
         band_columns = columns[offset : offset + size].reshape(width, band_rows)
 
-        def add_slot(s: Any, part: Any, weights: Any = band_values, cols: Any = band_columns) -> Any:
-            padding = (cols[s] < 0).reshape(-1, *(1,) * len(trailing))
-            gathered = jnp.take(x, jnp.maximum(cols[s], 0), axis=0)
+        def terms(weights: Any, cols: Any) -> Any:
+            """The products of slots' values (``weights``) and the rows of ``x`` at ``cols``."""
+            padding = (cols < 0).reshape(*cols.shape, *(1,) * len(trailing))
+            gathered = jnp.take(x, jnp.maximum(cols, 0), axis=0)
             # padding meets x[0]: the `where`, not its value 0, keeps an infinite x[0] out
-            return part + jnp.where(padding, 0, weights[s].reshape(padding.shape) * gathered)
+            return jnp.where(padding, 0, weights.reshape(padding.shape) * gathered)
 
-        part = lax.fori_loop(0, width, add_slot, jnp.zeros((band_rows, *trailing), x.dtype))
+        if whole_bands:
+            part = jnp.sum(terms(band_values, band_columns), axis=0)
+        else:
+            part = lax.fori_loop(0, width, lambda s, part, w=band_values, c=band_columns: part + terms(w[s], c[s]),
+                                 jnp.zeros((band_rows, *trailing), x.dtype))  # fmt: skip
         y = y.at[:band_rows].add(part)
         offset += size
     return jnp.take(y, rank, axis=0)
