@@ -24,8 +24,9 @@ step fetching only its block and adding its product to the rows of its block; or
 ``X``'s tile and the result's in VMEM, one grid step per tile of columns whose loop streams the
 blocks through a ring of VMEM buffers by DMAs of its own, several in flight, each of a group of
 consecutive blocks (neither a grid step nor a DMA per block: a grid step with its DMAs costs about
-twice a 128 x 128 block's product in one bfloat16 pass, bench/RESULTS.md). The products take the matmul precision of JAX's setting where they are traced
-(:mod:`.tpu` gives float32's unless the user set one, as xp's dense products: xp/_precision.py);
+twice a 128 x 128 block's product in one bfloat16 pass, bench/RESULTS.md). The products take the
+matmul precision of JAX's setting where they are traced (:mod:`.tpu` gives float32's unless the
+user set one, as xp's dense products: xp/_precision.py);
 Mosaic multiplies at two, one bfloat16 pass or float32's, so the kernel takes the first for the
 settings of JAX's DEFAULT precision and the second for every other (:func:`mosaic_precision`:
 never less precise than asked).

@@ -174,20 +174,20 @@ def xla_product(values: Any, columns: Any, rank: Any, x: Any, *, plan: Plan, who
     and no loop, for an intermediate of every gathered row)."""
     m = plan.shape[0]
     trailing = x.shape[1:]
+
+    def terms(weights: Any, cols: Any) -> Any:
+        """The products of slots' values (``weights``) and the rows of ``x`` at ``cols``."""
+        padding = (cols < 0).reshape(*cols.shape, *(1,) * len(trailing))
+        gathered = jnp.take(x, jnp.maximum(cols, 0), axis=0)
+        # padding meets x[0]: the `where`, not its value 0, keeps an infinite x[0] out
+        return jnp.where(padding, 0, weights.reshape(padding.shape) * gathered)
+
     y = jnp.zeros((m, *trailing), x.dtype)
     offset = 0
     for band_rows, width in plan.bands:
         size = band_rows * width
         band_values = values[offset : offset + size].reshape(width, band_rows).astype(x.dtype)
         band_columns = columns[offset : offset + size].reshape(width, band_rows)
-
-        def terms(weights: Any, cols: Any) -> Any:
-            """The products of slots' values (``weights``) and the rows of ``x`` at ``cols``."""
-            padding = (cols < 0).reshape(*cols.shape, *(1,) * len(trailing))
-            gathered = jnp.take(x, jnp.maximum(cols, 0), axis=0)
-            # padding meets x[0]: the `where`, not its value 0, keeps an infinite x[0] out
-            return jnp.where(padding, 0, weights.reshape(padding.shape) * gathered)
-
         if whole_bands:
             part = jnp.sum(terms(band_values, band_columns), axis=0)
         else:
