@@ -19,7 +19,8 @@ The three matrices of issue #43 (float32, jitted products):
   and 100 rows) and one of 2048 rows, ``A @ x`` and ``A @ X`` (8 columns) as xp's DIA, BSR and ELL
   against JAX's BCOO of the same entries: the goal "never slower than JAX's BCOO".
 - **CG**: the examples' generic conjugate gradients on the Poisson matrix as a DIA, jitted whole, to
-  SciPy's tolerance, against SciPy's CG on the machine's CPU.
+  SciPy's tolerance, against SciPy's CG on the machine's CPU and the same CG on a BCOO (JAX's
+  product: its first iterations), with the time an iteration's product takes at the memory's speed.
 - **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO, the
   dense matrix and xp.sparse.ELL (its Pallas kernel and XLA's formulation, ``A.T @ x``), for the
   goal of 0.5 ms; ``A @ X`` and ``A.T @ X`` with 64 columns (ELL's are XLA's gathers of its row
@@ -64,6 +65,7 @@ SIZES = {  # (Poisson grid side, blocks side and block, random side and entries,
 CASES = ("poisson", "random", "blocks", "small", "cg")
 BCOO_TRIAL_SIDE = 250  # the Poisson grid on which JAX's BCOO is tried first
 BCOO_LIMIT_S = 5.0  # the time a call may take at full size, extrapolated, for JAX's BCOO to run
+BCOO_CG_ITERATIONS = 10  # the iterations of the CG on a BCOO (about 80 ms each on a TPU v5e)
 DENSE_LIMIT = 4 * 2**30  # the bytes of a dense matrix that is multiplied too
 REPEAT = 16  # products a looped call makes (the matrices' growth over them stays inside float32)
 STREAMED_BYTES = 2**32
@@ -555,13 +557,18 @@ def small_case(sides: tuple[int, ...], rounds: int, budget: float) -> list[str]:
     return [*lines, ""]
 
 
-def cg_case(nx: int) -> list[str]:
+def cg_case(nx: int, speed: float) -> list[str]:
     """The examples' generic CG (examples/conjugate_gradient.py, jitted whole) on the 2-D Poisson
     matrix as a DIA (its products on the TPU's kernels) to SciPy's default tolerance, against
-    SciPy's CG on this machine's CPU: one solve each after a warm-up, iterations and time."""
+    SciPy's CG on this machine's CPU: one solve each after a warm-up, iterations and time; and the
+    same generic CG on the matrix as a BCOO (JAX's product), its first :data:`BCOO_CG_ITERATIONS`
+    iterations (a full solve would take minutes), and the time an iteration's product takes to
+    stream its data at the memory's ``speed`` (the dense matrix would take terabytes)."""
+    import jax.numpy as jnp
     import numpy as np
     import scipy.sparse.linalg
     from cg import _example
+    from jax.experimental import sparse as jsparse
 
     import xp
     import xp.sparse as xs
@@ -572,12 +579,19 @@ def cg_case(nx: int) -> list[str]:
     A = xs.DIA((xp.asarray(diagonals), offsets), shape=(n, n))
     b_np = np.ones(n, np.float32)
     b = xp.asarray(b_np)
-    solve = example.jitted_cg()
-    solve(A, b).x.block_until_ready()  # compiled
-    start = time.perf_counter()
-    x, iterations, _ = solve(A, b)
-    x.block_until_ready()
-    ours = time.perf_counter() - start
+
+    def timed_solve(solve: Callable[..., Any], matrix: Any) -> tuple[Any, int, float]:
+        solve(matrix, b).x.block_until_ready()  # compiled
+        start = time.perf_counter()
+        x, iterations, _ = solve(matrix, b)
+        x.block_until_ready()
+        return x, int(iterations), time.perf_counter() - start
+
+    x, iterations, ours = timed_solve(example.jitted_cg(), A)
+    values, indices = coo_of(diagonals, offsets, n)
+    bcoo = xs.BCOO.from_jax(jsparse.BCOO((jnp.asarray(values), jnp.asarray(indices)), shape=(n, n),
+                                         indices_sorted=True, unique_indices=True))  # fmt: skip
+    x_bcoo, bcoo_iterations, bcoo_time = timed_solve(example.jitted_cg(maxiter=BCOO_CG_ITERATIONS), bcoo)
     S = example.poisson_2d(nx, "float32")
     exact = S.astype(np.float64)  # the residuals in float64: in float32, b - A @ x is mostly rounding
 
@@ -590,14 +604,21 @@ def cg_case(nx: int) -> list[str]:
     solution, info = scipy.sparse.linalg.cg(S, b_np, rtol=1e-5, callback=lambda _: counted.append(1))
     theirs = time.perf_counter() - start
     scipy_relative = true_residual(solution) if info == 0 else float("nan")
+    product_bytes = (len(offsets) * n + 2 * n) * 4
+
+    def row(name: str, count: int, seconds: float, residual: float) -> str:
+        return f"| {name} | {count} | {seconds:.3f} | {seconds / max(count, 1) * 1e3:.3f} | {residual:.1e} |"
+
     lines = [f"### CG: the 2-D Poisson matrix, {n:,} rows, to SciPy's tolerance (rtol 1e-5), float32", "",
              "| implementation | iterations | s a solve | ms an iteration | true relative residual (float64) |",
              "|---|---:|---:|---:|---:|",
-             f"| xp DIA, the examples' jitted `cg` | {int(iterations)} | {ours:.3f} | {ours / max(int(iterations), 1) * 1e3:.3f} "
-             f"| {relative:.1e} |",
-             f"| SciPy `cg` (CPU, CSR) | {len(counted)} | {theirs:.3f} | {theirs / max(len(counted), 1) * 1e3:.3f} "
-             f"| {scipy_relative:.1e} |", "",
-             f"SciPy / xp: {theirs / ours:.1f} (goal on a TPU: at least 10, an iteration at most 0.3 ms)."]  # fmt: skip
+             row("xp DIA, the examples' jitted `cg`", iterations, ours, relative),
+             row(f"xp BCOO (JAX's product), the same `cg`, its first {BCOO_CG_ITERATIONS} iterations", bcoo_iterations,
+                 bcoo_time, true_residual(x_bcoo)),
+             row("SciPy `cg` (CPU, CSR)", len(counted), theirs, scipy_relative), "",
+             f"SciPy / xp: {theirs / ours:.1f} (goal on a TPU: at least 10, an iteration at most 0.3 ms). An "
+             f"iteration's product streams {product_bytes / 1e6:.1f} MB: {product_bytes / speed * 1e3:.3f} ms at the "
+             f"memory's speed; the dense matrix would take {n * n * 4 / 1e9:,.1f} GB."]  # fmt: skip
     print("\n".join(lines), file=sys.stderr)
     return [*lines, ""]
 
@@ -621,7 +642,7 @@ def main(argv: list[str] | None = None) -> str:
         "random": lambda: random_case(random_side, entries, rounds, budget, speed),
         "blocks": lambda: blocks_case(side, block, columns, rounds, budget, speed),
         "small": lambda: small_case(SMALL_SIDES if on_tpu else SMALL_SIDES[:1], rounds, budget),
-        "cg": lambda: cg_case(nx),
+        "cg": lambda: cg_case(nx, speed),
     }
     chosen = args.cases.split(",")
     if unknown := set(chosen) - set(CASES):
