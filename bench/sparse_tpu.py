@@ -52,6 +52,7 @@ import platform
 import statistics
 import sys
 import time
+import traceback
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -139,11 +140,23 @@ def jitted(kind: str | None, product: Callable[..., Any], *args: Any) -> Call:
     product a call, and :data:`REPEAT` products a call (:func:`repeated`)."""
     import jax
 
-    with kernel(kind) if kind else contextlib.nullcontext():
-        once = jax.jit(product).lower(*args).compile()
-        # traced now, under ``kind``; compiled where it is timed (not for a call too long to loop)
-        looped = functools.cache(jax.jit(repeated(product, REPEAT)).lower(*args).compile)
+    try:
+        with kernel(kind) if kind else contextlib.nullcontext():
+            once = jax.jit(product).lower(*args).compile()
+            # traced now, under ``kind``; compiled where it is timed (not for a call too long to loop)
+            looped = functools.cache(jax.jit(repeated(product, REPEAT)).lower(*args).compile)
+    except Exception as failure:  # (a kernel that does not compile there: its row says so, the others run)
+        return Call(functools.partial(_raise, failure), functools.partial(_raise, failure))
     return Call(lambda: once(*args), lambda: looped()(*args))
+
+
+def _raise(failure: Exception) -> Any:
+    raise failure
+
+
+def first_line(failure: Exception) -> str:
+    """The exception's type and the first line of its message (a table's cell)."""
+    return f"{type(failure).__name__}: {(str(failure).splitlines() or [''])[0]}"
 
 
 def repeated(product: Callable[..., Any], repeat: int) -> Callable[..., Any]:
@@ -168,18 +181,37 @@ class Call(NamedTuple):
     looped: Callable[[], Any]
 
 
-def timed_calls(calls: dict[str, tuple[Call, Any]], rounds: int,
-                budget: float) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:  # fmt: skip
-    """Each implementation's relative error against the result it must give (NaN where none), and
-    the median time of a call and of a product (seconds), all timed interleaved."""
-    errors = {name: error(call.once(), want) if want is not None else math.nan for name, (call, want) in calls.items()}
-    timed = {name: call for name, (call, _) in calls.items()}
+class Timed(NamedTuple):
+    """A matrix's implementations measured: each one's relative error against the result it must give
+    (NaN where none), the median time of a call and of a product (seconds), and the ones that failed
+    (to compile or to run there), with why."""
+
+    errors: dict[str, float]
+    once: dict[str, float]
+    each: dict[str, float]
+    failures: dict[str, str]
+
+
+def timed_calls(calls: dict[str, tuple[Call, Any]], rounds: int, budget: float) -> Timed:
+    """Each implementation checked, then all that work timed interleaved (:class:`Timed`)."""
+    errors, failures = {}, {}
+    for name, (call, want) in calls.items():
+        try:
+            errors[name] = error(call.once(), want) if want is not None else math.nan
+        except Exception as failure:
+            failures[name] = first_line(failure)
+    timed = {name: call for name, (call, _) in calls.items() if name not in failures}
     once = interleaved({name: call.once for name, call in timed.items()}, rounds, budget, most=200)
     # a product's own time where a call is short enough to loop (else the dispatch is a rounding error)
-    short = {name: call.looped for name, call in timed.items() if once[name] < LOOP_LIMIT_S}
+    short = {}
+    for name, call in timed.items():
+        if once[name] < LOOP_LIMIT_S:
+            with contextlib.suppress(Exception):  # (a loop that fails leaves the product's time the call's)
+                call.looped()
+                short[name] = call.looped
     looped = interleaved(short, rounds, budget, most=200)
     each = {name: (looped[name] - once[name]) / (REPEAT - 1) if name in looped else once[name] for name in once}
-    return errors, once, each
+    return Timed(errors, once, each, failures)
 
 
 def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds: int, budget: float, speed: float,
@@ -187,7 +219,7 @@ def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds
     """One matrix's table: for each implementation (its calls and the result a product must give),
     the median time of a call and of a product, the product's ratio to the memory floor (``nbytes``
     at the memory's ``speed``, bytes a second), its error."""
-    errors, once, each = timed_calls(calls, rounds, budget)
+    errors, once, each, failures = timed_calls(calls, rounds, budget)
     floor = nbytes / speed
     lines = [f"### {title}", "",
              f"Memory floor: {nbytes / 1e6:.1f} MB streamed, {floor * 1e6:.1f} µs at the memory's speed.", "",
@@ -196,7 +228,7 @@ def run_case(title: str, calls: dict[str, tuple[Call, Any]], nbytes: int, rounds
     for name, seconds in each.items():
         err = "n/a (no product)" if math.isnan(errors[name]) else f"{errors[name]:.1e}"
         lines.append(f"| {name} | {once[name] * 1e6:.1f} | {seconds * 1e6:.1f} | {seconds / floor:.2f} | {err} |")
-    for name, note in notes.items():
+    for name, note in {**notes, **{name: f"failed: {why}" for name, why in failures.items()}}.items():
         lines.append(f"| {name} | {note} | | | |")
     print("\n".join(lines), file=sys.stderr)  # as it goes: a run stopped later keeps this table
     return [*lines, ""]
@@ -546,11 +578,15 @@ def small_case(sides: tuple[int, ...], rounds: int, budget: float) -> list[str]:
                 calls[ours] = (jitted(None, lambda A, x: (A @ x).jax, A, x), want)
                 calls[theirs] = (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want)
                 pairs.append((what, ours, theirs))
-    errors, once, each = timed_calls(calls, rounds, budget)
+    errors, once, each, failures = timed_calls(calls, rounds, budget)
     lines = ["### Small matrices: each layout against JAX's BCOO of the same entries (goal: never slower)", "",
              "| matrix, product | xp: µs a product | JAX BCOO: µs a product | xp / JAX BCOO | xp: µs a call "
              "| relative error (xp) |", "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
     for what, ours, theirs in pairs:
+        if ours in failures or theirs in failures:
+            lines.append(f"| {what} ({ours.rsplit(', ', 1)[1]}) | failed: {failures.get(ours, failures.get(theirs))} "
+                         "| | | | |")  # fmt: skip
+            continue
         lines.append(f"| {what} ({ours.rsplit(', ', 1)[1]}) | {each[ours] * 1e6:.1f} | {each[theirs] * 1e6:.1f} "
                      f"| {each[ours] / each[theirs]:.2f} | {once[ours] * 1e6:.1f} | {errors[ours]:.1e} |")  # fmt: skip
     print("\n".join(lines), file=sys.stderr)
@@ -647,7 +683,15 @@ def main(argv: list[str] | None = None) -> str:
     chosen = args.cases.split(",")
     if unknown := set(chosen) - set(CASES):
         parser.error(f"--cases: unknown {sorted(unknown)} (of {', '.join(CASES)})")
-    lines = [line for name in CASES if name in chosen for line in cases[name]()]
+    lines = []
+    for name in (name for name in CASES if name in chosen):
+        try:
+            lines += cases[name]()
+        except Exception as error:  # one case's failure (a kernel that does not compile) is its row, not the run's end
+            traceback.print_exc()
+            failed = [f"### The {name} case failed", "", f"`{first_line(error)}`"]
+            print("\n".join(failed), file=sys.stderr)
+            lines += [*failed, ""]
     where = (f"{device.device_kind}" if on_tpu else f"{device.platform} ({describe()}): small matrices, the Pallas "
              "kernels interpreted; these times say nothing about a TPU")  # fmt: skip
     head = [
