@@ -39,3 +39,16 @@ def test_the_blocks_case_stores_only_the_blocks_it_draws(sparse_tpu, side, block
     assert {tuple(map(int, rc)) for rc in np.argwhere(drawn)} <= stored
     assert len(stored) <= drawn.sum() + (~drawn.any(axis=1)).sum() + (~drawn.any(axis=0)).sum()
     assert 0.05 * count * count < drawn.sum() < 0.2 * count * count
+
+
+def test_an_implementation_that_fails_is_its_row_and_the_others_are_timed(sparse_tpu):
+    # one kernel that does not compile on the device must not end the run (nor hide the others)
+    import jax.numpy as jnp
+
+    works = sparse_tpu.jitted(None, lambda a, x: a @ x, jnp.eye(4), jnp.ones(4))
+    fails = sparse_tpu.jitted(None, lambda a, x: a @ x, jnp.eye(4), jnp.ones(5))  # (does not trace)
+    lines = sparse_tpu.run_case("t", {"works": (works, np.ones(4)), "fails": (fails, np.ones(4))}, 64, 1, 0.001,
+                                1e9, {})  # fmt: skip
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in lines if line.startswith("| ")}
+    assert rows["works"].endswith("| 0.0e+00 |")
+    assert "| failed: TypeError: dot_general requires contracting dimensions" in rows["fails"]
