@@ -4,8 +4,11 @@ bfloat16 pass per product), in time and in error against float64 NumPy; and floa
 logarithmic and hyperbolic functions, xp's (xp/_float32_accuracy.py) against jax.numpy's.
 
 On a CPU both are the same computation; the section this writes is meant for accelerators, and
-names the device it ran on. Timing: jitted calls, wall-clock with a wait for the result, medians
-of interleaved rounds (the device's time is what differs between the two).
+names the device it ran on. Timing: the time of one call's computation, the difference between a
+program of :data:`REPEAT` chained calls and a program of one, each compiled ahead and timed as
+batches of calls queued back to back (``eager.interleaved``), over ``REPEAT - 1``: a call's dispatch
+and the host's wait for its result drop out (on a TPU v5e host they take about 0.5 ms, more than
+most of these computations, which a call waited for measures instead).
 
     python bench/precision.py [--quick]
 """
@@ -13,20 +16,63 @@ of interleaved rounds (the device's time is what differs between the two).
 from __future__ import annotations
 
 import argparse
-import functools
-import statistics
+import contextlib
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
-from eager import environment
+from eager import environment, interleaved
+from jax import lax
 
 import xp
 
 FAST = "default"  # the value of jax.default_matmul_precision that opts into XLA's fastest products
+REPEAT = 16  # the calls chained in the program whose time, less one call's, gives a call's computation
+BUDGET = 0.05  # seconds of calls in each batch (interleaved's budget)
+
+
+def _chained(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` called :data:`REPEAT` times in one program, each call's inputs made to depend on
+    the last one's outputs (plus zero: a product by 0.0, which XLA does not fold for floats), so that
+    none is hoisted out of the loop or runs beside another."""
+
+    def run(*args: Any) -> Any:
+        def shifted(arg: Any, zero: Any) -> Any:
+            value = arg.jax if isinstance(arg, xp.Array) else arg
+            value = value + zero.astype(value.dtype)
+            return xp.asarray(value) if isinstance(arg, xp.Array) else value
+
+        def body(_: Any, total: Any) -> Any:
+            zero = jnp.where(jnp.isfinite(total), total, 0.0) * 0.0
+            out = function(*(shifted(arg, zero) for arg in args))
+            return total + sum(jnp.sum(jnp.real(leaf)).astype(jnp.float32) for leaf in jax.tree.leaves(out))
+
+        return lax.fori_loop(0, REPEAT, body, jnp.float32(0))
+
+    return run
+
+
+def _compiled(function: Callable[..., Any], args: list[Any], setting: str | None) -> tuple[Any, Any]:
+    """``function(*args)`` once and :func:`_chained`, compiled now under JAX's matmul precision
+    ``setting`` (None: as set), so that calling them later needs no setting."""
+    with jax.default_matmul_precision(setting) if setting else contextlib.nullcontext():
+        once = jax.jit(lambda *a: function(*a)).lower(*args).compile()
+        chained = jax.jit(_chained(function)).lower(*args).compile()
+    return once, chained
+
+
+def _device_ms(calls: dict[str, tuple[Any, Any]], args: list[Any], rounds: int) -> dict[str, float]:
+    """Each of ``calls`` (name: its :func:`_compiled` pair), the ms of one call's computation: all
+    timed interleaved, the chained program less one call, over ``REPEAT - 1``."""
+    cases = {}
+    for name, (once, chained) in calls.items():
+        cases[(name, "once")] = lambda f=once: f(*args)
+        cases[(name, "chained")] = lambda f=chained: f(*args)
+    seconds = interleaved({f"{name} {kind}": call for (name, kind), call in cases.items()}, rounds, BUDGET, most=200)
+    return {name: (seconds[f"{name} chained"] - seconds[f"{name} once"]) / (REPEAT - 1) * 1e3 for name in calls}
 
 
 def _cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[np.ndarray, ...], np.ndarray]]:
@@ -72,8 +118,6 @@ def _decomposition_cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[np
 def _elementwise_cases(size: int) -> list[tuple[str, Callable[..., Any], Callable[..., Any], Callable[..., Any],
                                                  tuple[np.ndarray, ...]]]:  # fmt: skip
     """(name, xp's function, jax.numpy's, NumPy's, float32 inputs spread over the domain)."""
-    import jax.numpy as jnp
-
     rng = np.random.default_rng(0)
 
     def spread(low: float, high: float) -> np.ndarray:  # magnitudes even in the logarithm, both signs
@@ -101,29 +145,24 @@ def _elementwise_cases(size: int) -> list[tuple[str, Callable[..., Any], Callabl
 
 
 def measure_elementwise(size: int, rounds: int) -> list[tuple[str, float, float, float, float]]:
-    """Per function: xp's and jax.numpy's median ms a call and largest relative error against
-    NumPy's float64 result from the same float32 inputs (results in float32's normal range)."""
-    import jax.numpy as jnp
-
+    """Per function: xp's and jax.numpy's ms of a call's computation and largest relative error
+    against NumPy's float64 result from the same float32 inputs (results in float32's normal range)."""
     rows = []
     for name, ours, theirs, numpy_function, inputs in _elementwise_cases(size):
         with np.errstate(all="ignore"):
             want = numpy_function(*(x.astype(np.float64) for x in inputs))
         inside = np.isfinite(want) & (np.abs(want) >= np.finfo(np.float32).smallest_normal) & (np.abs(want) < 3e38)
         args = [jnp.asarray(x) for x in inputs]
-        xp_call = jax.jit(lambda *a, f=ours: f(*(xp.asarray(v) for v in a)).jax)
-        jnp_call = jax.jit(theirs)
+        calls = {"xp": _compiled(lambda *a, f=ours: f(*(xp.asarray(v) for v in a)).jax, args, None),
+                 "jax.numpy": _compiled(theirs, args, None)}  # fmt: skip
 
         def worst(got: Any, inside: np.ndarray = inside, want: np.ndarray = want) -> float:
             got = np.asarray(got, np.float64)[inside]
             return float(np.max(np.abs(got - want[inside]) / np.abs(want[inside])))
 
-        xp_times, jnp_times = [], []
-        for _ in range(rounds):  # interleaved
-            xp_times.append(_median_ms(functools.partial(xp_call, *args), 3))
-            jnp_times.append(_median_ms(functools.partial(jnp_call, *args), 3))
-        rows.append((name, statistics.median(xp_times), worst(xp_call(*args)),
-                     statistics.median(jnp_times), worst(jnp_call(*args))))  # fmt: skip
+        ms = _device_ms(calls, args, rounds)
+        rows.append((name, ms["xp"], worst(calls["xp"][0](*args)), ms["jax.numpy"],
+                     worst(calls["jax.numpy"][0](*args))))  # fmt: skip
         print(f"{name:12} xp {rows[-1][1]:9.3f} ms  {rows[-1][2]:.1e}   jax.numpy {rows[-1][3]:9.3f} ms"
               f"  {rows[-1][4]:.1e}", file=sys.stderr)  # fmt: skip
     return rows
@@ -134,33 +173,16 @@ def _relative_error(got: Any, want: np.ndarray) -> float:
     return float(np.linalg.norm(got - want) / np.linalg.norm(want))
 
 
-def _median_ms(call: Callable[[], Any], rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        jax.block_until_ready(call())
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
-
-
 def measure(n: int, rounds: int) -> list[tuple[str, float, float, float, float]]:
     rows = []
     for name, function, inputs, want in _cases(n) + _decomposition_cases(min(n, DECOMPOSITION_SIDE)):
         args = [xp.asarray(x.astype(np.float32)) for x in inputs]
-        full = jax.jit(lambda *a, f=function: f(*a))
-        with jax.default_matmul_precision(FAST):
-            fast = jax.jit(lambda *a, f=function: f(*a))
-            fast_result = fast(*args)  # traced and compiled under the setting
-        full_result = full(*args)
-        full_times, fast_times = [], []
-        for _ in range(rounds):  # interleaved
-            full_times.append(_median_ms(functools.partial(full, *args), 3))
-            with jax.default_matmul_precision(FAST):
-                fast_times.append(_median_ms(functools.partial(fast, *args), 3))
+        calls = {"default": _compiled(function, args, None), "opt-in": _compiled(function, args, FAST)}
+        ms = _device_ms(calls, args, rounds)
         rows.append((
             name,
-            statistics.median(full_times), _relative_error(full_result, want),
-            statistics.median(fast_times), _relative_error(fast_result, want),
+            ms["default"], _relative_error(calls["default"][0](*args), want),
+            ms["opt-in"], _relative_error(calls["opt-in"][0](*args), want),
         ))  # fmt: skip
         print(f"{name:40} default {rows[-1][1]:9.3f} ms  {rows[-1][2]:.1e}   opt-in {rows[-1][3]:9.3f} ms"
               f"  {rows[-1][4]:.1e}", file=sys.stderr)  # fmt: skip
@@ -174,8 +196,10 @@ def markdown(rows: list[tuple[str, float, float, float, float]],
         "## float32 precision: xp's default against the opt-in fast path",
         "",
         "xp computes float32 products, linear algebra and FFTs at full float32 precision unless JAX's "
-        f'own setting is given (here `jax.default_matmul_precision("{FAST}")`, XLA\'s fastest). Jitted calls, '
-        "median wall-clock ms per call (with a wait for the result) of interleaved rounds; error: "
+        f'own setting is given (here `jax.default_matmul_precision("{FAST}")`, XLA\'s fastest). Time: the ms '
+        f"of one call's computation ({REPEAT} calls chained in one program, each adding zero to its inputs and "
+        "summing its outputs, against one call, both timed in batches of calls queued back to back, interleaved, "
+        "medians: a call's dispatch and the host's wait drop out); error: "
         "relative Frobenius-norm error against NumPy's float64 result from the same float32 inputs. " + environment(),
         "",
         "| computation | default ms | default error | opt-in ms | opt-in error | time default / opt-in |",
@@ -189,7 +213,7 @@ def markdown(rows: list[tuple[str, float, float, float, float]],
         lines += [
             "",
             f"float32 functions of {size:,} elements, xp's (which ask XLA for its most accurate "
-            "implementation: xp/_float32_accuracy.py) against jax.numpy's: median ms a jitted call, largest "
+            "implementation: xp/_float32_accuracy.py) against jax.numpy's: ms of a call's computation (as above), largest "
             "relative error against NumPy's float64 result from the same inputs.",
             "",
             "| function | xp ms | xp error | jax.numpy ms | jax.numpy error | time xp / jax.numpy |",
