@@ -69,9 +69,9 @@ def _device_ms(calls: dict[str, tuple[Any, Any]], args: list[Any], rounds: int) 
     timed interleaved, the chained program less one call, over ``REPEAT - 1``."""
     cases = {}
     for name, (once, chained) in calls.items():
-        cases[(name, "once")] = lambda f=once: f(*args)
-        cases[(name, "chained")] = lambda f=chained: f(*args)
-    seconds = interleaved({f"{name} {kind}": call for (name, kind), call in cases.items()}, rounds, BUDGET, most=200)
+        cases[f"{name} once"] = lambda f=once: f(*args)
+        cases[f"{name} chained"] = lambda f=chained: f(*args)
+    seconds = interleaved(cases, rounds, BUDGET, most=200)
     return {name: (seconds[f"{name} chained"] - seconds[f"{name} once"]) / (REPEAT - 1) * 1e3 for name in calls}
 
 

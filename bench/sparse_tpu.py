@@ -91,15 +91,20 @@ def poisson_diagonals(nx: int) -> tuple[Any, tuple[int, ...]]:
     return diagonals, (-nx, -1, 0, 1, nx)
 
 
-def coo_of(diagonals: Any, offsets: tuple[int, ...], n: int) -> tuple[Any, Any]:
-    """The stored entries of a square matrix's row-aligned diagonals, in row order (NumPy)."""
+def bcoo_of(diagonals: Any, offsets: tuple[int, ...], n: int) -> Any:
+    """JAX's BCOO of a square matrix's row-aligned diagonals (NumPy): their stored entries, in row
+    order."""
+    import jax.numpy as jnp
     import numpy as np
+    from jax.experimental import sparse as jsparse
 
     rows = np.repeat(np.arange(n)[:, None], len(offsets), axis=1)
     cols = rows + np.asarray(offsets)[None, :]
     values = diagonals.T
     keep = (cols >= 0) & (cols < n) & (values != 0)
-    return values[keep], np.stack([rows[keep], cols[keep]], axis=1).astype(np.int32)
+    indices = np.stack([rows[keep], cols[keep]], axis=1).astype(np.int32)
+    return jsparse.BCOO((jnp.asarray(values[keep]), jnp.asarray(indices)), shape=(n, n), indices_sorted=True,
+                        unique_indices=True)  # fmt: skip
 
 
 def memory_speed(nbytes: int, rounds: int, budget: float) -> float:
@@ -238,7 +243,6 @@ def poisson_case(nx: int, rounds: int, budget: float, speed: float) -> list[str]
     import jax
     import jax.numpy as jnp
     import numpy as np
-    from jax.experimental import sparse as jsparse
 
     import xp
     import xp.sparse as xs
@@ -264,10 +268,7 @@ def poisson_case(nx: int, rounds: int, budget: float, speed: float) -> list[str]
         notes["dense A @ x"] = f"n/a: the dense matrix would take {n * n * 4 / 1e12:.0f} TB"
     # JAX's BCOO: tried on a smaller grid first, run at full size only if it would end in time
     trial_diagonals, _ = poisson_diagonals(BCOO_TRIAL_SIDE)
-    trial_values, trial_indices = coo_of(trial_diagonals, (-BCOO_TRIAL_SIDE, -1, 0, 1, BCOO_TRIAL_SIDE),
-                                         BCOO_TRIAL_SIDE**2)  # fmt: skip
-    trial = jsparse.BCOO((jnp.asarray(trial_values), jnp.asarray(trial_indices)), shape=(BCOO_TRIAL_SIDE**2,) * 2,
-                         indices_sorted=True, unique_indices=True)  # fmt: skip
+    trial = bcoo_of(trial_diagonals, (-BCOO_TRIAL_SIDE, -1, 0, 1, BCOO_TRIAL_SIDE), BCOO_TRIAL_SIDE**2)
     trial_x = jnp.ones(BCOO_TRIAL_SIDE**2, jnp.float32)
     trial_call = jitted(None, lambda A, x: A @ x, trial, trial_x)
     jax.block_until_ready(trial_call.once())
@@ -275,9 +276,7 @@ def poisson_case(nx: int, rounds: int, budget: float, speed: float) -> list[str]
     jax.block_until_ready(trial_call.once())
     estimate = (time.perf_counter() - start) * n / BCOO_TRIAL_SIDE**2
     if estimate <= BCOO_LIMIT_S or n <= BCOO_TRIAL_SIDE**2:
-        values, indices = coo_of(diagonals, offsets, n)
-        bcoo = jsparse.BCOO((jnp.asarray(values), jnp.asarray(indices)), shape=(n, n), indices_sorted=True,
-                            unique_indices=True)  # fmt: skip
+        bcoo = bcoo_of(diagonals, offsets, n)
         calls["JAX BCOO A @ x"] = (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want)
         calls["xp BCOO A @ x"] = (jitted(None, lambda A, x: (A @ x).jax, xs.BCOO.from_jax(bcoo), x), want)
     else:
@@ -310,6 +309,7 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float,
 
     dense = block_sparse(side, block, np.random.default_rng(1))
     A = xs.BSR.fromdense(xp.asarray(dense), block_shape=(block, block))
+    layout = (A._data, A._rows, A._cols, A._order)
     rng = np.random.default_rng(2)
     X = xp.asarray(rng.standard_normal((side, columns)).astype(np.float32))
     with jax.default_matmul_precision("highest"):
@@ -321,7 +321,7 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float,
     calls[f"BSR pallas A @ X ({'bfloat16 parts' if split else 'Mosaic float32'})"] = (jitted(
         "pallas", lambda layout, X: tpu_bsr.pallas_product(*layout, X.jax, plan=A._plan, transposed=False,
                                                            interpret=not on_tpu(), split=split),
-        (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
+        layout, X), want)  # fmt: skip
     # the kernel's other walks (tpu_bsr.WALKS; the default, tpu_bsr.WALK, is the rows above): the fastest is the default
     names = {"by_result": "by the result's blocks", "resident": "the result in VMEM", "streamed": "blocks streamed",
              "block_weights": "the blocks as the MXU's weights"}  # fmt: skip
@@ -330,7 +330,7 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float,
             calls[f"BSR pallas {'A.T' if transposed else 'A'} @ X ({names[walk]})"] = (jitted(
                 "pallas", lambda layout, X, t=transposed, w=walk: tpu_bsr.pallas_product(
                     *layout, X.jax, plan=A._plan, transposed=t, interpret=not on_tpu(), walk=w),
-                (A._data, A._rows, A._cols, A._order), X), reference)  # fmt: skip
+                layout, X), reference)  # fmt: skip
     matrix = xp.asarray(dense)
     calls["dense A @ X (xp.matmul, float32's precision)"] = (jitted(None, lambda a, X: (a @ X).jax, matrix, X), want)
     with jax.default_matmul_precision(FAST):  # the opt-in: what the products cost in one bfloat16 pass
@@ -340,25 +340,24 @@ def blocks_case(side: int, block: int, columns: int, rounds: int, budget: float,
             calls[f"BSR pallas A @ X ({names[walk]}, {FAST} precision)"] = (jitted(
                 "pallas", lambda layout, X, w=walk: tpu_bsr.pallas_product(
                     *layout, X.jax, plan=A._plan, transposed=False, interpret=not on_tpu(), precision=FAST, walk=w),
-                (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
+                layout, X), want)  # fmt: skip
     # the streamed walks' groups: more blocks a DMA and a turn of the loop (tpu_bsr.BLOCKS_PER_COPY is the default)
     for walk, per_copy in (("streamed", 16), ("streamed", 32), ("block_weights", 32)):
         for precision in ("highest", FAST):
             calls[f"BSR pallas A @ X ({names[walk]}, {per_copy} a copy, {precision} precision)"] = (jitted(
                 "pallas", lambda layout, X, w=walk, n=per_copy, p=precision: tpu_bsr.pallas_product(
                     *layout, X.jax, plan=A._plan, transposed=False, interpret=not on_tpu(), precision=p,
-                    walk=w, per_copy=n), (A._data, A._rows, A._cols, A._order), X), want)  # fmt: skip
-    # the streamed walk in grid steps of 256 columns: each step streams every block again, and the
-    # next step's tile of X is fetched (and the last step's result written) while a step multiplies
-    for precision in ("highest", FAST):
+                    walk=w, per_copy=n), layout, X), want)  # fmt: skip
+    # the streamed walk in grid steps of 256 columns (where X has more, in 256s): each step streams
+    # every block again, and the next step's tile of X is fetched (the last one's result written)
+    # while a step multiplies
+    for precision in ("highest", FAST) if columns > 256 and columns % 256 == 0 else ():
         calls[f"BSR pallas A @ X (blocks streamed, 256 columns a step, {precision} precision)"] = (jitted(
             "pallas", lambda layout, X, p=precision: tpu_bsr.pallas_product(
                 *layout, X.jax, plan=A._plan, transposed=False, interpret=not on_tpu(), precision=p,
-                walk="streamed", width=256 if X.shape[1] % 256 == 0 else None), (A._data, A._rows, A._cols, A._order),
-            X), want)  # fmt: skip
+                walk="streamed", width=256), layout, X), want)  # fmt: skip
     # where a step's time goes: the same walk's grid and copies with no product, then with the tile
     # of X added to the result's rows in place of the product (the vector unit's share)
-    layout = (A._data, A._rows, A._cols, A._order)
     for body, name in ((None, "its steps and copies alone"), ("add", "steps, copies and the result's rows")):
         calls[f"BSR pallas A @ X: {name}"] = (jitted(None, lambda layout, X, b=body: block_steps(
             *layout, X.jax, plan=A._plan, body=b), layout, X), None)  # fmt: skip
@@ -577,17 +576,16 @@ def small_case(sides: tuple[int, ...], rounds: int, budget: float) -> list[str]:
                 ours, theirs = f"{what}, xp {names[kind]}", f"{what}, JAX BCOO"
                 calls[ours] = (jitted(None, lambda A, x: (A @ x).jax, A, x), want)
                 calls[theirs] = (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want)
-                pairs.append((what, ours, theirs))
+                pairs.append((what, names[kind], ours, theirs))
     errors, once, each, failures = timed_calls(calls, rounds, budget)
     lines = ["### Small matrices: each layout against JAX's BCOO of the same entries (goal: never slower)", "",
              "| matrix, product | xp: µs a product | JAX BCOO: µs a product | xp / JAX BCOO | xp: µs a call "
              "| relative error (xp) |", "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
-    for what, ours, theirs in pairs:
+    for what, layout, ours, theirs in pairs:
         if ours in failures or theirs in failures:
-            lines.append(f"| {what} ({ours.rsplit(', ', 1)[1]}) | failed: {failures.get(ours, failures.get(theirs))} "
-                         "| | | | |")  # fmt: skip
+            lines.append(f"| {what} (xp {layout}) | failed: {failures.get(ours, failures.get(theirs))} | | | | |")
             continue
-        lines.append(f"| {what} ({ours.rsplit(', ', 1)[1]}) | {each[ours] * 1e6:.1f} | {each[theirs] * 1e6:.1f} "
+        lines.append(f"| {what} (xp {layout}) | {each[ours] * 1e6:.1f} | {each[theirs] * 1e6:.1f} "
                      f"| {each[ours] / each[theirs]:.2f} | {once[ours] * 1e6:.1f} | {errors[ours]:.1e} |")  # fmt: skip
     print("\n".join(lines), file=sys.stderr)
     return [*lines, ""]
@@ -600,11 +598,9 @@ def cg_case(nx: int, speed: float) -> list[str]:
     same generic CG on the matrix as a BCOO (JAX's product), its first :data:`BCOO_CG_ITERATIONS`
     iterations (a full solve would take minutes), and the time an iteration's product takes to
     stream its data at the memory's ``speed`` (the dense matrix would take terabytes)."""
-    import jax.numpy as jnp
     import numpy as np
     import scipy.sparse.linalg
     from cg import _example
-    from jax.experimental import sparse as jsparse
 
     import xp
     import xp.sparse as xs
@@ -624,9 +620,7 @@ def cg_case(nx: int, speed: float) -> list[str]:
         return x, int(iterations), time.perf_counter() - start
 
     x, iterations, ours = timed_solve(example.jitted_cg(), A)
-    values, indices = coo_of(diagonals, offsets, n)
-    bcoo = xs.BCOO.from_jax(jsparse.BCOO((jnp.asarray(values), jnp.asarray(indices)), shape=(n, n),
-                                         indices_sorted=True, unique_indices=True))  # fmt: skip
+    bcoo = xs.BCOO.from_jax(bcoo_of(diagonals, offsets, n))
     x_bcoo, bcoo_iterations, bcoo_time = timed_solve(example.jitted_cg(maxiter=BCOO_CG_ITERATIONS), bcoo)
     S = example.poisson_2d(nx, "float32")
     exact = S.astype(np.float64)  # the residuals in float64: in float32, b - A @ x is mostly rounding

@@ -1,11 +1,15 @@
-"""The matrices of bench/sparse_tpu.py are what its tables say they are."""
+"""The benchmarks measure what their tables say: bench/sparse_tpu.py's matrices are the ones its
+titles name, one failing implementation does not end its run, and bench/precision.py's chain of
+calls runs each call on its own inputs."""
 
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 
@@ -15,19 +19,27 @@ BENCH = Path(__file__).parents[1] / "bench"
 
 
 @pytest.fixture
-def sparse_tpu(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCH))  # (the benchmark imports its neighbours by name)
-    module = importlib.import_module("sparse_tpu")
-    yield module
-    sys.modules.pop("sparse_tpu", None)
+def bench(monkeypatch):
+    """``bench(name)``: the benchmark module ``bench/name.py``, imported as its runner does (its
+    neighbours by name), and forgotten after the test."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    imported = []
+
+    def load(name):
+        imported.append(name)
+        return importlib.import_module(name)
+
+    yield load
+    for name in imported:
+        sys.modules.pop(name, None)
 
 
 @pytest.mark.parametrize("side, block", [(512, 128), (1024, 64)])
-def test_the_blocks_case_stores_only_the_blocks_it_draws(sparse_tpu, side, block):
+def test_the_blocks_case_stores_only_the_blocks_it_draws(bench, side, block):
     # A dense matrix made as values times a mask of blocks holds -0.0 wherever a value is negative,
     # and BSR.fromdense stores a negative zero as the entry it is: every block would be stored, and
     # the "10 % of the blocks" matrix would be multiplied as a dense one.
-    dense = sparse_tpu.block_sparse(side, block, np.random.default_rng(1))
+    dense = bench("sparse_tpu").block_sparse(side, block, np.random.default_rng(1))
     count = side // block
     drawn = np.abs(dense).reshape(count, block, count, block).max(axis=(1, 3)) > 0
     assert not np.signbit(dense[dense == 0]).any()
@@ -41,10 +53,11 @@ def test_the_blocks_case_stores_only_the_blocks_it_draws(sparse_tpu, side, block
     assert 0.05 * count * count < drawn.sum() < 0.2 * count * count
 
 
-def test_an_implementation_that_fails_is_its_row_and_the_others_are_timed(sparse_tpu):
+def test_an_implementation_that_fails_is_its_row_and_the_others_are_timed(bench):
     # one kernel that does not compile on the device must not end the run (nor hide the others)
     import jax.numpy as jnp
 
+    sparse_tpu = bench("sparse_tpu")
     works = sparse_tpu.jitted(None, lambda a, x: a @ x, jnp.eye(4), jnp.ones(4))
     fails = sparse_tpu.jitted(None, lambda a, x: a @ x, jnp.eye(4), jnp.ones(5))  # (does not trace)
     lines = sparse_tpu.run_case("t", {"works": (works, np.ones(4)), "fails": (fails, np.ones(4))}, 64, 1, 0.001,
@@ -52,3 +65,18 @@ def test_an_implementation_that_fails_is_its_row_and_the_others_are_timed(sparse
     rows = {line.split(" | ")[0].lstrip("| "): line for line in lines if line.startswith("| ")}
     assert rows["works"].endswith("| 0.0e+00 |")
     assert "| failed: TypeError: dot_general requires contracting dimensions" in rows["fails"]
+
+
+def test_the_chained_program_runs_each_call_on_inputs_that_depend_on_the_last(bench):
+    precision = bench("precision")
+    a = xp.asarray(np.full((16, 16), 0.5, np.float32))
+    chained = jax.jit(precision._chained(xp.matmul))
+    # each call's result summed: REPEAT times the sum of a @ a (the zero added changes nothing)
+    assert float(chained(a, a)) == precision.REPEAT * float(xp.sum(a @ a))
+    # the zero is a product XLA keeps (it does not fold x * 0.0 for floats): the loop's body computes
+    # it from the running total, so the product that reads it cannot move out of the loop
+    text = chained.lower(a, a).compile().as_text()
+    body = re.search(r"while\(.*?body=%?([\w.\-]+)", text)
+    assert body is not None
+    assert re.search(r"jit\(run\)/while/body/[\w/]*mul", text)
+    assert re.search(r"jit\(run\)/while/body/[\w/]*dot_general", text)
