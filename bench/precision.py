@@ -36,8 +36,11 @@ BUDGET = 0.05  # seconds of calls in each batch (interleaved's budget)
 
 def _chained(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` called :data:`REPEAT` times in one program, each call's inputs made to depend on
-    the last one's outputs (plus zero: a product by 0.0, which XLA does not fold for floats), so that
-    none is hoisted out of the loop or runs beside another."""
+    the last one's outputs, so that none is hoisted out of the loop or runs beside another: plus a
+    zero that is a select on the running total (zero unless it is NaN; a compiler cannot fold what it
+    cannot know, where ``total * 0.0`` may be folded under a platform's float rules), and each call's
+    outputs behind an optimization barrier before they are summed (they are computed and stored, as
+    a call's are, not fused into the sum)."""
 
     def run(*args: Any) -> Any:
         def shifted(arg: Any, zero: Any) -> Any:
@@ -46,9 +49,11 @@ def _chained(function: Callable[..., Any]) -> Callable[..., Any]:
             return xp.asarray(value) if isinstance(arg, xp.Array) else value
 
         def body(_: Any, total: Any) -> Any:
-            zero = jnp.where(jnp.isfinite(total), total, 0.0) * 0.0
+            zero = jnp.where(jnp.isnan(total), jnp.float32(1), jnp.float32(0))
             out = function(*(shifted(arg, zero) for arg in args))
-            return total + sum(jnp.sum(jnp.real(leaf)).astype(jnp.float32) for leaf in jax.tree.leaves(out))
+            leaves = lax.optimization_barrier([leaf.jax if isinstance(leaf, xp.Array) else leaf
+                                               for leaf in jax.tree.leaves(out)])  # fmt: skip
+            return total + sum(jnp.sum(jnp.real(leaf)).astype(jnp.float32) for leaf in leaves)
 
         return lax.fori_loop(0, REPEAT, body, jnp.float32(0))
 

@@ -18,13 +18,16 @@ The three matrices of issue #43 (float32, jitted products):
 - **Small**: matrices of the kinds and sizes the tests draw (banded, 8 x 8 blocks, scattered; 64
   and 100 rows) and one of 2048 rows, ``A @ x`` and ``A @ X`` (8 columns) as xp's DIA, BSR and ELL
   against JAX's BCOO of the same entries: the goal "never slower than JAX's BCOO".
+- **BSR columns**: the BSR kernel against XLA's formulation and the dense product by block side (8 to
+  128), share of blocks stored and columns of ``X`` (a vector, 8, 128): where a TPU takes the kernel.
 - **CG**: the examples' generic conjugate gradients on the Poisson matrix as a DIA, jitted whole, to
   SciPy's tolerance, against SciPy's CG on the machine's CPU and the same CG on a BCOO (JAX's
   product: its first iterations), with the time an iteration's product takes at the memory's speed.
 - **Random**: 20000 x 20000 with 400k entries at random: ``A @ x`` of xp's BCOO, JAX's BCOO, the
   dense matrix and xp.sparse.ELL (its Pallas kernel and XLA's formulation, ``A.T @ x``), for the
   goal of 0.5 ms; ``A @ X`` and ``A.T @ X`` with 64 columns (ELL's are XLA's gathers of its row
-  layout, a loop of one a slot, and as one gather a band) against xp's and JAX's BCOO and dense.
+  layout: a band's slots together, as xp takes them, and a loop of one a slot) against xp's and
+  JAX's BCOO and dense.
 
 Each product is checked against a reference (largest relative error shown), then all of a matrix's
 implementations are timed interleaved: rounds of batches of calls, the median per call; then, for
@@ -63,7 +66,7 @@ SIZES = {  # (Poisson grid side, blocks side and block, random side and entries,
     "tpu": (1000, 8192, 128, 20000, 400_000, 512),
     "small": (60, 512, 128, 2000, 4000, 64),
 }
-CASES = ("poisson", "random", "blocks", "small", "cg")
+CASES = ("poisson", "random", "blocks", "small", "bsr_columns", "cg")
 BCOO_TRIAL_SIDE = 250  # the Poisson grid on which JAX's BCOO is tried first
 BCOO_LIMIT_S = 5.0  # the time a call may take at full size, extrapolated, for JAX's BCOO to run
 BCOO_CG_ITERATIONS = 10  # the iterations of the CG on a BCOO (about 80 ms each on a TPU v5e)
@@ -75,6 +78,10 @@ dispatch is a rounding error, and the buffer is far larger than any core's VMEM)
 LOOP_LIMIT_S = 0.002  # the longest call also timed looped (beyond, a call's dispatch is a few percent of it)
 FAST = "default"  # the matmul precision of the opt-in rows (bench/precision.py)
 SMALL_SIDES = (64, 100, 2048)  # the small case's matrices: two of the tests' sizes and a larger one
+BSR_MATRICES = (  # the bsr_columns case's matrices: (side, block side, share of the blocks stored)
+    *((2048, block, density) for block in (8, 16, 32, 64, 128) for density in (0.1, 0.3)),
+    *((8192, block, 0.1) for block in (8, 32, 128)),
+)
 
 
 def poisson_diagonals(nx: int) -> tuple[Any, tuple[int, ...]]:
@@ -514,14 +521,12 @@ def random_case(side: int, entries: int, rounds: int, budget: float, speed: floa
         "xp ELL xla A @ x": (jitted("xla", lambda A, x: (A @ x).jax, E, x), want),
         "xp ELL pallas A.T @ x": (jitted("pallas", lambda A, x: (A.T @ x).jax, E, x), want_t),
         "dense A @ x": (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want),
-        "xp ELL A @ X, 64 columns (XLA's gathers by the rows' lengths)": (
+        "xp ELL A @ X, 64 columns (XLA's gathers by the rows' lengths, a band's slots together)": (
             jitted(None, lambda A, X: (A @ X).jax, E, X),
             want_X,
         ),
-        "xp ELL A @ X, 64 columns (one gather a band)": (
-            jitted(
-                None, lambda E, X: tpu_ell.xla_product(*E._stored[2:5], X.jax, plan=E._plan[0], whole_bands=True), E, X
-            ),
+        "xp ELL A @ X, 64 columns (one gather a slot)": (
+            jitted(None, lambda E, X: tpu_ell.xla_product(*E._stored[2:5], X.jax, plan=E._plan[0], limit=0), E, X),
             want_X,
         ),
         "xp ELL A.T @ X, 64 columns": (jitted(None, lambda A, X: (A.T @ X).jax, E, X), exact.T @ np.asarray(X)),
@@ -550,8 +555,10 @@ def small_matrices(side: int, rng: Any) -> dict[str, Any]:
 
 def small_case(sides: tuple[int, ...], rounds: int, budget: float) -> list[str]:
     """The goal "never slower than JAX's BCOO for any matrix the tests draw": each layout's ``A @ x``
-    and ``A @ X`` (8 columns) against JAX's BCOO of the same entries, at the tests' sizes and one
-    larger, a product's own time (a call's dispatch left out) and their ratio."""
+    and ``A @ X`` (8 columns) as xp takes it and as XLA's formulation (the lowering a TPU does not
+    take for these layouts), against JAX's BCOO of the same entries, at the tests' sizes and one
+    larger: a product's own time (a call's dispatch left out) and xp's less JAX's. A product of the
+    smallest matrices takes less time than this resolves (about a microsecond either way)."""
     import jax.numpy as jnp
     import numpy as np
     from jax.experimental import sparse as jsparse
@@ -564,7 +571,7 @@ def small_case(sides: tuple[int, ...], rounds: int, budget: float) -> list[str]:
     names = {"banded": "DIA", "blocks": "BSR", "scattered": "ELL"}
     rng = np.random.default_rng(3)
     calls: dict[str, tuple[Call, Any]] = {}
-    pairs = []
+    rows = []
     for side in sides:
         for kind, dense in small_matrices(side, rng).items():
             A = layouts[kind](xp.asarray(dense))
@@ -573,20 +580,70 @@ def small_case(sides: tuple[int, ...], rounds: int, budget: float) -> list[str]:
                 x = xp.asarray(operand.astype(np.float32))
                 want = dense.astype(np.float64) @ np.asarray(x, np.float64)
                 what = f"{side} x {side}, {kind}: `A @ {'x' if x.ndim == 1 else 'X'}`"
-                ours, theirs = f"{what}, xp {names[kind]}", f"{what}, JAX BCOO"
-                calls[ours] = (jitted(None, lambda A, x: (A @ x).jax, A, x), want)
-                calls[theirs] = (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want)
-                pairs.append((what, names[kind], ours, theirs))
+                names_of = (f"{what}, xp {names[kind]}", f"{what}, xp {names[kind]} xla", f"{what}, JAX BCOO")
+                calls[names_of[0]] = (jitted(None, lambda A, x: (A @ x).jax, A, x), want)
+                calls[names_of[1]] = (jitted("xla", lambda A, x: (A @ x).jax, A, x), want)
+                calls[names_of[2]] = (jitted(None, lambda A, x: A @ x, bcoo, x.jax), want)
+                rows.append((f"{what} (xp {names[kind]})", names_of))
     errors, once, each, failures = timed_calls(calls, rounds, budget)
     lines = ["### Small matrices: each layout against JAX's BCOO of the same entries (goal: never slower)", "",
-             "| matrix, product | xp: µs a product | JAX BCOO: µs a product | xp / JAX BCOO | xp: µs a call "
-             "| relative error (xp) |", "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
-    for what, layout, ours, theirs in pairs:
-        if ours in failures or theirs in failures:
-            lines.append(f"| {what} (xp {layout}) | failed: {failures.get(ours, failures.get(theirs))} | | | | |")
+             "| matrix, product | xp: µs a product | its XLA formulation | JAX BCOO | xp less JAX BCOO "
+             "| xp: µs a call | relative error (xp) |", "|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for what, (ours, xla, theirs) in rows:
+        failed = [failures[name] for name in (ours, xla, theirs) if name in failures]
+        if failed:
+            lines.append(f"| {what} | failed: {failed[0]} | | | | | |")
             continue
-        lines.append(f"| {what} (xp {layout}) | {each[ours] * 1e6:.1f} | {each[theirs] * 1e6:.1f} "
-                     f"| {each[ours] / each[theirs]:.2f} | {once[ours] * 1e6:.1f} | {errors[ours]:.1e} |")  # fmt: skip
+        lines.append(f"| {what} | {each[ours] * 1e6:.1f} | {each[xla] * 1e6:.1f} | {each[theirs] * 1e6:.1f} "
+                     f"| {(each[ours] - each[theirs]) * 1e6:+.1f} | {once[ours] * 1e6:.1f} | {errors[ours]:.1e} |")  # fmt: skip
+    print("\n".join(lines), file=sys.stderr)
+    return [*lines, ""]
+
+
+def bsr_columns_case(matrices: tuple[tuple[int, int, float], ...], rounds: int, budget: float) -> list[str]:
+    """Where a TPU takes the BSR kernel by itself (``BSR_KERNEL_COLUMNS`` and ``PREFETCHED_BYTES`` in
+    xp/sparse/_products/tpu.py): the kernel against XLA's formulation (both forced) and the dense
+    product, for ``x`` a vector and ``X`` of 8 and 128 columns, by block side and share of blocks."""
+    import numpy as np
+
+    import xp
+    import xp.sparse as xs
+    from xp.sparse._products import tpu
+
+    rng = np.random.default_rng(5)
+    calls: dict[str, tuple[Call, Any]] = {}
+    rows, too_many = [], set()
+    for side, block, density in matrices:
+        held = rng.random((side // block, side // block)) < density
+        mask = np.kron(held, np.ones((block, block), bool))
+        dense = np.where(mask, rng.standard_normal((side, side)), 0.0).astype(np.float32)
+        A = xs.BSR.fromdense(xp.asarray(dense), block_shape=(block, block))
+        for columns in (None, 8, 128):
+            x = xp.asarray(rng.standard_normal(side if columns is None else (side, columns)).astype(np.float32))
+            want = dense.astype(np.float64) @ np.asarray(x, np.float64)
+            what = f"{side} | {block} | {density:.0%} | {A.data.shape[0]} | {'vector' if columns is None else columns}"
+            for kind in ("pallas", "xla"):
+                calls[f"{what} {kind}"] = (jitted(kind, lambda A, x: (A @ x).jax, A, x), want)
+            calls[f"{what} dense"] = (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want)
+            rows.append(what)
+            if 12 * A.data.shape[0] > tpu.PREFETCHED_BYTES:  # (forced or not, XLA's formulation takes it)
+                too_many.add(what)
+    _, _, each, failures = timed_calls(calls, rounds, budget)
+
+    def cell(name: str) -> str:
+        return f"failed: {failures[name]}" if name in failures else f"{each[name] * 1e6:.1f}"
+
+    lines = ["### BSR products: the kernel against XLA's formulation, by block and columns", "",
+             "| side | block side | share of the blocks | blocks stored | columns | kernel: µs a product | XLA's formulation "
+             "| kernel / XLA's | dense |", "|---:|---:|---:|---:|---|---:|---:|---:|---:|"]  # fmt: skip
+    for what in rows:
+        kernel, xla = f"{what} pallas", f"{what} xla"
+        if what in too_many:
+            ours, ratio = "n/a: its blocks' indices exceed SMEM (PREFETCHED_BYTES)", ""
+        else:
+            ours = cell(kernel)
+            ratio = "" if {kernel, xla} & set(failures) else f"{each[kernel] / each[xla]:.2f}"
+        lines.append(f"| {what} | {ours} | {cell(xla)} | {ratio} | {cell(f'{what} dense')} |")
     print("\n".join(lines), file=sys.stderr)
     return [*lines, ""]
 
@@ -672,6 +729,7 @@ def main(argv: list[str] | None = None) -> str:
         "random": lambda: random_case(random_side, entries, rounds, budget, speed),
         "blocks": lambda: blocks_case(side, block, columns, rounds, budget, speed),
         "small": lambda: small_case(SMALL_SIDES if on_tpu else SMALL_SIDES[:1], rounds, budget),
+        "bsr_columns": lambda: bsr_columns_case(BSR_MATRICES if on_tpu else ((64, 8, 0.3),), rounds, budget),
         "cg": lambda: cg_case(nx, speed),
     }
     chosen = args.cases.split(",")

@@ -1,6 +1,7 @@
 """The benchmarks measure what their tables say: bench/sparse_tpu.py's matrices are the ones its
-titles name, one failing implementation does not end its run, and bench/precision.py's chain of
-calls runs each call on its own inputs."""
+titles name, one failing implementation does not end its run, a product the kernel does not take
+is not timed under its name, and bench/precision.py's chain of calls runs each call on its own
+inputs."""
 
 from __future__ import annotations
 
@@ -73,10 +74,29 @@ def test_the_chained_program_runs_each_call_on_inputs_that_depend_on_the_last(be
     chained = jax.jit(precision._chained(xp.matmul))
     # each call's result summed: REPEAT times the sum of a @ a (the zero added changes nothing)
     assert float(chained(a, a)) == precision.REPEAT * float(xp.sum(a @ a))
-    # the zero is a product XLA keeps (it does not fold x * 0.0 for floats): the loop's body computes
-    # it from the running total, so the product that reads it cannot move out of the loop
+    # the zero is a select on a comparison of the running total, which no compiler can fold (a
+    # product by 0.0 can be, under a platform's float rules): the loop's body computes it, so the
+    # product that reads it cannot move out of the loop
     text = chained.lower(a, a).compile().as_text()
-    body = re.search(r"while\(.*?body=%?([\w.\-]+)", text)
-    assert body is not None
-    assert re.search(r"jit\(run\)/while/body/[\w/]*mul", text)
+    assert re.search(r"compare\(.*jit\(run\)/while/body/", text)
+    assert re.search(r"select\(.*jit\(run\)/while/body/", text)
     assert re.search(r"jit\(run\)/while/body/[\w/]*dot_general", text)
+    assert not re.search(r"jit\(run\)/while/body/[\w/]*mul\b", text)
+    # and each call's result is held behind a barrier, not fused into the sum
+    assert "optimization_barrier" in str(chained.lower(a, a).as_text())
+
+
+def test_the_bsr_columns_case_names_a_matrix_the_kernel_does_not_take(bench, monkeypatch):
+    # a matrix whose blocks' indices would not fit in SMEM is XLA's even when the kernel is forced:
+    # its kernel cell says so, rather than timing XLA's formulation under the kernel's name
+    from xp.sparse._products import tpu
+
+    sparse_tpu = bench("sparse_tpu")
+    fits = sparse_tpu.bsr_columns_case(((64, 8, 0.3),), 1, 0.001)
+    monkeypatch.setattr(tpu, "PREFETCHED_BYTES", 12)
+    too_many = sparse_tpu.bsr_columns_case(((64, 8, 0.3),), 1, 0.001)
+    rows = [[line for line in lines if line.startswith("| 64 |")] for lines in (fits, too_many)]
+    assert len(rows[0]) == len(rows[1]) == 3  # a vector, 8 and 128 columns
+    timed = r"\| 64 \| 8 \| 30% \| \d+ \| \w+ \| -?\d+\.\d \| -?\d+\.\d \| -?\d+\.\d\d \|"
+    assert all(re.match(timed, row) for row in rows[0])
+    assert all("n/a: its blocks' indices exceed SMEM" in row for row in rows[1])

@@ -6,6 +6,7 @@ errors of what they do not do (nothing is densified).
 """
 
 import contextlib
+import math
 import warnings
 
 import array_api_compat
@@ -469,13 +470,53 @@ def test_exported_for_a_tpu_they_are_pallas_kernels(layout):
     """For a TPU the products lower through Pallas's TPU lowering (checked here on any machine, up
     to what Mosaic itself compiles on the TPU); for the CPU they are XLA's."""
     A, a = _layouts()[layout]
-    x = jnp.ones((a.shape[1], 2), jnp.float32)
+    x = jnp.ones((a.shape[1], tpu.BSR_KERNEL_COLUMNS), jnp.float32)
     product = jax.jit(lambda A, x: (A @ xp.asarray(x)).jax + (A.T @ xp.asarray(x[: a.shape[0], 0])).jax[:, None])
     assert "tpu_custom_call" in jax.export.export(product, platforms=["tpu"])(A, x).mlir_module()
     assert "tpu_custom_call" not in jax.export.export(product, platforms=["cpu"])(A, x).mlir_module()
     gradient = jax.jit(jax.grad(lambda x: xp.sum(A @ xp.asarray(x)).jax))
     x = x[:, 0] if layout == "ELL" else x  # (ELL's kernel is of vectors)
     assert "tpu_custom_call" in jax.export.export(gradient, platforms=["tpu"])(x).mlir_module()
+
+
+def _calls_a_kernel(product, *args):
+    return "tpu_custom_call" in jax.export.export(jax.jit(product), platforms=["tpu"])(*args).mlir_module()
+
+
+@pytest.mark.slow
+def test_for_a_tpu_bsr_products_of_few_columns_or_too_many_blocks_are_xlas():
+    # the choice a TPU makes by itself: XLA's formulation for a vector and fewer columns than the
+    # kernel needs to be faster, the kernel from there; forced, the kernel for a vector too; and
+    # never the kernel for a matrix whose blocks' indices would not fit in SMEM (it would not compile)
+    A, a = _layouts()["BSR"]
+    product = lambda A, x: (A @ xp.asarray(x)).jax  # noqa: E731
+    n, enough = a.shape[1], tpu.BSR_KERNEL_COLUMNS
+    assert not _calls_a_kernel(product, A, jnp.ones(n, jnp.float32))
+    assert not _calls_a_kernel(product, A, jnp.ones((n, enough - 1), jnp.float32))
+    assert _calls_a_kernel(product, A, jnp.ones((n, enough), jnp.float32))
+    with tpu.forced("pallas"):
+        assert _calls_a_kernel(product, A, jnp.ones(n, jnp.float32))
+    side = 8 * (math.isqrt(tpu.PREFETCHED_BYTES // 12) + 1)  # every block stored: one too many
+    big = xs.BSR.fromdense(xp.ones((side, side), dtype=xp.float32), block_shape=(8, 8))
+    assert 12 * big.data.shape[0] > tpu.PREFETCHED_BYTES >= 12 * (big.data.shape[0] - 2 * side // 8)
+    assert not _calls_a_kernel(product, big, jnp.ones((side, enough), jnp.float32))
+    with tpu.forced("pallas"):
+        assert not _calls_a_kernel(product, big, jnp.ones((side, enough), jnp.float32))
+
+
+@pytest.mark.slow
+def test_ell_products_of_a_matrix_gather_a_bands_slots_together_on_a_tpu_only():
+    # XLA's formulation of an ELL's `A @ X`: on a TPU a band's slots in one gather (no loop), on
+    # every other platform a loop of one slot a gather (XLA's CPU is far slower the other way)
+    rng = np.random.default_rng(0)
+    dense = np.where(rng.random((40, 30)) < 0.3, rng.standard_normal((40, 30)), 0.0).astype(np.float32)
+    E = xs.ELL.fromdense(xp.asarray(dense))
+    assert max(width for _, width in E._plan[0].bands) >= 2
+    product = jax.jit(lambda E, X: (E @ xp.asarray(X)).jax)
+    X = jnp.ones((30, 8), jnp.float32)
+    modules = {p: jax.export.export(product, platforms=[p])(E, X).mlir_module() for p in ("tpu", "cpu")}
+    assert "stablehlo.while" not in modules["tpu"] and "tpu_custom_call" not in modules["tpu"]
+    assert "stablehlo.while" in modules["cpu"]
 
 
 # --- edges and errors ----------------------------------------------------------------------------

@@ -575,9 +575,23 @@ def test_ell_row_layout_gathers_each_entry_once_in_few_bands(p, k):
     np.add.at(dense, (rows, cols), values)
     plan = tpu_ell.Plan(shape, tpu_ell.REGISTER, 1, bands)
     layout = (jnp.asarray(stored_values), jnp.asarray(stored_columns), jnp.asarray(rank))
-    for whole_bands in (False, True):  # a loop of one gather a slot, or one gather a band
-        got = tpu_ell.xla_product(*layout, jnp.asarray(operand), plan=plan, whole_bands=whole_bands)
+    row_bytes = bands[0][0] * (1 if k is None else k) * 4 if bands else 1
+    # one gather a slot (a loop), two (a loop over groups, the last padded where a band's slots are
+    # odd), all of a band's slots in one
+    for limit in (0, 2 * row_bytes, tpu_ell.GATHERED_BYTES):
+        got = tpu_ell.xla_product(*layout, jnp.asarray(operand), plan=plan, limit=limit)
         np.testing.assert_allclose(np.asarray(got), dense @ operand.astype(np.float64), **TOLERANCE)
+
+
+@given(band_rows=st.integers(1, 10**6), width=st.integers(1, 64), columns=st.integers(1, 4096),
+       limit=st.sampled_from([0, 1, 2**20, tpu_ell.GATHERED_BYTES]))  # fmt: skip
+def test_ell_row_layout_gathers_as_many_slots_as_fit(band_rows, width, columns, limit):
+    # the slots one gather takes: as many as fit in the limit, at least one, at most the band's
+    group = tpu_ell.slots_per_gather(band_rows, width, (columns,), 4, limit)
+    one_slot = band_rows * columns * 4
+    assert 1 <= group <= width
+    assert group == width or group == 1 or group * one_slot <= limit < (group + 1) * one_slot
+    assert group > 1 or one_slot * 2 > limit or width == 1
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "uint32"])

@@ -17,7 +17,8 @@ formulation where :data:`ON_TPU` says it is as fast) and one for every other pla
 formulation), so one jitted or exported program takes the right one on each platform. The Pallas
 kernels take float32, the DIA and ELL kernels also 32-bit integers (:data:`VECTOR_UNIT_DTYPES`);
 other dtypes, and shapes a kernel does not tile (:func:`_pallas_takes`), lower to XLA's formulation
-everywhere.
+everywhere; so do, on a TPU choosing by itself, the products XLA's formulation computes faster
+(:func:`_pallas_faster`: a BSR matrix times a vector or a few columns).
 
 :func:`forced` makes every product traced inside it lower to one kind on every platform: the
 Pallas kernels (run by Pallas's interpreter where the platform is not a TPU: how the tests check
@@ -35,6 +36,7 @@ reach only the layout a product reads, and a gradient step would set them apart)
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from typing import Any, NamedTuple
 
@@ -54,7 +56,21 @@ MATRIX_UNIT_DTYPES = frozenset({np.dtype(np.float32)})
 
 ON_TPU = {"dia": "pallas", "bsr": "pallas", "ell": "pallas"}
 """What each layout's products lower to on a TPU, "pallas" or "xla": the Pallas kernels, faster than
-XLA's formulation for every layout as measured by bench/sparse_tpu.py (docs/sparse.md, "On a TPU")."""
+XLA's formulation for every layout as measured by bench/sparse_tpu.py (docs/sparse.md, "On a TPU"),
+but for the products :func:`_pallas_faster` leaves to XLA."""
+
+BSR_KERNEL_COLUMNS = 8
+"""The fewest columns of ``X`` for which a TPU takes the BSR kernel unless forced: a grid step per
+block costs the kernel about the same for one column as for 128, while XLA's formulation (a gather
+of ``X``'s tiles, one batched product, a sorted ``segment_sum``) grows with the columns; for a vector
+XLA's was faster for every block size and density measured (8 to 128, 10 and 30 %: 1.6 to 11
+times), from 8 columns the kernel (docs/sparse.md)."""
+
+PREFETCHED_BYTES = 2**19
+"""The most the BSR kernel scalar-prefetches (three ``int32`` per block: its position in the walk,
+its block row and column) into SMEM, half of the 1 MiB a TPU core has up to v6e: a matrix of more
+blocks fails to compile there (a v5e ran out of SMEM at 104757 blocks), so XLA's formulation takes
+its products."""
 
 _state = {"forced": "auto"}
 
@@ -118,7 +134,17 @@ def _pallas_takes(spec: Any, avals: Any) -> bool:
         return x.ndim == 1 or tpu_dia.column_tile(spec.plan, columns, spec.transposed) is not None
     if isinstance(spec, EllSpec):  # (a kernel of vectors: a matrix x would gather once per column)
         return x.ndim == 1
-    return tpu_bsr.fits(spec.plan) and tpu_bsr.column_tile(max(columns, 1)) is not None
+    prefetched = 3 * 4 * data.shape[0]
+    return (tpu_bsr.fits(spec.plan) and tpu_bsr.column_tile(max(columns, 1)) is not None
+            and prefetched <= PREFETCHED_BYTES)  # fmt: skip
+
+
+def _pallas_faster(spec: Any, avals: Any) -> bool:
+    """Whether a TPU, choosing by itself (not :func:`forced`), takes the Pallas kernel of a product
+    it takes (:func:`_pallas_takes`): always, but a BSR product of ``X`` of fewer than
+    :data:`BSR_KERNEL_COLUMNS` columns."""
+    x = avals[-1]
+    return not isinstance(spec, BsrSpec) or int(np.prod(x.shape[1:])) >= BSR_KERNEL_COLUMNS
 
 
 def _lowering(pallas: Any, xla: Any, on_tpu: bool) -> Any:
@@ -128,7 +154,8 @@ def _lowering(pallas: Any, xla: Any, on_tpu: bool) -> Any:
     def lower(ctx: Any, *args: Any, spec: Any) -> Any:
         layout = "dia" if isinstance(spec, DiaSpec) else "ell" if isinstance(spec, EllSpec) else "bsr"
         kind = spec.forced if spec.forced != "auto" else ON_TPU[layout] if on_tpu else "xla"
-        if kind == "pallas" and _pallas_takes(spec, ctx.avals_in):
+        chosen = spec.forced == "pallas" or _pallas_faster(spec, ctx.avals_in)
+        if kind == "pallas" and chosen and _pallas_takes(spec, ctx.avals_in):
             return rules.lowered(lambda *a, spec: pallas(*a, spec=spec, interpret=not on_tpu), ctx, *args, spec=spec)
         return rules.lowered(xla, ctx, *args, spec=spec)
 
@@ -191,9 +218,9 @@ def _ell_pallas(*args: Any, spec: EllSpec, interpret: bool) -> Any:
     return tpu_ell.pallas_product(values, columns, args[-1], plan=plan, interpret=interpret)
 
 
-def _ell_xla(*args: Any, spec: EllSpec) -> Any:
+def _ell_xla(*args: Any, spec: EllSpec, limit: int = 0) -> Any:
     (_, _, values, columns, rank), plan = _ell_read(args, spec)
-    return tpu_ell.xla_product(values, columns, rank, args[-1], plan=plan)
+    return tpu_ell.xla_product(values, columns, rank, args[-1], plan=plan, limit=limit)
 
 
 _DIA = rules.primitive("xp_dia_product", _abstract, _lowering(_dia_pallas, _dia_xla, False),
@@ -201,7 +228,7 @@ _DIA = rules.primitive("xp_dia_product", _abstract, _lowering(_dia_pallas, _dia_
 _BSR = rules.primitive("xp_bsr_product", _abstract, _lowering(_bsr_pallas, _bsr_xla, False),
                        {"tpu": _lowering(_bsr_pallas, _bsr_xla, True)})  # fmt: skip
 _ELL = rules.primitive("xp_ell_product", _abstract, _lowering(_ell_pallas, _ell_xla, False),
-                       {"tpu": _lowering(_ell_pallas, _ell_xla, True)})  # fmt: skip
+                       {"tpu": _lowering(_ell_pallas, functools.partial(_ell_xla, limit=tpu_ell.GATHERED_BYTES), True)})  # fmt: skip
 
 
 # --- transformation rules ----------------------------------------------------------------------

@@ -37,11 +37,13 @@ With the rows sorted by their numbers of entries, slot ``s`` is held by the firs
 longer than ``s``: each entry's row of ``x`` is gathered once, into a prefix of the result, and no
 scatter is needed (the sorted rows are put back in order by one gather of the result's rows).
 Slots are grouped into bands of equal rows (those of the band's first slot, padding the shorter
-ones): few static shapes, at most twice the entries.
+ones): few static shapes, at most twice the entries; on a TPU a band's slots are gathered
+together, in one gather where their rows of ``x`` fit in :data:`GATHERED_BYTES`.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import jax
@@ -164,34 +166,57 @@ def host_row_layout(rows: Any, cols: Any, values: Any, shape: tuple[int, int]) -
     return tuple(bands), stored_values, stored_columns, rank
 
 
-def xla_product(values: Any, columns: Any, rank: Any, x: Any, *, plan: Plan, whole_bands: bool = False) -> Any:
+GATHERED_BYTES = 2**27
+"""On a TPU, the most a gather of :func:`xla_product` brings together (its gathered rows of ``x``
+times the values): a band's slots are gathered in as few gathers as stay within it. There fewer,
+larger gathers are faster (a loop's step costs microseconds), and an intermediate of every gathered
+row is affordable up to this size (bench/RESULTS.md, ``sparse_tpu-tpu``). XLA's CPU computes such a
+gather summed over its slots far slower than a loop of one slot a gather (ten times and more for a
+matrix ``X``), so every other platform gathers one slot at a time."""
+
+
+def slots_per_gather(band_rows: int, width: int, trailing: tuple[int, ...], itemsize: int, limit: int) -> int:
+    """How many of a band's ``width`` slots (of ``band_rows`` rows) one gather of :func:`xla_product`
+    takes: all of them where their rows of ``x`` (``trailing``, ``itemsize``) fit in ``limit``
+    bytes, else as many as fit, at least one (``limit`` 0: one)."""
+    row_bytes = band_rows * math.prod(trailing) * itemsize
+    return min(width, max(1, limit // max(row_bytes, 1)))
+
+
+def xla_product(values: Any, columns: Any, rank: Any, x: Any, *, plan: Plan, limit: int = 0) -> Any:
     """``A @ x`` for ``x`` of one or two dimensions from the row layout (:func:`host_row_layout`):
-    band by band, each slot's values times the rows of ``x`` they meet (a gather of one row of ``x``
-    per stored value), added to the band's rows; then the rows back in the matrix's order (a gather
-    of the result's rows). No scatter, and each entry's row of ``x`` gathered once (and the
-    padding's, at most as many). A band's slots are a loop of one gather each, or with
-    ``whole_bands`` one gather of all of them summed (a benchmark's option: fewer, larger gathers
-    and no loop, for an intermediate of every gathered row)."""
+    band by band, its slots' values times the rows of ``x`` they meet (a gather of one row of ``x``
+    per stored value), summed into the band's rows; then the rows back in the matrix's order (a
+    gather of the result's rows). No scatter, and each entry's row of ``x`` gathered once (and the
+    padding's, at most as many). A band's slots are gathered in groups of :func:`slots_per_gather`
+    (``limit``: the bytes a gather may bring together, :data:`GATHERED_BYTES` on a TPU; 0, one
+    slot a gather), in a loop over the groups where a band needs more than one."""
     m = plan.shape[0]
     trailing = x.shape[1:]
 
     def terms(weights: Any, cols: Any) -> Any:
-        """The products of slots' values (``weights``) and the rows of ``x`` at ``cols``."""
+        """The products of slots' values (``weights``) and the rows of ``x`` at ``cols``, summed
+        over the slots (the leading axis)."""
         padding = (cols < 0).reshape(*cols.shape, *(1,) * len(trailing))
         gathered = jnp.take(x, jnp.maximum(cols, 0), axis=0)
         # padding meets x[0]: the `where`, not its value 0, keeps an infinite x[0] out
-        return jnp.where(padding, 0, weights.reshape(padding.shape) * gathered)
+        return jnp.sum(jnp.where(padding, 0, weights.reshape(padding.shape) * gathered), axis=0)
 
     y = jnp.zeros((m, *trailing), x.dtype)
     offset = 0
     for band_rows, width in plan.bands:
         size = band_rows * width
-        band_values = values[offset : offset + size].reshape(width, band_rows).astype(x.dtype)
-        band_columns = columns[offset : offset + size].reshape(width, band_rows)
-        if whole_bands:
-            part = jnp.sum(terms(band_values, band_columns), axis=0)
+        group = slots_per_gather(band_rows, width, trailing, x.dtype.itemsize, limit)
+        steps = -(-width // group)
+        extra = steps * group - width  # padding slots: value 0 at column PADDING
+        band_values = jnp.pad(values[offset : offset + size].astype(x.dtype), (0, extra * band_rows))
+        band_columns = jnp.pad(columns[offset : offset + size], (0, extra * band_rows), constant_values=PADDING)
+        band_values = band_values.reshape(steps, group, band_rows)
+        band_columns = band_columns.reshape(steps, group, band_rows)
+        if steps == 1:
+            part = terms(band_values[0], band_columns[0])
         else:
-            part = lax.fori_loop(0, width, lambda s, part, w=band_values, c=band_columns: part + terms(w[s], c[s]),
+            part = lax.fori_loop(0, steps, lambda s, part, w=band_values, c=band_columns: part + terms(w[s], c[s]),
                                  jnp.zeros((band_rows, *trailing), x.dtype))  # fmt: skip
         y = y.at[:band_rows].add(part)
         offset += size
