@@ -530,6 +530,14 @@ def random_case(side: int, entries: int, rounds: int, budget: float, speed: floa
             want_X,
         ),
         "xp ELL A.T @ X, 64 columns": (jitted(None, lambda A, X: (A.T @ X).jax, E, X), exact.T @ np.asarray(X)),
+        "xp ELL A @ X, 2 columns (the kernel, column by column, as xp takes it)": (
+            jitted(None, lambda A, X: (A @ X).jax, E, X[:, :2]),
+            want_X[:, :2],
+        ),
+        "xp ELL A @ X, 2 columns (XLA's gathers)": (
+            jitted("xla", lambda A, X: (A @ X).jax, E, X[:, :2]),
+            want_X[:, :2],
+        ),
         "xp BCOO A @ X, 64 columns": (jitted(None, lambda A, X: (A @ X).jax, A, X), want_X),
         "JAX BCOO A @ X, 64 columns": (jitted(None, lambda A, X: A @ X, bcoo, X.jax), want_X),
         "dense A @ X, 64 columns": (jitted(None, lambda a, X: (a @ X).jax, xp.asarray(dense), X), want_X),

@@ -236,19 +236,20 @@ def test_the_pallas_kernels_run_where_forced_and_on_a_tpu(monkeypatch):
     a = poisson(6)
     D, B = xs.DIA.fromdense(xp.asarray(a)), xs.BSR.fromdense(xp.asarray(a), block_shape=(8, 8), max_fill=10)
     E = xs.ELL.fromdense(xp.asarray(a))
-    x, X = xp.ones(36, dtype=xp.float32), xp.ones((36, 2), dtype=xp.float32)
-    # (ELL's kernel is of vectors: E @ X is XLA's gathers on every platform)
-    products = (lambda: D @ x, lambda: D.T @ X, lambda: B @ X, lambda: E.T @ x, lambda: E @ X)
-    kernels_run = ["vector_product", "matrix_product", "pallas_product", "pallas_product"]
+    x, X = xp.ones(36, dtype=xp.float32), xp.ones((36, tpu.BSR_KERNEL_COLUMNS), dtype=xp.float32)
+    # B @ x and E @ X: on a TPU by itself XLA's formulation (faster for a vector of a BSR, and for a
+    # matrix this small of an ELL: its columns cost the kernel more than XLA's gathers); forced, the kernels
+    products = (lambda: D @ x, lambda: D.T @ X, lambda: B @ X, lambda: E.T @ x, lambda: B @ x, lambda: E @ X)
+    on_a_tpu = ["vector_product", "matrix_product", "pallas_product", "pallas_product"]
     jax.clear_caches()  # (so that each product is lowered again)
     for product in products:
         product()
-    assert calls == (kernels_run if jax.default_backend() == "tpu" else [])
+    assert calls == (on_a_tpu if jax.default_backend() == "tpu" else [])
     calls.clear()
     with tpu.forced("pallas"):
         for product in products:
             product()
-    assert calls == kernels_run
+    assert calls == [*on_a_tpu, "pallas_product", "pallas_product"]
     calls.clear()
     with tpu.forced("xla"):
         D @ x, B @ X, E @ x
@@ -475,7 +476,7 @@ def test_exported_for_a_tpu_they_are_pallas_kernels(layout):
     assert "tpu_custom_call" in jax.export.export(product, platforms=["tpu"])(A, x).mlir_module()
     assert "tpu_custom_call" not in jax.export.export(product, platforms=["cpu"])(A, x).mlir_module()
     gradient = jax.jit(jax.grad(lambda x: xp.sum(A @ xp.asarray(x)).jax))
-    x = x[:, 0] if layout == "ELL" else x  # (ELL's kernel is of vectors)
+    x = x[:, 0] if layout == "ELL" else x  # (this ELL's A @ X of 8 columns: XLA's gathers cost less)
     assert "tpu_custom_call" in jax.export.export(gradient, platforms=["tpu"])(x).mlir_module()
 
 
@@ -496,7 +497,7 @@ def test_for_a_tpu_bsr_products_of_few_columns_or_too_many_blocks_are_xlas():
     assert _calls_a_kernel(product, A, jnp.ones((n, enough), jnp.float32))
     with tpu.forced("pallas"):
         assert _calls_a_kernel(product, A, jnp.ones(n, jnp.float32))
-    side = 8 * (math.isqrt(tpu.PREFETCHED_BYTES // 12) + 1)  # every block stored: one too many
+    side = 8 * (math.isqrt(tpu.PREFETCHED_BYTES // 12) + 1)  # every block stored: a row and a column too many
     big = xs.BSR.fromdense(xp.ones((side, side), dtype=xp.float32), block_shape=(8, 8))
     assert 12 * big.data.shape[0] > tpu.PREFETCHED_BYTES >= 12 * (big.data.shape[0] - 2 * side // 8)
     assert not _calls_a_kernel(product, big, jnp.ones((side, enough), jnp.float32))

@@ -5,8 +5,8 @@ The kernels are those of three layouts, each a format of its own (``xp.sparse.DI
 ``xp.sparse.BSR``, ``xp.sparse.ELL``) built once per matrix: :mod:`.tpu_dia` (a banded matrix by its
 diagonals: shifted slices, the vector unit), :mod:`.tpu_bsr` (a matrix of dense blocks: the matrix
 unit) and :mod:`.tpu_ell` (a matrix of no structure, as rows padded per chunk of columns: gathers
-within registers of the vector unit; ``A @ x`` of a vector; XLA's formulation reads a second
-layout, by the rows' lengths).
+within registers of the vector unit, column by column for a matrix ``X``; XLA's formulation reads a
+second layout, by the rows' lengths).
 A BCOO or BCSR keeps XLA's and the CPU's kernels (:mod:`.kernels`): on a TPU a general sparse
 product is a gather and a scatter-add, which XLA serializes there; the layouts that avoid both are
 built once per matrix, by the user's conversion, not for each product.
@@ -18,7 +18,8 @@ formulation), so one jitted or exported program takes the right one on each plat
 kernels take float32, the DIA and ELL kernels also 32-bit integers (:data:`VECTOR_UNIT_DTYPES`);
 other dtypes, and shapes a kernel does not tile (:func:`_pallas_takes`), lower to XLA's formulation
 everywhere; so do, on a TPU choosing by itself, the products XLA's formulation computes faster
-(:func:`_pallas_faster`: a BSR matrix times a vector or a few columns).
+(:func:`_pallas_faster`: a BSR matrix times a vector or a few columns, an ELL matrix times a matrix
+whose columns would cost the kernel more than XLA's gathers).
 
 :func:`forced` makes every product traced inside it lower to one kind on every platform: the
 Pallas kernels (run by Pallas's interpreter where the platform is not a TPU: how the tests check
@@ -132,8 +133,8 @@ def _pallas_takes(spec: Any, avals: Any) -> bool:
     columns = int(np.prod(x.shape[1:])) if x.ndim > 1 else 0
     if isinstance(spec, DiaSpec):
         return x.ndim == 1 or tpu_dia.column_tile(spec.plan, columns, spec.transposed) is not None
-    if isinstance(spec, EllSpec):  # (a kernel of vectors: a matrix x would gather once per column)
-        return x.ndim == 1
+    if isinstance(spec, EllSpec):  # (a matrix x column by column: _pallas_faster weighs it)
+        return x.ndim in (1, 2)
     prefetched = 3 * 4 * data.shape[0]
     return (tpu_bsr.fits(spec.plan) and tpu_bsr.column_tile(max(columns, 1)) is not None
             and prefetched <= PREFETCHED_BYTES)  # fmt: skip
@@ -142,9 +143,17 @@ def _pallas_takes(spec: Any, avals: Any) -> bool:
 def _pallas_faster(spec: Any, avals: Any) -> bool:
     """Whether a TPU, choosing by itself (not :func:`forced`), takes the Pallas kernel of a product
     it takes (:func:`_pallas_takes`): always, but a BSR product of ``X`` of fewer than
-    :data:`BSR_KERNEL_COLUMNS` columns."""
+    :data:`BSR_KERNEL_COLUMNS` columns, and an ELL product of a matrix ``X`` whose columns, each
+    the vector kernel's work, cost more than XLA's gathers of the row layout (which bring each row
+    of ``X`` whole: :func:`tpu_ell.kernel_cost`, :func:`tpu_ell.gather_cost`)."""
     x = avals[-1]
-    return not isinstance(spec, BsrSpec) or int(np.prod(x.shape[1:])) >= BSR_KERNEL_COLUMNS
+    columns = int(np.prod(x.shape[1:]))
+    if isinstance(spec, BsrSpec):
+        return columns >= BSR_KERNEL_COLUMNS
+    if isinstance(spec, EllSpec) and x.ndim > 1:
+        plan = spec.t_plan if spec.transposed else spec.plan
+        return tpu_ell.kernel_cost(plan, columns) < tpu_ell.gather_cost(plan)
+    return True
 
 
 def _lowering(pallas: Any, xla: Any, on_tpu: bool) -> Any:

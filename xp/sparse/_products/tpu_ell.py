@@ -20,14 +20,18 @@ register, at the price of more padding: for 20 entries a row at random over 2000
 1 entry a row falls in each chunk of 1024, at most about 7, so 20 chunks of 7 slots store 7 times
 the entries (22 MB, 27 µs of memory at the v5e's speed) but gather 20 times less.
 
-**The kernel** (:func:`pallas_product`): a grid over tiles of rows, the chunks and their slots; the
+**The kernel** (:func:`pallas_product`): a grid over the columns of ``x`` (one for a vector), tiles
+of rows, the chunks and their slots; the
 tile of ``y`` stays in VMEM across the chunks and slots and takes ``values * x[columns]`` from each
 step, whose block of ``x`` is its chunk (fetched when the chunk changes). The gather of a register
 of 1024 columns: column ``c`` of the chunk is element ``(c // 128) % 8, c % 128`` of its register
 ``c // 1024``; for each of the chunk's registers and each of their 8 rows, the row broadcast to a
 register is gathered along the lanes (``take_along_axis``, the one gather Mosaic lowers) and kept
 where the column lies in it: 8 gathers and selects per register of the chunk per register of
-entries.
+entries. A matrix ``X`` costs the kernel that much for each of its columns, where XLA's gathers of
+the row layout bring a row of ``X`` whole for one price: a TPU takes the kernel for ``X`` where its
+columns cost it less (:func:`kernel_cost`, :func:`gather_cost`: few columns, or a matrix dense
+enough that its slots are few against its entries).
 
 **The row layout** (:func:`host_row_layout`, :func:`xla_product`), for XLA: gathering ``x`` at every
 slot of the chunked layout gathers it for every row in each of its ``chunks x slots`` slots (180
@@ -258,7 +262,7 @@ def _gathered(x: Any, columns: Any) -> Any:
 def _kernel(values: Any, columns: Any, x: Any, y: Any) -> None:
     from jax.experimental import pallas as pl
 
-    @pl.when((pl.program_id(1) == 0) & (pl.program_id(2) == 0))
+    @pl.when((pl.program_id(2) == 0) & (pl.program_id(3) == 0))  # (the first chunk's first slot)
     def _() -> None:
         y[...] = jnp.zeros(y.shape, y.dtype)
 
@@ -270,27 +274,55 @@ def _kernel(values: Any, columns: Any, x: Any, y: Any) -> None:
 
 
 def pallas_product(values: Any, columns: Any, x: Any, *, plan: Plan, interpret: bool) -> Any:
-    """``A @ x`` from the chunked layout (:func:`host_layout`) as a Pallas kernel (``x`` of one
-    dimension, of a dtype of :data:`.tpu.VECTOR_UNIT_DTYPES`): :func:`xla_product`'s product."""
+    """``A @ x`` from the chunked layout (:func:`host_layout`) as a Pallas kernel (``x`` of a dtype
+    of :data:`.tpu.VECTOR_UNIT_DTYPES`): :func:`xla_product`'s product. ``x`` of one dimension, or
+    of two, whose columns are each the product of a vector (the grid's first axis): the kernel's
+    work is the same for each column, so its time grows with their number (:func:`kernel_cost`)."""
     from jax.experimental import pallas as pl
     from jax.experimental.pallas import tpu as pltpu
 
-    if 0 in plan.shape:  # nothing stored: the kernel would have no block to read
-        return jnp.zeros(plan.shape[0], x.dtype)
+    k = x.shape[1] if x.ndim == 2 else 1
+    if 0 in plan.shape or k == 0:  # nothing stored: the kernel would have no block to read
+        return jnp.zeros((plan.shape[0], *x.shape[1:]), x.dtype)
     tile, chunk = plan.row_tile // LANES, plan.chunk // LANES  # rows of 128 lanes
     stored = (plan.chunks, plan.slots, plan.rows // LANES, LANES)
-    x_rows = jnp.pad(x, (0, plan.chunks * plan.chunk - x.shape[0])).reshape(-1, LANES)
+    # each column of x as rows of 128 lanes, padded to whole chunks
+    x_rows = jnp.pad(x.reshape(x.shape[0], k), ((0, plan.chunks * plan.chunk - x.shape[0]), (0, 0)))
+    x_rows = x_rows.T.reshape(k, -1, LANES)
     product = pl.pallas_call(
         _kernel,
-        grid=(plan.rows // plan.row_tile, plan.chunks, plan.slots),
+        grid=(k, plan.rows // plan.row_tile, plan.chunks, plan.slots),
         in_specs=[
-            pl.BlockSpec((None, None, tile, LANES), lambda i, q, k: (q, k, i, 0)),
-            pl.BlockSpec((None, None, tile, LANES), lambda i, q, k: (q, k, i, 0)),
-            pl.BlockSpec((chunk, LANES), lambda i, q, k: (q, 0)),
+            pl.BlockSpec((None, None, tile, LANES), lambda j, i, q, s: (q, s, i, 0)),
+            pl.BlockSpec((None, None, tile, LANES), lambda j, i, q, s: (q, s, i, 0)),
+            pl.BlockSpec((None, chunk, LANES), lambda j, i, q, s: (j, q, 0)),
         ],
-        out_specs=pl.BlockSpec((tile, LANES), lambda i, q, k: (i, 0)),
-        out_shape=jax.ShapeDtypeStruct((plan.rows // LANES, LANES), x.dtype),
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "arbitrary", "arbitrary")),
+        out_specs=pl.BlockSpec((None, tile, LANES), lambda j, i, q, s: (j, i, 0)),
+        out_shape=jax.ShapeDtypeStruct((k, plan.rows // LANES, LANES), x.dtype),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "arbitrary", "arbitrary")),
         interpret=interpret,
     )(values.reshape(stored), columns.reshape(stored), x_rows)
-    return product.reshape(plan.rows)[: plan.shape[0]]
+    y = product.reshape(k, plan.rows)[:, : plan.shape[0]]
+    return y[0] if x.ndim == 1 else y.T
+
+
+KERNEL_NS_PER_SLOT = 0.1
+"""The kernel's time per slot of the chunked layout and column of ``x``, in ns, on a TPU v5e (a
+register of 1024 slots: 8 gathers and selects, about 100 ns); with :data:`GATHER_NS_PER_ROW`, what
+:func:`kernel_cost` and :func:`gather_cost` weigh to choose between them (bench/RESULTS.md,
+``sparse_tpu-tpu``: the random and small cases' ``A @ x`` and ``A @ X``)."""
+
+GATHER_NS_PER_ROW = 2.6
+"""XLA's time per row of ``x`` it gathers from the row layout (a band's slots together), in ns, on
+a TPU v5e, whatever the row's width up to 64 values at least (the same for 8 and 64 columns)."""
+
+
+def kernel_cost(plan: Plan, columns: int) -> float:
+    """The kernel's time for ``x`` of ``columns`` columns, in ns: its slots, once per column."""
+    return KERNEL_NS_PER_SLOT * plan.chunks * plan.slots * plan.rows * columns
+
+
+def gather_cost(plan: Plan) -> float:
+    """XLA's formulation's time, in ns: the rows of ``x`` it gathers from the row layout (the same
+    for any number of columns)."""
+    return GATHER_NS_PER_ROW * sum(rows * width for rows, width in plan.bands)
