@@ -631,17 +631,22 @@ def test_ell_row_layout_gathers_as_many_slots_as_fit(band_rows, width, columns, 
     assert group > 1 or one_slot * 2 > limit or width == 1
 
 
+@pytest.mark.parametrize("columns", [None, 3], ids=["vector", "3 columns"])
 @pytest.mark.parametrize("dtype", ["float32", "int32", "uint32"])
-def test_ell_kernel_gathers_within_registers_for_mosaic(dtype, monkeypatch, capsys):
+def test_ell_kernel_gathers_within_registers_for_mosaic(dtype, columns, monkeypatch, capsys):
     # Mosaic lowers a gather only within one register (8 x 128, along an axis: take_along_axis),
-    # of 32-bit floats and integers alike
+    # of 32-bit floats and integers alike; a matrix's columns are a grid axis, the same kernel
     rng = np.random.default_rng(0)
     rows, cols = rng.integers(0, 3000, 9000), rng.integers(0, 2100, 9000)
     plan, stored_values, stored_columns = tpu_ell.host_layout(rows, cols, np.ones(9000, dtype), (3000, 2100),
                                                               chunk=1024)  # fmt: skip
     module = _mosaic_modules(
         lambda v, c, x: tpu_ell.pallas_product(v, c, x, plan=plan, interpret=False),
-        (jnp.asarray(stored_values), jnp.asarray(stored_columns), jnp.ones(2100, dtype)),
+        (
+            jnp.asarray(stored_values),
+            jnp.asarray(stored_columns),
+            jnp.ones(2100 if columns is None else (2100, columns), dtype),
+        ),
         monkeypatch,
         capsys,
     )
