@@ -19,7 +19,8 @@ The three matrices of issue #43 (float32, jitted products):
   and 100 rows) and one of 2048 rows, ``A @ x`` and ``A @ X`` (8 columns) as xp's DIA, BSR and ELL
   against JAX's BCOO of the same entries: the goal "never slower than JAX's BCOO".
 - **BSR columns**: the BSR kernel against XLA's formulation and the dense product by block side (8 to
-  128), share of blocks stored and columns of ``X`` (a vector, 8, 128): where a TPU takes the kernel.
+  128), share of blocks stored and columns of ``X`` (a vector, 8, 128): where a TPU takes the kernel;
+  for blocks of 32 or less a side, the kernel copying 64 and 256 blocks a DMA.
 - **CG**: the examples' generic conjugate gradients on the Poisson matrix as a DIA, jitted whole, to
   SciPy's tolerance, against SciPy's CG on the machine's CPU and the same CG on a BCOO (JAX's
   product: its first iterations), with the time an iteration's product takes at the memory's speed.
@@ -78,6 +79,8 @@ dispatch is a rounding error, and the buffer is far larger than any core's VMEM)
 LOOP_LIMIT_S = 0.002  # the longest call also timed looped (beyond, a call's dispatch is a few percent of it)
 FAST = "default"  # the matmul precision of the opt-in rows (bench/precision.py)
 SMALL_SIDES = (64, 100, 2048)  # the small case's matrices: two of the tests' sizes and a larger one
+LARGER_COPIES = (64, 256)  # the bsr_columns case's groups of small blocks a DMA (tpu_bsr.BLOCKS_PER_COPY: 8)
+LARGER_COPIES_BELOW = 32  # ... for blocks of this side or less
 BSR_MATRICES = (  # the bsr_columns case's matrices: (side, block side, share of the blocks stored)
     *((2048, block, density) for block in (8, 16, 32, 64, 128) for density in (0.1, 0.3)),
     *((8192, block, 0.1) for block in (8, 32, 128)),
@@ -611,12 +614,15 @@ def small_case(sides: tuple[int, ...], rounds: int, budget: float) -> list[str]:
 def bsr_columns_case(matrices: tuple[tuple[int, int, float], ...], rounds: int, budget: float) -> list[str]:
     """Where a TPU takes the BSR kernel by itself (``BSR_KERNEL_COLUMNS`` and ``PREFETCHED_BYTES`` in
     xp/sparse/_products/tpu.py): the kernel against XLA's formulation (both forced) and the dense
-    product, for ``x`` a vector and ``X`` of 8 and 128 columns, by block side and share of blocks."""
+    product, for ``x`` a vector and ``X`` of 8 and 128 columns, by block side and share of blocks;
+    and for blocks of at most :data:`LARGER_COPIES_BELOW` a side the kernel's streamed walk copying
+    more blocks a DMA than ``BLOCKS_PER_COPY`` (:data:`LARGER_COPIES`: a group of 8 such blocks is a
+    copy of a few kilobytes)."""
     import numpy as np
 
     import xp
     import xp.sparse as xs
-    from xp.sparse._products import tpu
+    from xp.sparse._products import tpu, tpu_bsr
 
     rng = np.random.default_rng(5)
     calls: dict[str, tuple[Call, Any]] = {}
@@ -636,6 +642,12 @@ def bsr_columns_case(matrices: tuple[tuple[int, int, float], ...], rounds: int, 
             rows.append(what)
             if 12 * A.data.shape[0] > tpu.PREFETCHED_BYTES:  # (forced or not, XLA's formulation takes it)
                 too_many.add(what)
+                continue
+            for per_copy in LARGER_COPIES if block <= LARGER_COPIES_BELOW else ():
+                calls[f"{what} {per_copy} a copy"] = (jitted(
+                    "pallas", lambda layout, x, A=A, n=per_copy: tpu_bsr.pallas_product(
+                        *layout, x.jax, plan=A._plan, transposed=False, interpret=not on_tpu(), walk="streamed",
+                        per_copy=n), (A._data, A._rows, A._cols, A._order), x), want)  # fmt: skip
     _, _, each, failures = timed_calls(calls, rounds, budget)
 
     def cell(name: str) -> str:
@@ -643,7 +655,9 @@ def bsr_columns_case(matrices: tuple[tuple[int, int, float], ...], rounds: int, 
 
     lines = ["### BSR products: the kernel against XLA's formulation, by block and columns", "",
              "| side | block side | share of the blocks | blocks stored | columns | kernel: µs a product | XLA's formulation "
-             "| kernel / XLA's | dense |", "|---:|---:|---:|---:|---|---:|---:|---:|---:|"]  # fmt: skip
+             "| kernel / XLA's | dense | "
+             + " | ".join(f"kernel, {n} blocks a copy" for n in LARGER_COPIES) + " |",
+             "|---:|---:|---:|---:|---|---:|---:|---:|---:|" + "---:|" * len(LARGER_COPIES)]  # fmt: skip
     for what in rows:
         kernel, xla = f"{what} pallas", f"{what} xla"
         if what in too_many:
@@ -651,7 +665,8 @@ def bsr_columns_case(matrices: tuple[tuple[int, int, float], ...], rounds: int, 
         else:
             ours = cell(kernel)
             ratio = "" if {kernel, xla} & set(failures) else f"{each[kernel] / each[xla]:.2f}"
-        lines.append(f"| {what} | {ours} | {cell(xla)} | {ratio} | {cell(f'{what} dense')} |")
+        copies = " | ".join(cell(f"{what} {n} a copy") if f"{what} {n} a copy" in calls else "" for n in LARGER_COPIES)
+        lines.append(f"| {what} | {ours} | {cell(xla)} | {ratio} | {cell(f'{what} dense')} | {copies} |")
     print("\n".join(lines), file=sys.stderr)
     return [*lines, ""]
 
