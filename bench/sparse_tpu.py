@@ -628,9 +628,7 @@ def bsr_columns_case(matrices: tuple[tuple[int, int, float], ...], rounds: int, 
     calls: dict[str, tuple[Call, Any]] = {}
     rows, too_many = [], set()
     for side, block, density in matrices:
-        held = rng.random((side // block, side // block)) < density
-        mask = np.kron(held, np.ones((block, block), bool))
-        dense = np.where(mask, rng.standard_normal((side, side)), 0.0).astype(np.float32)
+        dense = block_sparse(side, block, rng, density)
         A = xs.BSR.fromdense(xp.asarray(dense), block_shape=(block, block))
         for columns in (None, 8, 128):
             x = xp.asarray(rng.standard_normal(side if columns is None else (side, columns)).astype(np.float32))
@@ -640,7 +638,7 @@ def bsr_columns_case(matrices: tuple[tuple[int, int, float], ...], rounds: int, 
                 calls[f"{what} {kind}"] = (jitted(kind, lambda A, x: (A @ x).jax, A, x), want)
             calls[f"{what} dense"] = (jitted(None, lambda a, x: (a @ x).jax, xp.asarray(dense), x), want)
             rows.append(what)
-            if 12 * A.data.shape[0] > tpu.PREFETCHED_BYTES:  # (forced or not, XLA's formulation takes it)
+            if not tpu.bsr_indices_fit(A.data.shape[0]):  # (forced or not, XLA's formulation takes it)
                 too_many.add(what)
                 continue
             for per_copy in LARGER_COPIES if block <= LARGER_COPIES_BELOW else ():

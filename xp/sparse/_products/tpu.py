@@ -135,9 +135,14 @@ def _pallas_takes(spec: Any, avals: Any) -> bool:
         return x.ndim == 1 or tpu_dia.column_tile(spec.plan, columns, spec.transposed) is not None
     if isinstance(spec, EllSpec):  # (a matrix x column by column: _pallas_faster weighs it)
         return x.ndim in (1, 2)
-    prefetched = 3 * 4 * data.shape[0]
     return (tpu_bsr.fits(spec.plan) and tpu_bsr.column_tile(max(columns, 1)) is not None
-            and prefetched <= PREFETCHED_BYTES)  # fmt: skip
+            and bsr_indices_fit(data.shape[0]))  # fmt: skip
+
+
+def bsr_indices_fit(blocks: int) -> bool:
+    """Whether the BSR kernel's indices of a matrix of ``blocks`` stored blocks (three ``int32`` a
+    block) fit in :data:`PREFETCHED_BYTES` of SMEM."""
+    return 3 * 4 * blocks <= PREFETCHED_BYTES
 
 
 def _pallas_faster(spec: Any, avals: Any) -> bool:
