@@ -32,6 +32,16 @@ import xp
 FAST = "default"  # the value of jax.default_matmul_precision that opts into XLA's fastest products
 REPEAT = 16  # the calls chained in the program whose time, less one call's, gives a call's computation
 BUDGET = 0.05  # seconds of calls in each batch (interleaved's budget)
+MEMORY_SIDE = 8192
+ELEMENTS = 2**25
+"""The side of the matrices of the products bound by memory (a matrix times a vector, ``vecdot``:
+256 MB), and the values of the element-wise functions' operands (128 MiB): a compiler keeps a loop's
+operands of a few MB in the chip's own memory (a TPU v5e's VMEM holds 128 MiB) from one chained call
+to the next, where one call reads them from HBM; operands this large cannot stay, so each chained
+call reads them as one call does."""
+DRAWN = 2**20
+"""The values drawn for the element-wise functions, repeated to :data:`ELEMENTS` for their time;
+their error is measured over these (NumPy's float64 references of all would take the host minutes)."""
 
 
 def _chained(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -90,9 +100,7 @@ def _cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[np.ndarray, ...]
     image = rng.standard_normal((n, n))
     return [
         (f"matmul ({n}, {n}) @ ({n}, {n})", xp.matmul, (a, b), a @ b),
-        (f"matmul ({n}, {n}) @ ({n},)", xp.matmul, (a, v), a @ v),
         (f"tensordot ({n}, {n}), axes=1", lambda x, y: xp.tensordot(x, y, axes=1), (a, b), a @ b),
-        (f"vecdot ({n}, {n})", xp.vecdot, (a, b), np.sum(a * b, axis=-1)),
         (f"linalg.matrix_power ({n}, {n}), 3", lambda x: xp.linalg.matrix_power(x, 3), (spd,),
          np.linalg.matrix_power(spd, 3)),
         (f"linalg.solve ({n}, {n})", xp.linalg.solve, (spd, v[:, None]), np.linalg.solve(spd, v[:, None])),
@@ -102,6 +110,19 @@ def _cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[np.ndarray, ...]
         (f"fft.fft ({n * n},)", xp.fft.fft, (signal,), np.fft.fft(signal)),
         (f"fft.rfftn ({n}, {n})", xp.fft.rfftn, (image,), np.fft.rfftn(image)),
     ]  # fmt: skip
+
+
+def _memory_cases(n: int) -> list[tuple[str, Callable[..., Any], tuple[np.ndarray, ...], np.ndarray]]:
+    """The products bound by memory, of ``n`` x ``n`` matrices (:data:`MEMORY_SIDE`)."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((n, n), np.float32)
+    b = rng.standard_normal((n, n), np.float32)
+    v = rng.standard_normal(n, np.float32)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    return [
+        (f"matmul ({n}, {n}) @ ({n},)", xp.matmul, (a, v), a64 @ v),
+        (f"vecdot ({n}, {n})", xp.vecdot, (a, b), np.einsum("ij,ij->i", a64, b64)),
+    ]
 
 
 DECOMPOSITION_SIDE = 256
@@ -150,19 +171,20 @@ def _elementwise_cases(size: int) -> list[tuple[str, Callable[..., Any], Callabl
 
 
 def measure_elementwise(size: int, rounds: int) -> list[tuple[str, float, float, float, float]]:
-    """Per function: xp's and jax.numpy's ms of a call's computation and largest relative error
-    against NumPy's float64 result from the same float32 inputs (results in float32's normal range)."""
+    """Per function: xp's and jax.numpy's ms of a call's computation on ``size`` values (the
+    :data:`DRAWN` drawn ones, repeated) and largest relative error over the drawn ones against NumPy's
+    float64 result from the same float32 inputs (results in float32's normal range)."""
     rows = []
-    for name, ours, theirs, numpy_function, inputs in _elementwise_cases(size):
+    for name, ours, theirs, numpy_function, drawn in _elementwise_cases(min(size, DRAWN)):
         with np.errstate(all="ignore"):
-            want = numpy_function(*(x.astype(np.float64) for x in inputs))
+            want = numpy_function(*(x.astype(np.float64) for x in drawn))
         inside = np.isfinite(want) & (np.abs(want) >= np.finfo(np.float32).smallest_normal) & (np.abs(want) < 3e38)
-        args = [jnp.asarray(x) for x in inputs]
+        args = [jnp.asarray(np.resize(x, size)) for x in drawn]
         calls = {"xp": _compiled(lambda *a, f=ours: f(*(xp.asarray(v) for v in a)).jax, args, None),
                  "jax.numpy": _compiled(theirs, args, None)}  # fmt: skip
 
         def worst(got: Any, inside: np.ndarray = inside, want: np.ndarray = want) -> float:
-            got = np.asarray(got, np.float64)[inside]
+            got = np.asarray(got[: want.size], np.float64)[inside]
             return float(np.max(np.abs(got - want[inside]) / np.abs(want[inside])))
 
         ms = _device_ms(calls, args, rounds)
@@ -178,9 +200,10 @@ def _relative_error(got: Any, want: np.ndarray) -> float:
     return float(np.linalg.norm(got - want) / np.linalg.norm(want))
 
 
-def measure(n: int, rounds: int) -> list[tuple[str, float, float, float, float]]:
+def measure(n: int, memory_side: int, rounds: int) -> list[tuple[str, float, float, float, float]]:
     rows = []
-    for name, function, inputs, want in _cases(n) + _decomposition_cases(min(n, DECOMPOSITION_SIDE)):
+    cases = _cases(n) + _memory_cases(memory_side) + _decomposition_cases(min(n, DECOMPOSITION_SIDE))
+    for name, function, inputs, want in cases:
         args = [xp.asarray(x.astype(np.float32)) for x in inputs]
         calls = {"default": _compiled(function, args, None), "opt-in": _compiled(function, args, FAST)}
         ms = _device_ms(calls, args, rounds)
@@ -204,7 +227,9 @@ def markdown(rows: list[tuple[str, float, float, float, float]],
         f'own setting is given (here `jax.default_matmul_precision("{FAST}")`, XLA\'s fastest). Time: the ms '
         f"of one call's computation ({REPEAT} calls chained in one program, each adding zero to its inputs and "
         "summing its outputs, against one call, both timed in batches of calls queued back to back, interleaved, "
-        "medians: a call's dispatch and the host's wait drop out); error: "
+        "medians: a call's dispatch and the host's wait drop out; the products bound by memory and the element-wise "
+        "functions take operands larger than the chip's own memory, which a chained call then reads from HBM as one "
+        "call does); error: "
         "relative Frobenius-norm error against NumPy's float64 result from the same float32 inputs. " + environment(),
         "",
         "| computation | default ms | default error | opt-in ms | opt-in error | time default / opt-in |",
@@ -217,7 +242,7 @@ def markdown(rows: list[tuple[str, float, float, float, float]],
     if elementwise:
         lines += [
             "",
-            f"float32 functions of {size:,} elements, xp's (which ask XLA for its most accurate "
+            f"float32 functions of {size:,} elements ({min(size, DRAWN):,} drawn, repeated; the error over those), xp's (which ask XLA for its most accurate "
             "implementation: xp/_float32_accuracy.py) against jax.numpy's: ms of a call's computation (as above), largest "
             "relative error against NumPy's float64 result from the same inputs.",
             "",
@@ -235,8 +260,8 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small matrices, few rounds (a smoke test)")
     args = parser.parse_args(argv)
-    n, size, rounds = (64, 10_000, 2) if args.quick else (1024, 1_000_000, 5)
-    return markdown(measure(n, rounds), measure_elementwise(size, rounds), size)
+    n, memory_side, size, rounds = (64, 64, 10_000, 2) if args.quick else (1024, MEMORY_SIDE, ELEMENTS, 5)
+    return markdown(measure(n, memory_side, rounds), measure_elementwise(size, rounds), size)
 
 
 if __name__ == "__main__":

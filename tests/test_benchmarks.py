@@ -1,7 +1,7 @@
 """The benchmarks measure what their tables say: bench/sparse_tpu.py's matrices are the ones its
 titles name, one failing implementation does not end its run, a product the kernel does not take
 is not timed under its name, and bench/precision.py's chain of calls runs each call on its own
-inputs."""
+inputs, reading them from the memory one call reads them from."""
 
 from __future__ import annotations
 
@@ -84,6 +84,32 @@ def test_the_chained_program_runs_each_call_on_inputs_that_depend_on_the_last(be
     assert not re.search(r"jit\(run\)/while/body/[\w/]*mul\b", text)
     # and each call's result is held behind a barrier, not fused into the sum
     assert "optimization_barrier" in str(chained.lower(a, a).as_text())
+
+
+def test_the_precision_benchmark_times_operands_beyond_the_chip_and_errors_over_the_drawn(bench, monkeypatch):
+    # A chained program keeps operands of a few MB in a TPU's own memory (a v5e's VMEM: 128 MiB) from
+    # one call to the next, where one call reads them from HBM: the rows bound by memory take
+    # operands that cannot stay there
+    precision = bench("precision")
+    on_chip = 128 * 2**20
+    assert 4 * precision.MEMORY_SIDE**2 > on_chip and 4 * precision.ELEMENTS >= on_chip
+    # the element-wise functions: the drawn values, repeated, timed; the error over the drawn ones
+    monkeypatch.setattr(precision, "DRAWN", 1000)
+    cases = precision._elementwise_cases
+    monkeypatch.setattr(precision, "_elementwise_cases", lambda size: cases(size)[:1])  # exp
+    compiled, timed = precision._compiled, []
+
+    def recording(function, args, setting):
+        timed.append([np.asarray(a) for a in args])
+        return compiled(function, args, setting)
+
+    monkeypatch.setattr(precision, "_compiled", recording)
+    [(name, _, xp_error, _, jnp_error)] = precision.measure_elementwise(2500, 1)
+    drawn = cases(1000)[0][-1][0]
+    assert name == "exp" and len(timed) == 2
+    for [operand] in timed:
+        np.testing.assert_array_equal(operand, np.resize(drawn, 2500))
+    assert 0 < xp_error < 1e-6 and 0 <= jnp_error < 1e-5
 
 
 def test_the_bsr_columns_case_names_a_matrix_the_kernel_does_not_take(bench, monkeypatch):
