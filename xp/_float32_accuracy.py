@@ -6,8 +6,8 @@ approximations: relative errors up to 4e-4 for ``log`` (about 12 correct bits), 
 ``expm1``, 6e-6 for ``exp`` (docs/accelerators.md, "Accuracy"), and jax.numpy's ``log2``,
 ``log10``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh`` and ``logaddexp`` are built on them
 there. JAX's ``accuracy`` argument asks XLA for its most accurate implementation instead (a few
-units in the last place), which costs the TPU no measurable time and which the CPU gives either
-way. The functions here are the real float32 computations of the standard built only from those
+units in the last place), which the CPU gives either way; on a TPU it costs more arithmetic, no time
+where reading and writing the values bounds a call (bench/RESULTS.md, ``precision-tpu``). The functions here are the real float32 computations of the standard built only from those
 requests and from exact or correctly rounded operations, so that float32 means float32 wherever
 the program runs; each keeps jax.numpy's special values (NaN, infinities, signed zeros) and its
 derivative (the formulas' branches would give wrong derivatives at their edges, so the ones
@@ -154,8 +154,10 @@ def with_tangent(tangent: Callable[[Any, Any], Any]) -> Callable[[Callable[[Any]
 
 
 def _exp_halved(t: Any) -> Any:
-    """``exp(t) / 2`` for ``t`` at least 1, finite up to ``sinh``'s and ``cosh``'s range."""
-    return exp(t - 1) * HALF_E
+    """``exp(t) / 2`` for ``t`` at least 0, finite up to ``sinh``'s and ``cosh``'s range, in one
+    exponential: ``exp(t) * 0.5`` (exact) below :data:`SATURATED`, ``exp(t - 1) * e / 2`` above."""
+    above = t >= SATURATED
+    return exp(jnp.where(above, t - 1, t)) * jnp.where(above, HALF_E, 0.5)
 
 
 def _sinh_tangent(x: Any, dx: Any) -> Any:  # (named: sinh and cosh refer to each other)
@@ -171,16 +173,19 @@ def sinh(x: Any) -> Any:
     t = jnp.abs(x)
     e = expm1(jnp.minimum(t, 1.0))  # below 1, (e + e / (e + 1)) / 2 with e = expm1(t): no cancellation
     below_one = 0.5 * (e + e / (e + 1))
-    moderate = 0.5 * (exp(jnp.minimum(t, SATURATED)) - exp(-t))  # two exponentials: see the docstring
-    magnitude = jnp.where(t < 1, below_one, jnp.where(t < SATURATED, moderate, _exp_halved(jnp.maximum(t, 1.0))))
+    # from 1, two exponentials rather than a reciprocal of one, which XLA would rewrite (the module's
+    # docstring); from SATURATED on exp(-t) / 2 is below half an ulp of the first, left out (a fused
+    # multiply-add of the two would round the product differently)
+    halved = _exp_halved(t)
+    magnitude = jnp.where(t < 1, below_one, jnp.where(t < SATURATED, halved - 0.5 * exp(-t), halved))
     return jnp.copysign(magnitude, x)
 
 
 @with_tangent(_cosh_tangent)
 def cosh(x: Any) -> Any:
     t = jnp.abs(x)
-    moderate = 0.5 * (exp(jnp.minimum(t, SATURATED)) + exp(-t))
-    return jnp.where(t < SATURATED, moderate, _exp_halved(jnp.maximum(t, 1.0)))
+    halved = _exp_halved(t)
+    return jnp.where(t < SATURATED, halved + 0.5 * exp(-t), halved)
 
 
 def _tanh_tangent(x: Any, dx: Any) -> Any:
