@@ -32,13 +32,13 @@ import xp
 FAST = "default"  # the value of jax.default_matmul_precision that opts into XLA's fastest products
 REPEAT = 16  # the calls chained in the program whose time, less one call's, gives a call's computation
 BUDGET = 0.05  # seconds of calls in each batch (interleaved's budget)
-MEMORY_SIDE = 8192
+MEMORY_SIDE = 8192  # the side of the matrices of the products bound by memory (ELEMENTS says why)
 ELEMENTS = 2**25
-"""The side of the matrices of the products bound by memory (a matrix times a vector, ``vecdot``:
-256 MB), and the values of the element-wise functions' operands (128 MiB): a compiler keeps a loop's
-operands of a few MB in the chip's own memory (a TPU v5e's VMEM holds 128 MiB) from one chained call
-to the next, where one call reads them from HBM; operands this large cannot stay, so each chained
-call reads them as one call does."""
+"""The values of the element-wise functions' operands (128 MiB; the matrices of the products bound
+by memory, a matrix times a vector and ``vecdot``, are :data:`MEMORY_SIDE` a side: 256 MB). A
+compiler keeps a loop's operands of a few MB in the chip's own memory (a TPU v5e's VMEM holds 128
+MiB) from one chained call to the next, where one call reads them from HBM; operands this large
+cannot stay, so each chained call reads them as one call does."""
 DRAWN = 2**20
 """The values drawn for the element-wise functions, repeated to :data:`ELEMENTS` for their time;
 their error is measured over these (NumPy's float64 references of all would take the host minutes)."""
@@ -242,9 +242,11 @@ def markdown(rows: list[tuple[str, float, float, float, float]],
     if elementwise:
         lines += [
             "",
-            f"float32 functions of {size:,} elements ({min(size, DRAWN):,} drawn, repeated; the error over those), xp's (which ask XLA for its most accurate "
-            "implementation: xp/_float32_accuracy.py) against jax.numpy's: ms of a call's computation (as above), largest "
-            "relative error against NumPy's float64 result from the same inputs.",
+            f"float32 functions of {size:,} elements"
+            + (f" ({DRAWN:,} drawn, repeated; the error over those)" if size > DRAWN else "")
+            + ", xp's (which ask XLA for its most accurate implementation: xp/_float32_accuracy.py) against "
+            "jax.numpy's: ms of a call's computation (as above), largest relative error against NumPy's float64 "
+            "result from the same inputs.",
             "",
             "| function | xp ms | xp error | jax.numpy ms | jax.numpy error | time xp / jax.numpy |",
             "|---|---:|---:|---:|---:|---:|",
