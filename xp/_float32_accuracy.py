@@ -8,8 +8,9 @@ approximations: relative errors up to 4e-4 for ``log`` (about 12 correct bits), 
 there. JAX's ``accuracy`` argument asks XLA for its most accurate implementation instead (a few
 units in the last place), which the CPU gives either way; on a TPU it costs more arithmetic, and no
 time where reading and writing the values bounds a call (bench/RESULTS.md, ``precision-tpu``). The
-functions here are the real float32 computations of the standard built only from those requests and from exact or correctly rounded operations, so that float32 means float32 wherever
-the program runs; each keeps jax.numpy's special values (NaN, infinities, signed zeros) and its
+functions here are the real float32 computations of the standard built only from those requests
+and from exact or correctly rounded operations, so that float32 means float32 wherever the program
+runs; each keeps jax.numpy's special values (NaN, infinities, signed zeros) and its
 derivative (the formulas' branches would give wrong derivatives at their edges, so the ones
 assembled from branches carry the analytic derivative as a custom JVP, as JAX's own rules do).
 
