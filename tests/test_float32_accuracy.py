@@ -15,7 +15,7 @@ import numpy as np
 import platform_facts
 import pytest
 from accuracy_requests import float32_ulps, left_at_default_accuracy, with_the_tpu_s_division
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from jax import lax
@@ -375,6 +375,14 @@ def test_float32_division_is_ieee_division_elsewhere(x1, x2):
     x=hnp.arrays(np.float32, 16, elements=st.floats(2.0**-125, 2.0**125, width=32)),
     ulps=hnp.arrays(np.int32, 16, elements=st.integers(-3, 3)),
     negative=hnp.arrays(np.bool_, 16),
+)
+# the reciprocal of the float above 2**102 rounds to 2 ulps below 2**-102, and its correction from
+# 1 ulp off, 2**-126 less 1.5 ulps of it, falls below float32's normal range: flushed to zero on a
+# TPU (no fused multiply-add there) unless computed scaled (found there)
+@example(
+    x=np.full(16, np.nextafter(np.float32(2.0**102), np.float32(np.inf))),
+    ulps=np.full(16, 1, np.int32),
+    negative=np.zeros(16, np.bool_),
 )
 def test_the_reciprocal_is_corrected_to_the_rounded_one(x, ulps, negative):
     # refine_reciprocal turns a reciprocal a few ulps off (XLA:TPU's is up to 1.5e-7, 2.5 ulps) into
