@@ -360,6 +360,34 @@ def test_float32_incomplete_beta_keeps_its_precision_for_large_parameters(divisi
     assert np.max(np.abs(got - want)[normal] / want[normal]) < 6e-6
 
 
+@pytest.mark.parametrize("name", ["betainc", "betaincc", "bdtr", "bdtrc", "nbdtr", "nbdtrc", "fdtr", "stdtr"])
+def test_the_incomplete_beta_family_traces_its_computation_once(name, monkeypatch):
+    # betaincc (and the distributions on it) needs I_x(a, b) twice, Student's t its centre and
+    # tail, the float32 prefactor three log gamma pairs: each is thousands of operations, so each
+    # is computed once over its arguments stacked (two or three copies compiled for seconds longer
+    # on a CPU, a minute longer on a TPU). Counted as traced into the kernel's jaxpr.
+    from xp.special import _gamma, _probability
+
+    traced = {"incomplete_beta": 0, "float32_log_gamma_pair": 0}
+
+    def counting(module, function_name):
+        original = getattr(module, function_name)
+
+        def wrapper(*args, **kwargs):
+            traced[function_name] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, function_name, wrapper)
+
+    counting(_probability, "incomplete_beta")
+    counting(_gamma, "float32_log_gamma_pair")
+    counting(_probability, "float32_log_gamma_pair")
+    kernel = getattr(_probability, f"_{name}")
+    args = [jnp.full((3,), v, jnp.float32) for v in (2.0, 5.0, 0.25)[-len(inspect.signature(kernel).parameters) :]]
+    jax.make_jaxpr(kernel)(*args)
+    assert traced == {"incomplete_beta": 1, "float32_log_gamma_pair": 1}, f"xp.special.{name}: {traced}"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("division", ["backend's", "TPU's"])
 def test_float32_stdtr_takes_its_quotients_correctly_rounded(division):
