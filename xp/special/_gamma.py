@@ -156,15 +156,6 @@ def float32_log_gamma_pair(z: tuple[Any, Any]) -> tuple[Any, Any]:
     return jnp.where(small, by_gamma[0], by_stirling[0]), jnp.where(small, by_gamma[1], by_stirling[1])
 
 
-def float32_log_gamma_pairs(*zs: tuple[Any, Any]) -> list[tuple[Any, Any]]:
-    """:func:`float32_log_gamma_pair` of each of ``zs``, from one copy of its computation over the
-    arguments stacked: each copy is thousands of operations, and a program holding three compiled
-    for seconds longer on a CPU (a minute on a TPU) than one holding one."""
-    parts = jnp.broadcast_arrays(*(part for z in zs for part in z))
-    hi, lo = float32_log_gamma_pair((jnp.stack(parts[0::2]), jnp.stack(parts[1::2])))
-    return [(hi[i], lo[i]) for i in range(len(zs))]
-
-
 _LOGGAMMA_MINIMUM = 1.4616321325302124
 """The float32 nearest the minimum of gamma on the positive axis (1.46163214496836...)."""
 _LOGGAMMA_MINIMUM_TAYLOR = (

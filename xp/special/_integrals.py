@@ -21,8 +21,8 @@ import numpy as np
 from jax import lax
 
 from xp import _double_float as double_float
-from xp.special._gamma import digamma, float32_log_gamma_pairs, lgamma
-from xp.special._kernel import Kernel, const, exp, is_nonpositive_integer, log, log1p, polynomial, safe
+from xp.special._gamma import digamma, float32_log_gamma_pair, lgamma
+from xp.special._kernel import Kernel, const, evaluated_once, exp, is_nonpositive_integer, log, log1p, polynomial, safe
 
 # Terms of the power series for x <= 1: the first left out is below 1/(26 * 26!) ~ 1e-28.
 _SERIES_TERMS = 25
@@ -311,7 +311,7 @@ def _float32_prefactor(approximation: Any, gammas: tuple[Any, Any], linear: Any,
     pair) from the sum of its logarithms in double-float arithmetic (:func:`xp._double_float.exp_of_pair`):
     its terms are up to a few hundred where the result is a float32. ``approximation``: the
     float32 computation, taken where the result is not a normal float32."""
-    g1, g2 = float32_log_gamma_pairs(*(double_float.as_pair(g) for g in gammas))
+    g1, g2 = evaluated_once(float32_log_gamma_pair, *((double_float.as_pair(g),) for g in gammas))
     t = double_float.add(double_float.multiply(power, double_float.log_pair(x)), double_float.as_pair(linear))
     t = double_float.add(t, double_float.subtract(g1, g2))
     return double_float.exp_of_pair(t, approximation)

@@ -29,13 +29,12 @@ from xp import _double_float as double_float
 from xp.special._error_functions import erfc, erfcx, ndtr
 from xp.special._gamma import (
     float32_log_gamma_pair,
-    float32_log_gamma_pairs,
     lgamma,
     log_beta,
     log_gamma_1_plus,
     stirling_correction,
 )
-from xp.special._kernel import Kernel, const, exp, expm1, log, log1p, polynomial, safe
+from xp.special._kernel import Kernel, const, evaluated_once, exp, expm1, log, log1p, polynomial, safe
 
 # --- incomplete gamma and beta --------------------------------------------------------------
 
@@ -346,7 +345,9 @@ def _log_beta_front_pair(p: Any, q: Any, y: Any, y1: Any) -> tuple[Any, Any]:
         double_float.multiply(p_pair, double_float.log_of_pair(y_pair)),
         double_float.multiply(q_pair, double_float.log_of_pair(y1_pair)),
     )
-    log_gamma_p, log_gamma_q, log_gamma_sum = float32_log_gamma_pairs(p_pair, q_pair, double_float.two_sum(p, q))
+    log_gamma_p, log_gamma_q, log_gamma_sum = evaluated_once(
+        float32_log_gamma_pair, (p_pair,), (q_pair,), (double_float.two_sum(p, q),)
+    )
     log_beta_pair = double_float.subtract(double_float.add(log_gamma_p, log_gamma_q), log_gamma_sum)
     return double_float.subtract(t, double_float.add(double_float.log_pair(p), log_beta_pair))
 
@@ -404,11 +405,8 @@ def _betaincc(a: Any, b: Any, x: Any) -> Any:
     1 - x (at most eps/2) moves the result by the beta density at x times eps/2, while
     1 - I_x(a, b) is off by about eps: the smaller error is taken.
     """
-    # (both from one copy of the computation over the arguments stacked: two copies compiled for
-    # twice as long, seconds on a CPU and a minute on a TPU)
-    a, b, x = jnp.broadcast_arrays(a, b, x)
-    both = incomplete_beta(jnp.stack([a, b]), jnp.stack([b, a]), jnp.stack([x, 1 - x]), jnp.stack([1 - x, 1 - (1 - x)]))
-    p, swapped = both[0], both[1]
+    # I_x(a, b) = _betainc(a, b, x) and I_{1-x}(b, a) = _betainc(b, a, 1 - x), traced once
+    p, swapped = evaluated_once(incomplete_beta, (a, b, x, 1 - x), (b, a, 1 - x, 1 - (1 - x)))
     inside = (x > 0) & (x < 1) & (a > 0) & (b > 0)
     xs, as_, bs = safe(inside, x, 0.5), safe(inside, a, 1.0), safe(inside, b, 1.0)
     log_density = (as_ - 1) * log(xs) + (bs - 1) * log1p(-xs) - log_beta(as_, bs)
@@ -600,14 +598,11 @@ def _stdtr(df: Any, t: Any) -> Any:
     divide = _divided_by if t.dtype == np.float32 else jnp.divide
     r = divide(divide(dff, tf), tf)
     z = divide(jnp.ones_like(r), 1 + r)
-    # I_z(1/2, df/2) and I_{1-z}(df/2, 1/2) (1 - y = z: y rounds to 1 for df >> t**2), from one copy
-    # of the computation over the arguments stacked (as in _betaincc)
-    half, halved_df, y = jnp.broadcast_arrays(const(t, 0.5), dff / 2, divide(r, 1 + r))
-    z = jnp.broadcast_to(z, y.shape)
-    both = incomplete_beta(
-        jnp.stack([half, halved_df]), jnp.stack([halved_df, half]), jnp.stack([z, y]), jnp.stack([1 - z, z])
-    )
-    centre, tail = both[0], both[1] / 2
+    # I_z(1/2, df/2) = _betainc(1/2, df/2, z), and I_{1-z}(df/2, 1/2) given 1 - (1 - z) = z: 1 - z
+    # rounds to 1 for df >> t**2; traced once
+    half = const(t, 0.5)
+    centre, tail = evaluated_once(incomplete_beta, (half, dff / 2, z, 1 - z), (dff / 2, half, divide(r, 1 + r), z))
+    tail = tail / 2
     lower = jnp.where(centre < 0.5, 0.5 - centre / 2, tail)
     dfs, ts = safe(series, df, _T_SERIES_FROM), safe(series, tn, 1.0)
     lower = jnp.where(series, _t_tail_many_df(dfs, ts, ts / jnp.sqrt(dfs)), lower)
