@@ -23,7 +23,18 @@ from datetime import date
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["eager", "overhead", "workloads", "sparse", "sparse_tpu", "cg", "checked", "sharding", "precision"]
+BENCHMARKS = [
+    "eager",
+    "overhead",
+    "workloads",
+    "sparse",
+    "sparse_tpu",
+    "cg",
+    "checked",
+    "sharding",
+    "precision",
+    "special",
+]
 HEADER = "# Benchmark results\n\nWritten by `python bench/run.py`; each section says when it was run.\n"
 
 

@@ -1,7 +1,8 @@
 """The benchmarks measure what their tables say: bench/sparse_tpu.py's matrices are the ones its
 titles name, one failing implementation does not end its run, a product the kernel does not take
 is not timed under its name, and bench/precision.py's chain of calls runs each call on its own
-inputs, reading them from the memory one call reads them from."""
+inputs, reading them from the memory one call reads them from, and bench/special.py times
+every function inside its domain."""
 
 from __future__ import annotations
 
@@ -126,3 +127,16 @@ def test_the_bsr_columns_case_names_a_matrix_the_kernel_does_not_take(bench, mon
     timed = r"\| 64 \| 8 \| 30% \| \d+ \| \w+ \| -?\d+\.\d \| -?\d+\.\d \| -?\d+\.\d\d \|"
     assert all(re.match(timed, row) for row in rows[0])
     assert all("n/a: its blocks' indices exceed SMEM" in row for row in rows[1])
+
+
+@pytest.mark.slow
+def test_the_special_functions_are_timed_inside_their_domains(bench):
+    # bench/special.py's rows are worth reading only if every function computes real values there
+    # (a NaN or a clipped result is computed at another speed): xp's and SciPy's values agree
+    special = bench("special")
+    values = special._arguments(64)
+    for name in special.FUNCTIONS:
+        cases = special._cases(name, values)
+        ours, reference = np.asarray(cases["xp"]()), np.asarray(cases["scipy"](), dtype=np.float64)
+        assert np.all(np.isfinite(reference)), name
+        np.testing.assert_allclose(ours, reference, rtol=1e-4, atol=1e-30, err_msg=name)

@@ -384,8 +384,37 @@ def test_the_incomplete_beta_family_traces_its_computation_once(name, monkeypatc
     counting(_probability, "float32_log_gamma_pair")
     kernel = getattr(_probability, f"_{name}")
     args = [jnp.full((3,), v, jnp.float32) for v in (2.0, 5.0, 0.25)[-len(inspect.signature(kernel).parameters) :]]
+    jax.clear_caches()  # (a loop's body traced by an earlier test would not be traced again)
     jax.make_jaxpr(kernel)(*args)
     assert traced == {"incomplete_beta": 1, "float32_log_gamma_pair": 1}, f"xp.special.{name}: {traced}"
+
+
+@pytest.mark.parametrize(
+    "name", ["betainc", "betaincc", "bdtr", "fdtr", "stdtr", "gammainc", "gammaincc", "chdtr", "pdtr", "gdtr", "hyp1f1"]
+)
+def test_the_float32_prefactors_take_each_logarithm_pair_in_one_evaluation(name, monkeypatch):
+    # a double-float logarithm (xp._double_float.log2_pair) is hundreds of operations: the float32
+    # prefactors take theirs over stacked arguments, one for the powers' bases, one inside the log
+    # gamma pairs (whose gamma below 8 has no use for Stirling's pow or lgamma), one in the
+    # exponential's correction. Counted as traced into the kernel's jaxpr, every platform's branch
+    # included (the TPU's pow is built on the same logarithm).
+    from xp import _double_float, _float32_pow
+    from xp.special import _integrals, _probability
+
+    traced = []
+    original = _double_float.log2_pair
+
+    def counting(x):
+        traced.append(x.shape)
+        return original(x)
+
+    monkeypatch.setattr(_double_float, "log2_pair", counting)
+    monkeypatch.setattr(_float32_pow, "log2_pair", counting)
+    kernel = getattr(_probability, f"_{name}", None) or getattr(_integrals, f"_{name}")
+    args = [jnp.full((3,), v, jnp.float32) for v in (2.0, 5.0, 0.25)[-len(inspect.signature(kernel).parameters) :]]
+    jax.clear_caches()  # (as above)
+    jax.make_jaxpr(kernel)(*args)
+    assert len(traced) == 3, f"xp.special.{name}: log2_pair traced for shapes {traced}"
 
 
 @pytest.mark.slow

@@ -28,6 +28,7 @@ from xp.special._kernel import (
     Kernel,
     const,
     cosh,
+    evaluated_once,
     exp,
     expm1,
     is_nonpositive_integer,
@@ -116,17 +117,22 @@ _FLOAT32_GAMMA_OVERFLOW = 35.5
 would give NaN as e**-x vanishes)."""
 
 
+def _float32_gamma_below_stirling(y: Any) -> Any:
+    """gamma of positive float32 ``y`` below :data:`_FLOAT32_STIRLING_FROM` from products of exact
+    factors, ``gamma(y') down / up`` (:func:`_toward_two`, one exponential of at most 0.28)."""
+    near_two, product_down, product_up = _toward_two(y)
+    return exp(near_two) * product_down / product_up
+
+
 def _float32_gamma(x: Any) -> Any:
-    """gamma of float32 ``x``: for ``x > 0`` from products of exact factors, ``gamma(y') down / up``
-    (:func:`_toward_two`, one exponential of at most 0.28), and from 8 on Stirling's
-    ``sqrt(2 pi) p (p e**-x) e**S(x)`` with ``p = x**(x/2 - 1/4)`` (xp's ``pow``, correctly
-    rounded: the exponent is exact) and ``S`` the series of :func:`stirling_correction`: a few
-    ulps, where ``exp(lgamma(x))`` turns lgamma's rounding into 1e-5 near 30. ``x <= 0``:
+    """gamma of float32 ``x``: for ``x > 0`` below 8 :func:`_float32_gamma_below_stirling`, and from
+    8 on Stirling's ``sqrt(2 pi) p (p e**-x) e**S(x)`` with ``p = x**(x/2 - 1/4)`` (xp's ``pow``,
+    correctly rounded: the exponent is exact) and ``S`` the series of :func:`stirling_correction`:
+    a few ulps, where ``exp(lgamma(x))`` turns lgamma's rounding into 1e-5 near 30. ``x <= 0``:
     ``sign * exp(lgamma(x))``, as JAX's."""
     finite_positive = jnp.isfinite(x) & (x > 0)
     y = safe(finite_positive, x, 2.0)
-    near_two, product_down, product_up = _toward_two(y)
-    small = exp(near_two) * product_down / product_up
+    small = _float32_gamma_below_stirling(y)
     ys = safe(finite_positive & (y >= _FLOAT32_STIRLING_FROM) & (y < _FLOAT32_GAMMA_OVERFLOW), y, 8.0)
     power = pow(ys, ys / 2 - 0.25)  # (ys / 2 - 1/4 exact for ys >= 1)
     large = power * (power * exp(-ys)) * (const(x, np.sqrt(2 * np.pi)) * exp(stirling_correction(ys)))
@@ -145,12 +151,14 @@ def float32_log_gamma_pair(z: tuple[Any, Any]) -> tuple[Any, Any]:
     hi, lo = z
     small = hi < _FLOAT32_STIRLING_FROM
     zs = safe(small & (hi > 0), hi, 2.0)
-    by_gamma = double_float.add(
-        double_float.log_pair(_float32_gamma(zs)), double_float.as_pair(_float32_digamma(zs) * lo)
-    )
     large = (safe(~small, hi, _FLOAT32_STIRLING_FROM), jnp.where(small, 0, lo))
+    # the two logarithms (of gamma below 8, of z from 8 on) in one, a few hundred operations each
+    log_gamma, log_large = evaluated_once(
+        double_float.log_of_pair, (double_float.as_pair(_float32_gamma_below_stirling(zs)),), (large,)
+    )
+    by_gamma = double_float.add(log_gamma, double_float.as_pair(_float32_digamma(zs) * lo))
     half = double_float.as_pair(jnp.full_like(hi, 0.5))
-    by_stirling = double_float.multiply(double_float.subtract(large, half), double_float.log_of_pair(large))
+    by_stirling = double_float.multiply(double_float.subtract(large, half), log_large)
     rest = const(hi, 0.5 * np.log(2 * np.pi)) + stirling_correction(large[0])
     by_stirling = double_float.add(double_float.subtract(by_stirling, large), double_float.as_pair(rest))
     return jnp.where(small, by_gamma[0], by_stirling[0]), jnp.where(small, by_gamma[1], by_stirling[1])

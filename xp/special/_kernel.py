@@ -154,10 +154,13 @@ def safe(where: Any, x: Any, fill: float) -> Any:
 
 def evaluated_once(function: Callable[..., Any], *calls: tuple[Any, ...]) -> list[Any]:
     """``function(*call)`` for each of ``calls`` (tuples of arguments, arrays or pairs of arrays),
-    from one call over their arguments broadcast together and stacked along a new first axis. For
-    element-wise computations of thousands of operations: each copy traced into a program is
-    compiled again, seconds on a CPU and a minute on a TPU."""
+    traced once: their arguments broadcast together and stacked along a new first axis, and
+    ``function`` mapped over it (``lax.map``). For element-wise computations of thousands of
+    operations: each copy traced into a program is compiled again, seconds on a CPU and a minute
+    on a TPU. A loop rather than one call over the stacked arrays: XLA fuses such a call into
+    the consumers of its slices, and each consumer computed much of it again, many times the work
+    of separate copies (bench/special.py times the functions that take this)."""
     leaves, structure = jax.tree.flatten(calls)
     stacked = jax.tree.map(lambda *xs: jnp.stack(xs), *jax.tree.unflatten(structure, jnp.broadcast_arrays(*leaves)))
-    out = function(*stacked)
+    out = lax.map(lambda arguments: function(*arguments), stacked)
     return [jax.tree.map(lambda value, i=i: value[i], out) for i in range(len(calls))]

@@ -113,10 +113,11 @@ def _log_prefactor_pair(a: Any, x: Any, rest: Any) -> tuple[Any, Any]:
     - (x - a) + rest`` (Stirling's, ``rest = log(a / 2 pi) / 2 - delta(a)``, a few units at most).
     The exponent reaches 100 in the tails (results near 1e-30), where its float32 rounding alone
     would be 1e-5 of the result."""
-    log_x, a_pair = double_float.log_pair(x), double_float.as_pair(a)
+    log_x, log_a = evaluated_once(double_float.log_pair, (x,), (a,))
+    a_pair = double_float.as_pair(a)
     small = double_float.subtract(double_float.multiply(a_pair, log_x), double_float.as_pair(x))
     small = double_float.subtract(small, float32_log_gamma_pair(a_pair))
-    ratio = double_float.subtract(log_x, double_float.log_pair(a))
+    ratio = double_float.subtract(log_x, log_a)
     large = double_float.add(double_float.multiply(a_pair, ratio), double_float.two_sum(a, -x))
     large = double_float.add(large, double_float.as_pair(rest))
     return jnp.where(a >= 8, large[0], small[0]), jnp.where(a >= 8, large[1], small[1])
@@ -341,15 +342,13 @@ def _log_beta_front_pair(p: Any, q: Any, y: Any, y1: Any) -> tuple[Any, Any]:
     y_pair = jnp.where(low, y, one_less_y1[0]), jnp.where(low, 0, one_less_y1[1])
     y1_pair = jnp.where(low, one_less_y[0], y1), jnp.where(low, one_less_y[1], 0)
     p_pair, q_pair = double_float.as_pair(p), double_float.as_pair(q)
-    t = double_float.add(
-        double_float.multiply(p_pair, double_float.log_of_pair(y_pair)),
-        double_float.multiply(q_pair, double_float.log_of_pair(y1_pair)),
-    )
+    log_y, log_y1, log_p = evaluated_once(double_float.log_of_pair, (y_pair,), (y1_pair,), (p_pair,))
+    t = double_float.add(double_float.multiply(p_pair, log_y), double_float.multiply(q_pair, log_y1))
     log_gamma_p, log_gamma_q, log_gamma_sum = evaluated_once(
         float32_log_gamma_pair, (p_pair,), (q_pair,), (double_float.two_sum(p, q),)
     )
     log_beta_pair = double_float.subtract(double_float.add(log_gamma_p, log_gamma_q), log_gamma_sum)
-    return double_float.subtract(t, double_float.add(double_float.log_pair(p), log_beta_pair))
+    return double_float.subtract(t, double_float.add(log_p, log_beta_pair))
 
 
 @jax.custom_jvp
