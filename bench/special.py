@@ -32,7 +32,7 @@ import xp
 
 def _arguments(count: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
-    return {
+    values = {
         "a": rng.uniform(0.5, 20.0, count).astype(np.float32),
         "b": rng.uniform(0.5, 20.0, count).astype(np.float32),
         "x": rng.uniform(0.01, 0.99, count).astype(np.float32),
@@ -40,6 +40,8 @@ def _arguments(count: int) -> dict[str, np.ndarray]:
         "positive": rng.uniform(0.1, 30.0, count).astype(np.float32),
         "n": rng.integers(1, 50, count).astype(np.float32),
     }
+    values["k"] = np.floor(values["x"] * values["n"])  # (bdtr's successes: at most its trials)
+    return values
 
 
 FUNCTIONS: dict[str, tuple[str, ...]] = {
@@ -52,7 +54,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     "betainc": ("a", "b", "x"),
     "betaincc": ("a", "b", "x"),
     "stdtr": ("a", "t"),
-    "bdtr": ("x", "n", "x"),
+    "bdtr": ("k", "n", "x"),
     "hyp1f1": ("a", "b", "positive"),  # (xp's and JAX's domain: x >= 0, or b >= a)
 }
 """The functions measured, each with the names of its arguments in :func:`_arguments`:
@@ -60,13 +62,8 @@ elementary ones, then the prefactor families (the incomplete gamma and beta func
 t, the binomial distribution, Kummer's function)."""
 
 
-def _bdtr_arguments(values: dict[str, np.ndarray]) -> list[np.ndarray]:
-    # bdtr(k, n, p): k at most n
-    return [np.floor(values["x"] * values["n"]), values["n"], values["x"]]
-
-
 def _cases(name: str, values: dict[str, np.ndarray]) -> dict[str, Callable[[], Any]]:
-    args = _bdtr_arguments(values) if name == "bdtr" else [values[a] for a in FUNCTIONS[name]]
+    args = [values[a] for a in FUNCTIONS[name]]
     ours = jax.jit(lambda *a: getattr(xp.special, name)(*(xp.asarray(v) for v in a)))
     device_args = [jnp.asarray(a) for a in args]
     cases = {"xp": lambda: ours(*device_args)}

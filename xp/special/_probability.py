@@ -27,13 +27,7 @@ from jax.custom_derivatives import SymbolicZero
 
 from xp import _double_float as double_float
 from xp.special._error_functions import erfc, erfcx, ndtr
-from xp.special._gamma import (
-    float32_log_gamma_pair,
-    lgamma,
-    log_beta,
-    log_gamma_1_plus,
-    stirling_correction,
-)
+from xp.special._gamma import float32_log_gamma_pair, lgamma, log_beta, log_gamma_1_plus, stirling_correction
 from xp.special._kernel import Kernel, const, evaluated_once, exp, expm1, log, log1p, polynomial, safe
 
 # --- incomplete gamma and beta --------------------------------------------------------------
