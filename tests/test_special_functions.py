@@ -488,6 +488,17 @@ def test_float32_ndtri_within_a_few_ulps_into_the_far_tail():
     np.testing.assert_allclose(float(derivative[1]), want[1], rtol=1e-5)
 
 
+@pytest.mark.parametrize("platform", ["cpu", "tpu"])
+def test_float32_ndtri_s_newton_steps_take_the_continued_fraction_alone(platform):
+    # the far tail's Newton steps need log ndtr and its slope, both from Laplace's continued fraction
+    # to a few unrolled terms: not erfcx through all its branches (its erf and exponentials, and its
+    # fraction to 200 terms in a loop), which every element computes wherever the steps are taken
+    x = jnp.linspace(0.01, 0.99, 8, dtype=jnp.float32)
+    program = jax.jit(lambda p: xp.special.ndtri(p).jax).trace(xp.asarray(x)).lower(lowering_platforms=(platform,))
+    text = program.as_text()
+    assert not any(op in text for op in ("stablehlo.while", "stablehlo.exponential", "chlo.erf")), platform
+
+
 def test_float32_spence_within_a_few_ulps():
     # xp's float32 dilogarithm, a Bernoulli series in u = -log(1 - z) with |u| <= log 2 in each
     # range: JAX's is 14 ulps off, and NaN past 1e37

@@ -39,10 +39,15 @@ def _exp_of_square(x: Any, sign: float) -> Any:
     return head + head * expm1(sign * (low * (2 * high + low)))
 
 
+def _laplace_fraction(x: Any, terms: int, unroll: bool = False) -> Any:
+    """t = x + (1/2) / (x + 1 / (x + (3/2) / (x + ...))) to ``terms`` terms, evaluated from the tail:
+    erfcx(x) = 1 / (sqrt(pi) t)."""
+    return lax.fori_loop(0, terms, lambda i, t: x + (terms - i) / 2 / t, x, unroll=unroll)
+
+
 def _erfcx_fraction(x: Any) -> Any:
-    """erfcx(x) = 1 / (sqrt(pi) t), t = x + (1/2) / (x + 1 / (x + (3/2) / (x + ...))), for x >= 1/2."""
-    t = lax.fori_loop(0, _FRACTION_TERMS, lambda i, t: x + (_FRACTION_TERMS - i) / 2 / t, x)
-    return 1 / (const(x, np.sqrt(np.pi)) * t)
+    """erfcx(x) by the continued fraction, for x >= 1/2."""
+    return 1 / (const(x, np.sqrt(np.pi)) * _laplace_fraction(x, _FRACTION_TERMS))
 
 
 def _erfc32(x: Any) -> Any:
@@ -222,6 +227,11 @@ _NDTRI_NEWTON_STEPS = 3
 """From the asymptotic start (2e-3 relatively off at p = 2**-25, less further out) Newton's
 method doubles the correct digits each step."""
 
+_NDTRI_FRACTION_TERMS = 12
+"""Of the continued fraction in the Newton steps, whose argument ``-x / sqrt 2`` is above 3.5 there:
+the fraction converges the faster the larger its argument (3e-11 relatively off at 3.5; the 200
+terms of :data:`_FRACTION_TERMS` are for 1/2)."""
+
 
 @jax.custom_jvp
 def _float32_ndtri(p: Any) -> Any:
@@ -233,16 +243,38 @@ def _float32_ndtri(p: Any) -> Any:
     q = safe(inside, p, 0.5)
     value = const(p, np.sqrt(2.0)) * _giles(-log(4 * q * (1 - q)), 2 * q - 1)
     far = q < _NDTRI_FAR_TAIL
-    log_q = log(safe(far, q, 1e-30))
-    big = -2 * log_q
-    x = -jnp.sqrt(big - log(big) - const(p, np.log(2 * np.pi)))
-    for _ in range(_NDTRI_NEWTON_STEPS):
-        log_cdf = _log_ndtr_left(x)
-        slope = exp(-x * x / 2 - const(p, 0.5 * np.log(2 * np.pi)) - log_cdf)  # d/dx log ndtr(x)
-        x = x - (log_cdf - log_q) / slope
-    value = jnp.where(far, x, value)
+
+    def with_far_tail(value: Any) -> Any:
+        return jnp.where(far, _ndtri_far_tail(safe(far, q, 1e-30)), value)
+
+    def on_cpu(value: Any) -> Any:
+        # a conditional: most arrays have no element that far out, and Newton's steps cost more
+        # than the rest of ndtri together
+        return lax.cond(jnp.any(far), with_far_tail, lambda v: v, value)
+
+    # (GPU and TPU conditionals read their predicate back to the host, as power_norm's in
+    # xp/_statistical.py: there both are computed)
+    value = lax.platform_dependent(value, cpu=on_cpu, default=with_far_tail)
     edge = jnp.where(p == 0, const(p, -np.inf), jnp.where(p == 1, const(p, np.inf), const(p, np.nan)))
     return jnp.where(inside, value, edge)
+
+
+def _ndtri_far_tail(p: Any) -> Any:
+    """ndtri of float32 ``p`` below :data:`_NDTRI_FAR_TAIL`: Newton's method on ``log ndtr``.
+
+    With ``z = -x / sqrt 2``, ``ndtr(x) = erfcx(z) exp(-z**2) / 2`` and ``erfcx(z) = 1 / (sqrt(pi) t)``
+    (:func:`_laplace_fraction`), so ``log ndtr(x) = -log(2 sqrt(pi) t) - x**2 / 2`` and its
+    derivative, the density over ``ndtr(x)``, is ``sqrt(2) t``: each step takes the fraction alone,
+    to few terms this far out, and no exponential (erfcx itself is evaluated through all its branches
+    for every element, and to 200 terms: many times the rest of ndtri)."""
+    log_p = log(p)
+    big = -2 * log_p
+    x = -jnp.sqrt(big - log(big) - const(p, np.log(2 * np.pi)))
+    for _ in range(_NDTRI_NEWTON_STEPS):
+        t = _laplace_fraction(-x * const(x, np.sqrt(0.5)), _NDTRI_FRACTION_TERMS, unroll=True)
+        log_cdf = -log(const(x, 2 * np.sqrt(np.pi)) * t) - x * x / 2
+        x = x - (log_cdf - log_p) / (const(x, np.sqrt(2.0)) * t)
+    return x
 
 
 @_float32_ndtri.defjvp
