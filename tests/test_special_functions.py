@@ -361,14 +361,22 @@ def test_float32_incomplete_beta_keeps_its_precision_for_large_parameters(divisi
 
 
 @pytest.mark.parametrize("name", ["betainc", "betaincc", "bdtr", "bdtrc", "nbdtr", "nbdtrc", "fdtr", "stdtr"])
-def test_the_incomplete_beta_family_traces_its_computation_once(name, monkeypatch):
-    # betaincc (and the distributions on it) needs I_x(a, b) twice, Student's t its centre and
-    # tail, the float32 prefactor three log gamma pairs: each is thousands of operations, so each
-    # is computed once over its arguments stacked (two or three copies compiled for seconds longer
-    # on a CPU, a minute longer on a TPU). Counted as traced into the kernel's jaxpr.
-    from xp.special import _gamma, _probability
+def test_the_incomplete_beta_family_computes_its_fraction_once(name, monkeypatch):
+    # a complement (betaincc, the distributions on it, Student's t's tail beside its centre) comes
+    # from the one continued fraction that gives I_x(a, b): not a second evaluation, nor the same
+    # one over stacked copies of its arguments (twice the run time); the float32 prefactor's three
+    # log gamma pairs are one evaluation over stacked copies (three copies compiled for seconds
+    # longer on a CPU, a minute longer on a TPU). Counted as traced into the kernel's jaxpr.
+    from xp.special import _gamma, _kernel, _probability
 
     traced = {"incomplete_beta": 0, "float32_log_gamma_pair": 0}
+    stacked = []
+
+    def stacking(function, *calls):
+        stacked.append(function)
+        return _kernel.evaluated_once(function, *calls)
+
+    monkeypatch.setattr(_probability, "evaluated_once", stacking)
 
     def counting(module, function_name):
         original = getattr(module, function_name)
@@ -387,6 +395,7 @@ def test_the_incomplete_beta_family_traces_its_computation_once(name, monkeypatc
     jax.clear_caches()  # (a loop's body traced by an earlier test would not be traced again)
     jax.make_jaxpr(kernel)(*args)
     assert traced == {"incomplete_beta": 1, "float32_log_gamma_pair": 1}, f"xp.special.{name}: {traced}"
+    assert _probability.incomplete_beta not in stacked, f"xp.special.{name}: I_x(a, b) over stacked copies"
 
 
 @pytest.mark.parametrize(

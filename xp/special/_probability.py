@@ -316,7 +316,7 @@ def _beta_fraction(a: Any, b: Any, x: Any) -> Any:
 
 def _betainc(a: Any, b: Any, x: Any) -> Any:
     """I_x(a, b), with JAX's values at the ends and NaN outside the domain."""
-    return incomplete_beta(a, b, x, 1 - x)
+    return incomplete_beta(a, b, x, 1 - x)[0]
 
 
 def _logs(x: Any, x1: Any) -> tuple[Any, Any]:
@@ -346,9 +346,14 @@ def _log_beta_front_pair(p: Any, q: Any, y: Any, y1: Any) -> tuple[Any, Any]:
 
 
 @jax.custom_jvp
-def incomplete_beta(a: Any, b: Any, x: Any, x1: Any) -> Any:
-    """I_x(a, b) given x and ``x1 = 1 - x``, each to the precision the caller has it: the one
-    below 1/2 is used where its precision matters (Student's t passes 1 - x where x rounds to 1)."""
+def incomplete_beta(a: Any, b: Any, x: Any, x1: Any) -> tuple[Any, Any]:
+    """I_x(a, b) and its complement 1 - I_x(a, b) = I_{1-x}(b, a), given x and ``x1 = 1 - x``, each
+    to the precision the caller has it: the one below 1/2 is used where its precision matters
+    (Student's t passes 1 - x where x rounds to 1).
+
+    The continued fraction is evaluated once, on the side where it converges fast: there it gives
+    the smaller of the two to its full relative precision, and the other is 1 minus it. So a
+    complement costs nothing more, and is never 1 minus a number near 1."""
     # the side where the fraction converges fast (x < (a + 1) / (a + b + 2)), decided on the exact one
     flip = jnp.where(x < 0.5, x >= (a + 1) / (a + b + 2), x1 <= (b + 1) / (a + b + 2))
     inside = (a > 0) & (b > 0) & (a < np.inf) & (b < np.inf) & (x > 0) & (x1 > 0)
@@ -361,30 +366,36 @@ def incomplete_beta(a: Any, b: Any, x: Any, x1: Any) -> Any:
     if x.dtype == np.float32:
         front = double_float.exp_of_pair(_log_beta_front_pair(p, q, y, y1), front)
     value = front / _beta_fraction(p, q, y)
-    out = jnp.clip(jnp.where(flip, 1 - value, value), 0, 1)
     # the limits: I_x(0, b) = I_x(a, inf) = 1 and I_x(a, 0) = I_x(inf, b) = 0 inside (0, 1); the
     # ends, x = 1 where x1 = 0 (x may round to 1 where x1 is not 0: F's cdf with a tiny dfd)
     a_zero, b_zero = (a == 0) | (b == np.inf), (b == 0) | (a == np.inf)
-    out = jnp.where((x == 0) | (b_zero & (x1 != 0)), const(x, 0.0), out)
-    out = jnp.where((x1 == 0) | (a_zero & (x != 0)), const(x, 1.0), out)
+    at_zero = (x == 0) | (b_zero & (x1 != 0))
+    at_one = (x1 == 0) | (a_zero & (x != 0))
     undefined = (a < 0) | (b < 0) | (x < 0) | (x1 < 0) | (a_zero & b_zero) | jnp.isnan(a) | jnp.isnan(b) | jnp.isnan(x)
-    return jnp.where(undefined, const(x, np.nan), out)
+
+    def finished(side: Any, zero: float, one: float) -> Any:
+        side = jnp.where(at_zero, const(x, zero), jnp.clip(side, 0, 1))
+        return jnp.where(undefined, const(x, np.nan), jnp.where(at_one, const(x, one), side))
+
+    return finished(jnp.where(flip, 1 - value, value), 0.0, 1.0), finished(jnp.where(flip, value, 1 - value), 1.0, 0.0)
 
 
 def _incomplete_beta_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
-    # d/dx I_x(a, b) = x^(a-1) (1 - x)^(b-1) / B(a, b); x1 = 1 - x moves with x (its tangent is
-    # used only where x has none). The shape parameters are not differentiated, as in JAX.
+    # d/dx I_x(a, b) = x^(a-1) (1 - x)^(b-1) / B(a, b), and the complement's its negative; x1 = 1 - x
+    # moves with x (its tangent is used only where x has none). The shape parameters are not
+    # differentiated, as in JAX.
     a, b, x, x1 = primals
     da, db, dx, dx1 = tangents
     if not (type(da) is SymbolicZero and type(db) is SymbolicZero):
         raise ValueError("Betainc gradient with respect to a and b not supported.")  # (JAX's words)
-    value = incomplete_beta(a, b, x, x1)
+    values = incomplete_beta(a, b, x, x1)
     if type(dx) is SymbolicZero and type(dx1) is SymbolicZero:
-        return value, jnp.zeros_like(value)
+        zero = jnp.zeros_like(values[0])
+        return values, (zero, zero)
     log_x, log_x1 = _logs(x, x1)
     density = exp((a - 1) * log_x + (b - 1) * log_x1 - log_beta(a, b))
     slope: Any = -dx1 if type(dx) is SymbolicZero else dx
-    return value, density * slope
+    return values, (density * slope, -density * slope)
 
 
 # (symbolic zeros: the tangents of the shape parameters must be absent)
@@ -392,20 +403,8 @@ incomplete_beta.defjvp(_incomplete_beta_jvp, symbolic_zeros=True)
 
 
 def _betaincc(a: Any, b: Any, x: Any) -> Any:
-    """1 - I_x(a, b), as I_{1-x}(b, a) where that is accurate, else as 1 - I_x(a, b).
-
-    I_{1-x}(b, a) is exact when x >= 1/2 (1 - x is then exact); for x < 1/2 the rounding of
-    1 - x (at most eps/2) moves the result by the beta density at x times eps/2, while
-    1 - I_x(a, b) is off by about eps: the smaller error is taken.
-    """
-    # I_x(a, b) = _betainc(a, b, x) and I_{1-x}(b, a) = _betainc(b, a, 1 - x), traced once
-    p, swapped = evaluated_once(incomplete_beta, (a, b, x, 1 - x), (b, a, 1 - x, 1 - (1 - x)))
-    inside = (x > 0) & (x < 1) & (a > 0) & (b > 0)
-    xs, as_, bs = safe(inside, x, 0.5), safe(inside, a, 1.0), safe(inside, b, 1.0)
-    log_density = (as_ - 1) * log(xs) + (bs - 1) * log1p(-xs) - log_beta(as_, bs)
-    use_swapped = inside & ((x >= 0.5) | (log_density < np.log(2.0)))
-    # at the ends (a = 0, b = 0, x = 0, x = 1) I_x(a, b) is exactly 0 or 1 and 1 - p is exact
-    return jnp.where(use_swapped, swapped, 1 - p)
+    """1 - I_x(a, b), from the same continued fraction as I_x(a, b) (:func:`incomplete_beta`)."""
+    return incomplete_beta(a, b, x, 1 - x)[1]
 
 
 GAMMAINC = Kernel("gammainc", ("a", "x"), _gammainc)
@@ -499,7 +498,7 @@ def _fdtr(dfn: Any, dfd: Any, x: Any) -> Any:
     # F cdf: I_w(dfn/2, dfd/2) with w = dfn x / (dfd + dfn x)
     valid = (dfn > 0) & (dfd > 0) & (x >= 0) & (dfn < np.inf) & (dfd < np.inf)
     w, w1 = _f_argument(dfn, dfd, x)
-    return _nan_unless(valid, incomplete_beta(dfn / 2, dfd / 2, w, w1))
+    return _nan_unless(valid, incomplete_beta(dfn / 2, dfd / 2, w, w1)[0])
 
 
 def _f_argument(dfn: Any, dfd: Any, x: Any) -> tuple[Any, Any]:
@@ -513,7 +512,7 @@ def _fdtrc(dfn: Any, dfd: Any, x: Any) -> Any:
     # the complement 1 - I_w(dfn/2, dfd/2) = I_{1-w}(dfd/2, dfn/2), with both w and 1 - w exact
     valid = (dfn > 0) & (dfd > 0) & (x >= 0) & (dfn < np.inf) & (dfd < np.inf)
     w, w1 = _f_argument(dfn, dfd, x)
-    return _nan_unless(valid, incomplete_beta(dfd / 2, dfn / 2, w1, w))
+    return _nan_unless(valid, incomplete_beta(dfd / 2, dfn / 2, w1, w)[0])
 
 
 # From this many degrees of freedom on, Student's t cdf is the series of _t_tail_many_df: the
@@ -591,10 +590,9 @@ def _stdtr(df: Any, t: Any) -> Any:
     divide = _divided_by if t.dtype == np.float32 else jnp.divide
     r = divide(divide(dff, tf), tf)
     z = divide(jnp.ones_like(r), 1 + r)
-    # I_z(1/2, df/2) = _betainc(1/2, df/2, z), and I_{1-z}(df/2, 1/2) given 1 - (1 - z) = z: 1 - z
-    # rounds to 1 for df >> t**2; traced once
-    half = const(t, 0.5)
-    centre, tail = evaluated_once(incomplete_beta, (half, dff / 2, z, 1 - z), (dff / 2, half, divide(r, 1 + r), z))
+    # I_z(1/2, df/2) and its complement I_y(df/2, 1/2), given y = 1 - z as computed: 1 - z rounds
+    # to 1 for df >> t**2
+    centre, tail = incomplete_beta(const(t, 0.5), dff / 2, z, divide(r, 1 + r))
     tail = tail / 2
     lower = jnp.where(centre < 0.5, 0.5 - centre / 2, tail)
     dfs, ts = safe(series, df, _T_SERIES_FROM), safe(series, tn, 1.0)
