@@ -62,6 +62,14 @@ elementary ones, then the prefactor families (the incomplete gamma and beta func
 t, the binomial distribution, Kummer's function)."""
 
 
+COUNTS = frozenset({"n"})
+"""The arguments SciPy takes as integers (a float one is deprecated there: ``bdtr``'s trials)."""
+
+
+def _scipy_arguments(name: str, values: dict[str, np.ndarray]) -> list[np.ndarray]:
+    return [values[a].astype(np.int64) if a in COUNTS else values[a] for a in FUNCTIONS[name]]
+
+
 def _cases(name: str, values: dict[str, np.ndarray]) -> dict[str, Callable[[], Any]]:
     args = [values[a] for a in FUNCTIONS[name]]
     ours = jax.jit(lambda *a: getattr(xp.special, name)(*(xp.asarray(v) for v in a)))
@@ -71,8 +79,8 @@ def _cases(name: str, values: dict[str, np.ndarray]) -> dict[str, Callable[[], A
         theirs = jax.jit(getattr(jss, name))
         cases["jax.scipy"] = lambda: theirs(*device_args)
     if jax.default_backend() == "cpu":
-        reference = getattr(scipy.special, name)
-        cases["scipy"] = lambda: reference(*args)
+        reference, reference_args = getattr(scipy.special, name), _scipy_arguments(name, values)
+        cases["scipy"] = lambda: reference(*reference_args)
     return cases
 
 
