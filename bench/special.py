@@ -2,9 +2,9 @@
 
 xp.special computes float32 to float32's accuracy on every backend (docs/accelerators.md,
 "xp.special on a TPU"): its incomplete gamma and beta functions and ``hyp1f1`` take their
-prefactors in double-float arithmetic, and several functions evaluate a large shared part once
-over stacked arguments (``betaincc``, ``stdtr`` and the distributions). This benchmark is what
-guards the cost of that: each function on 100,000 float32 values inside its domain, jitted and
+prefactors in double-float arithmetic, each double-float logarithm and log gamma pair evaluated
+once over stacked arguments, and ``betaincc`` and ``stdtr`` take their complements from the
+incomplete beta function's one evaluation. This benchmark is what guards the cost of that: each function on 100,000 float32 values inside its domain, jitted and
 timed to its result, against ``jax.scipy.special``'s function of the same name where JAX has one
 (at JAX's own float32 accuracy) and SciPy's (float64 inside, on the CPU). Interleaved rounds,
 medians, wall-clock time.

@@ -4,8 +4,8 @@ defines from them (the error functions and the normal distribution: ``_error_fun
 The distribution functions are the identities of their SciPy (Cephes) definitions, e.g.
 ``chdtr(v, x) = gammainc(v/2, x/2)`` and ``bdtr(k, n, p) = I_{1-p}(n - floor(k), floor(k) + 1)``,
 with SciPy's values at the ends of their domains and NaN outside them. Complements are computed
-as complements (``betaincc`` below), not as ``1 - cdf``, so small tail probabilities keep their
-precision.
+as complements (``incomplete_beta`` below gives both sides), not as ``1 - cdf``, so small tail
+probabilities keep their precision.
 
 float32's incomplete gamma function is xp's own, on xp's accurate exponentials and logarithms
 (JAX's lowers into XLA's, which XLA:TPU approximates).
