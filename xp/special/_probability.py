@@ -384,21 +384,21 @@ def _incomplete_beta_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) ->
     # d/dx I_x(a, b) = x^(a-1) (1 - x)^(b-1) / B(a, b), and the complement's its negative; x1 = 1 - x
     # moves with x. The slope is the tangent of the side below 1/2: a side near 1 is a quotient
     # p / (p + q) whose tangent p'/(p + q) - p (p + q)'/(p + q)**2 cancels (fdtr's w = dfn x /
-    # (dfd + dfn x) for large dfn x: float32 derivatives 2e-2 off). The shape parameters are not
+    # (dfd + dfn x) for large dfn x lost float32's digits). The shape parameters are not
     # differentiated, as in JAX.
     a, b, x, x1 = primals
     da, db, dx, dx1 = tangents
-    if not (type(da) is SymbolicZero and type(db) is SymbolicZero):
+    if not (isinstance(da, SymbolicZero) and isinstance(db, SymbolicZero)):
         raise ValueError("Betainc gradient with respect to a and b not supported.")  # (JAX's words)
     values = incomplete_beta(a, b, x, x1)
-    if type(dx) is SymbolicZero and type(dx1) is SymbolicZero:
+    if isinstance(dx, SymbolicZero) and isinstance(dx1, SymbolicZero):
         zero = jnp.zeros_like(values[0])
         return values, (zero, zero)
     log_x, log_x1 = _logs(x, x1)
     density = exp((a - 1) * log_x + (b - 1) * log_x1 - log_beta(a, b))
-    if type(dx) is SymbolicZero:
-        slope: Any = -dx1
-    elif type(dx1) is SymbolicZero:
+    if isinstance(dx, SymbolicZero):
+        slope = -dx1
+    elif isinstance(dx1, SymbolicZero):
         slope = dx
     else:
         slope = jnp.where(x <= x1, dx, -dx1)
