@@ -1158,6 +1158,136 @@ def test_grad():
     )
 
 
+def _slopes(function, *args, argnum=0):
+    """The derivatives of an elementwise xp.special function in one argument, at each element."""
+    derivative = jax.grad(lambda *a: function(*(xp.asarray(v) for v in a)).jax, argnum)
+    return np.asarray(jax.jit(jax.vmap(derivative))(*args), np.float64)
+
+
+def test_float32_log_gamma_derivatives_far_from_their_series():
+    # float32 gammaln, loggamma and digamma evaluate their series for every element and take
+    # Stirling's form from 8 on: far from 8 the series overflow, and the zero cotangent of the
+    # discarded branch times inf made the derivative NaN (gammaln from x = 200 on, digamma from 99)
+    x = np.float32([0.3, 2.0, 7.5, 8.0, 9.0, 99.0, 200.0, 5e3, 1e6, 1e20])
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(_slopes(xp.special.gammaln, x), sp.digamma(x64), rtol=2e-6)
+    np.testing.assert_allclose(_slopes(xp.special.loggamma, x), sp.digamma(x64), rtol=2e-6)
+    np.testing.assert_allclose(_slopes(xp.special.digamma, x), sp.polygamma(1, x64), rtol=2e-6)
+    a, b = np.float32([3.0, 150.0, 400.0, 2e4]), np.float32([250.0, 150.0, 7.0, 3e4])
+    want = sp.digamma(a.astype(np.float64)) - sp.digamma(a.astype(np.float64) + b)
+    np.testing.assert_allclose(_slopes(xp.special.betaln, a, b), want, rtol=1e-4)
+
+
+def test_float32_digamma_s_derivative_is_whole_where_its_branches_meet():
+    # psi from 8 on took max(y, 8), whose derivative is half the slope where its operands tie:
+    # psi'(8) came out half of trigamma(8)
+    x = np.float32([7.0, 8.0, 16.0])
+    np.testing.assert_allclose(_slopes(xp.special.digamma, x), sp.polygamma(1, x.astype(np.float64)), rtol=2e-6)
+
+
+def test_float32_gamma_s_derivative_up_to_and_past_its_overflow():
+    # gamma' = gamma psi: the product rule through Stirling's p (p e**-x) gave inf - inf (NaN)
+    # before gamma overflows, and the discarded reflection's exp(lgamma(x)) NaN after
+    x = np.float32([-2.5, 0.5, 20.0, 30.0, 34.0, 35.0, 60.0])
+    x64 = x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        want = (sp.gamma(x64) * sp.digamma(x64)).astype(np.float32).astype(np.float64)
+    got = _slopes(xp.special.gamma, x)
+    np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=2e-6)
+    assert np.array_equal(got[~np.isfinite(want)], want[~np.isfinite(want)])  # +inf, as float64's
+
+
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=pytest.mark.x64)])
+def test_rgamma_s_derivative_at_its_zeros_and_where_gamma_overflows(dtype):
+    # (1/gamma)' = -psi / gamma, and (-1)**n n! at gamma's pole -n (where 1/gamma is 0); the
+    # quotient rule gave inf / inf (NaN) where gamma overflows, and the poles a slope of 0
+    x = np.array([-3.0, -2.0, -1.0, 0.0, -2.5, 0.5, 1.0, 5.0, 30.0, 300.0], dtype)
+    want = np.array([-6.0, 2.0, -1.0, 1.0, *(-sp.digamma(x[4:].astype(np.float64)) * sp.rgamma(x[4:]))])
+    np.testing.assert_allclose(_slopes(xp.special.rgamma, x), want, rtol=2e-6, atol=1e-37)
+
+
+@pytest.mark.parametrize("name", ["gammainc", "gammaincc", "gdtr", "gdtrc", "pdtr", "pdtrc", "chdtr", "chdtrc"])
+def test_float32_incomplete_gamma_derivatives_where_the_value_rounds_to_a_bound(name):
+    # the probabilities were clipped into [0, 1] by a clip whose derivative is half the slope
+    # where the value equals the bound: in float32's tails, which round to exactly 0 or 1
+    args = {
+        "gammainc": ([10.6175, 26.81], [38.7449, 65.97]),
+        "gammaincc": ([26.99, 32.24], [7.484, 9.68]),
+        "gdtr": ([2.99, 1.78], [7.66, 1.46], [11.09, 10.64]),
+        "gdtrc": ([1.73, 0.17], [18.79, 8.12], [2.0, 2.42]),
+        "pdtr": ([21.0, 29.0], [5.11, 8.95]),
+        "pdtrc": ([3.0, 2.0], [27.17, 24.23]),
+        "chdtr": ([6.94, 39.68], [50.27, 111.11]),
+        "chdtrc": ([33.97, 37.48], [5.54, 7.09]),
+    }[name]  # fmt: skip (values within 3e-8 of 1, which float32 rounds to 1: slopes of 1e-8 and more)
+    function = getattr(xp.special, name)
+    arrays = [np.float32(v) for v in args]
+    value = np.asarray(function(*(xp.asarray(v) for v in arrays)))
+    assert np.all((value == 0) | (value == 1)), value  # (the case of the test)
+    for argnum in range(len(arrays)):
+        if name in ("pdtr", "pdtrc") and argnum == 0:
+            continue  # (k enters as floor(k): no slope)
+        got = _slopes(function, *arrays, argnum=argnum)
+        h = 1e-4 * np.abs(arrays[argnum].astype(np.float64))
+        up = [a.astype(np.float64) for a in arrays]
+        down = [a.astype(np.float64) for a in arrays]
+        up[argnum], down[argnum] = up[argnum] + h, down[argnum] - h
+        want = (getattr(sp, name)(*up) - getattr(sp, name)(*down)) / (2 * h)
+        np.testing.assert_allclose(got, want, rtol=1e-3, err_msg=f"{name}, argument {argnum}")
+
+
+def test_float32_erfcx_s_derivative_keeps_its_digits_for_large_x():
+    # 2 x erfcx(x) - 2 / sqrt(pi) cancels as x grows (2e-3 off at x = 100, nothing left at 1e4):
+    # from 5 on the derivative is its asymptotic series; 0 at inf
+    x = np.float32([0.3, 1.0, 4.5, 5.0, 8.0, 100.0, 1e4, 1e6, np.inf])
+    x64 = x[:-1].astype(np.float64)
+    k = np.arange(1, 17)[:, None]
+    terms = (-1.0) ** k * np.array([np.prod(np.arange(1, 2 * n, 2)) for n in range(1, 17)])[:, None] / (2 * x64**2) ** k
+    series = 2 / np.sqrt(np.pi) * terms.sum(axis=0)
+    want = np.where(x64 >= 8, series, 2 * x64 * sp.erfcx(x64) - 2 / np.sqrt(np.pi))
+    got = _slopes(xp.special.erfcx, x)
+    np.testing.assert_allclose(got[:-1], want, rtol=3e-6)
+    assert got[-1] == 0
+
+
+SPECIAL_POINTS = {  # name: (arguments, the argument differentiated)
+    # the exact values at 30, 45, 60 degrees were constants (derivative 0 there)
+    "sindg": (([30.0, -30.0, 150.0, -9960.0, 7.0],), 0),
+    "cosdg": (([60.0, 120.0, -9960.0, 7.0],), 0),
+    "tandg": (([45.0, -45.0, 135.0, 7.0],), 0),
+    "cotdg": (([45.0, -45.0, 135.0, 7.0],), 0),
+    # the limit 1 at 0 (derivative 0 there), and a quotient's cancellation near it
+    "exprel": (([0.0, 1e-6, -1e-3, 0.3, -4.0],), 0),
+    # exp(|x|) i0e(x): the product rule through |x| gave 1 at 0
+    "i0": (([0.0, 0.5],), 0),
+    # the limit log x at lmbda = 0 (derivative 0 there)
+    "boxcox": (([40.8, 2.0], [0.0, 0.0]), 1),
+    "boxcox1p": (([47.0, 2.0], [0.0, 0.0]), 1),
+    # log|lmbda| + log|y|, the overflow's branch, at lmbda = 0 or y = 0 (NaN times the zero cotangent)
+    "inv_boxcox": (([0.0, -0.716, 1.5], [-0.00345, 0.0, 0.2]), 0),
+    "inv_boxcox1p": (([0.0, -1.19, 1.5], [0.257, 0.0, 0.2]), 1),
+    # JAX's spence (float64): 0 at 1, NaN on (1, 2]
+    "spence": (([1.0, 1.5, 2.0, 0.5],), 0),
+    # the asymptotic expansion at x = 100 of the elements the series takes: inf in float32, whose
+    # derivative in a and b is NaN
+    "hyp1f1": (([0.125, 0.25, 1.0], [2.09, 1.7, 1.556], [5.1, 0.93, 9.67]), 0),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=pytest.mark.x64)])
+@pytest.mark.parametrize("name", sorted(SPECIAL_POINTS))
+def test_derivatives_where_the_value_is_a_limit_or_a_constant(name, dtype):
+    args, argnum = SPECIAL_POINTS[name]
+    arrays = [np.asarray(a, dtype) for a in args]
+    got = _slopes(getattr(xp.special, name), *arrays, argnum=argnum)
+    point = [a.astype(np.float64) for a in arrays]
+    h = 1e-6 * np.maximum(1.0, np.abs(point[argnum]))
+    up, down = list(point), list(point)
+    up[argnum], down[argnum] = point[argnum] + h, point[argnum] - h
+    want = (getattr(sp, name)(*up) - getattr(sp, name)(*down)) / (2 * h)
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float64 else 1e-4, atol=1e-9)
+
+
 def _interior_point(name):
     case = CASES[name]
     args = []

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from xp.special._kernel import Kernel, const, exp, expm1, log, log1p, pow, safe
+from xp.special._kernel import Kernel, const, exp, expm1, log, log1p, polynomial, pow, safe
 
 # --- powers, exponentials, trigonometry -----------------------------------------------------
 
@@ -28,11 +28,29 @@ def _exp10(x: Any) -> Any:
     return pow(const(x, 10.0), x)
 
 
+@jax.custom_jvp
 def _exprel(x: Any) -> Any:
     # (exp(x) - 1) / x, with the limits 1 at 0 and inf at inf
     value = expm1(x) / safe(x != 0, x, 1.0)
     value = jnp.where(x == 0, const(x, 1.0), value)
     return jnp.where(x == np.inf, const(x, np.inf), value)
+
+
+_EXPREL_SLOPE_SERIES = tuple(float((k + 1) / np.prod(np.arange(1, k + 3, dtype=float))) for k in range(16))
+"""exprel'(x) = sum of (k + 1) x**k / (k + 2)! over k: for |x| < 1/2, where it is used, the terms
+left out are below 1e-17 of it."""
+
+
+@_exprel.defjvp
+def _exprel_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    # exprel'(x) = (expm1(x) (x - 1) + x) / x**2, whose terms cancel near 0 (and which the limit
+    # at 0 would make 0): its series there; 0 at -inf, inf at inf
+    (x,), (dx,) = primals, tangents
+    small = jnp.abs(x) < 0.5
+    xs, xl = safe(small, x, 0.0), safe(~small & jnp.isfinite(x), x, 1.0)
+    slope = jnp.where(small, polynomial(_EXPREL_SLOPE_SERIES, xs), (expm1(xl) * (xl - 1) + xl) / (xl * xl))
+    slope = jnp.where(x == -np.inf, const(x, 0.0), jnp.where(x == np.inf, x, slope))
+    return _exprel(x), slope * dx
 
 
 def _cosm1(x: Any) -> Any:
@@ -57,16 +75,34 @@ def _sin_cos_degrees(d: Any) -> tuple[Any, Any]:
     return s, jnp.cos(radians)
 
 
+# The functions of degrees have their derivatives as rules (sin' = pi/180 cos, ...): the exact
+# values at 30 and 45 degrees are constants, whose derivative would be 0 there.
+
+
+@jax.custom_jvp
 def sin_degrees(x: Any) -> Any:
     d, q = _reduce_degrees(x)
     s, c = _sin_cos_degrees(d)
     return jnp.select([q == 0, q == 1, q == 2], [s, c, -s], -c)
 
 
+@jax.custom_jvp
 def _cosdg(x: Any) -> Any:
     d, q = _reduce_degrees(x)
     s, c = _sin_cos_degrees(d)
     return jnp.select([q == 0, q == 1, q == 2], [c, -s, -c], s)
+
+
+@sin_degrees.defjvp
+def _sin_degrees_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (x,), (dx,) = primals, tangents
+    return sin_degrees(x), const(x, np.pi / 180) * _cosdg(x) * dx
+
+
+@_cosdg.defjvp
+def _cosdg_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (x,), (dx,) = primals, tangents
+    return _cosdg(x), -const(x, np.pi / 180) * sin_degrees(x) * dx
 
 
 def _tan_degrees(x: Any) -> tuple[Any, Any]:
@@ -76,15 +112,31 @@ def _tan_degrees(x: Any) -> tuple[Any, Any]:
     return t, (q == 1) | (q == 3)
 
 
+@jax.custom_jvp
 def _tandg(x: Any) -> Any:
     # SciPy's value at the poles (odd multiples of 90) is +inf, whichever side
     t, odd = _tan_degrees(x)
     return jnp.where(odd, jnp.where(t == 0, const(x, np.inf), -1 / t), t)
 
 
+@jax.custom_jvp
 def _cotdg(x: Any) -> Any:
     t, odd = _tan_degrees(x)
     return jnp.where(odd, -t, jnp.where(t == 0, const(x, np.inf), 1 / t))
+
+
+@_tandg.defjvp
+def _tandg_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (x,), (dx,) = primals, tangents
+    value = _tandg(x)
+    return value, const(x, np.pi / 180) * (1 + value * value) * dx
+
+
+@_cotdg.defjvp
+def _cotdg_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (x,), (dx,) = primals, tangents
+    value = _cotdg(x)
+    return value, -const(x, np.pi / 180) * (1 + value * value) * dx
 
 
 def _radian(d: Any, m: Any, s: Any) -> Any:
@@ -115,7 +167,9 @@ def _boxcox_of_log(log_x: Any, lmbda: Any) -> Any:
     t = lmbda * log_x
     small = jnp.abs(t) < np.sqrt(np.finfo(log_x.dtype).eps)
     value = jnp.where(small, log_x * (1 + t / 2), expm1(t) / safe(~small, lmbda, 1.0))
-    return jnp.where(lmbda == 0, log_x, value)
+    # (the series is log x at lmbda = 0, with its derivative log(x)**2 / 2 there; an infinite
+    # log x makes t NaN)
+    return jnp.where((lmbda == 0) & ~jnp.isfinite(log_x), log_x, value)
 
 
 def _boxcox(x: Any, lmbda: Any) -> Any:
@@ -136,7 +190,9 @@ def _inverse_boxcox_exponent(y: Any, lmbda: Any) -> Any:
     # 1e300) is 1.0, not inf)
     overflow = (lx == np.inf) & jnp.isfinite(lmbda) & jnp.isfinite(y)
     lxs = safe(~overflow, lx, 0.0)
-    logged = jnp.where(overflow, log(jnp.abs(lmbda)) + log(jnp.abs(y)), log1p(lxs))
+    logged = jnp.where(
+        overflow, log(jnp.abs(safe(overflow, lmbda, 1.0))) + log(jnp.abs(safe(overflow, y, 1.0))), log1p(lxs)
+    )
     return jnp.where(small, series, logged / safe(~small, lmbda, 1.0))
 
 

@@ -16,6 +16,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import jax.scipy.special as jss
 import numpy as np
@@ -79,10 +80,14 @@ def _float32_lgamma(x: Any) -> Any:
     reflected = safe(finite & (x <= 0), 1 - x, 2.0)  # (>= 1: the same computation for both)
     y = jnp.where(x > 0, positive, reflected)
     stirling = y >= _FLOAT32_STIRLING_FROM
-    near_two, product_down, product_up = _toward_two(y)
+    # (each branch gets harmless inputs where another is taken: the series overflow far from their
+    # centres, and inf times the zero cotangent of a discarded branch made the gradient NaN)
+    near_two, product_down, product_up = _toward_two(safe(~stirling, y, 2.0))
     small = near_two + log(product_down) - log(product_up)
     around_minimum = (y >= 1.125) & (y < 1.75)
-    at_minimum = polynomial(_LOGGAMMA_MINIMUM_TAYLOR, y - const(x, _LOGGAMMA_MINIMUM))  # (y - x0 exact)
+    at_minimum = polynomial(
+        _LOGGAMMA_MINIMUM_TAYLOR, safe(around_minimum, y, _LOGGAMMA_MINIMUM) - const(x, _LOGGAMMA_MINIMUM)
+    )  # (y - x0 exact)
     small = jnp.where(around_minimum, at_minimum, small)
     ys = safe(stirling, y, _FLOAT32_STIRLING_FROM)
     large = (ys - 0.5) * log(ys) - ys + const(x, 0.5 * np.log(2 * np.pi)) + stirling_correction(ys)
@@ -124,6 +129,7 @@ def _float32_gamma_below_stirling(y: Any) -> Any:
     return exp(near_two) * product_down / product_up
 
 
+@jax.custom_jvp
 def _float32_gamma(x: Any) -> Any:
     """gamma of float32 ``x``: for ``x > 0`` below 8 :func:`_float32_gamma_below_stirling`, and from
     8 on Stirling's ``sqrt(2 pi) p (p e**-x) e**S(x)`` with ``p = x**(x/2 - 1/4)`` (xp's ``pow``,
@@ -132,15 +138,24 @@ def _float32_gamma(x: Any) -> Any:
     ``sign * exp(lgamma(x))``, as JAX's."""
     finite_positive = jnp.isfinite(x) & (x > 0)
     y = safe(finite_positive, x, 2.0)
-    small = _float32_gamma_below_stirling(y)
+    small = _float32_gamma_below_stirling(safe(y < _FLOAT32_STIRLING_FROM, y, 2.0))  # (as in _float32_lgamma)
     ys = safe(finite_positive & (y >= _FLOAT32_STIRLING_FROM) & (y < _FLOAT32_GAMMA_OVERFLOW), y, 8.0)
     power = pow(ys, ys / 2 - 0.25)  # (ys / 2 - 1/4 exact for ys >= 1)
     large = power * (power * exp(-ys)) * (const(x, np.sqrt(2 * np.pi)) * exp(stirling_correction(ys)))
     value = jnp.where(y >= _FLOAT32_STIRLING_FROM, large, small)
     value = jnp.where(y >= _FLOAT32_GAMMA_OVERFLOW, const(x, np.inf), value)
-    return jnp.where(
-        finite_positive | (x == np.inf), jnp.where(x == np.inf, x, value), jss.gammasgn(x) * exp(lgamma(x))
-    )
+    positive = finite_positive | (x == np.inf)
+    xn = safe(~positive, x, -0.5)
+    return jnp.where(positive, jnp.where(x == np.inf, x, value), jss.gammasgn(xn) * exp(lgamma(xn)))
+
+
+@_float32_gamma.defjvp
+def _float32_gamma_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    # gamma' = gamma psi (JAX's rule), from the value: the product rule through Stirling's p (p e**-x)
+    # overflows to inf - inf (NaN) near float32's largest gamma, and inf past it
+    (x,), (dx,) = primals, tangents
+    value = _float32_gamma(x)
+    return value, value * digamma(x) * dx
 
 
 def float32_log_gamma_pair(z: tuple[Any, Any]) -> tuple[Any, Any]:
@@ -197,27 +212,31 @@ def _float32_digamma(x: Any) -> Any:
     where ``1/y`` is most of the value."""
     finite = jnp.isfinite(x)
     y = jnp.where(x > 0, safe(finite & (x > 0), x, 8.0), safe(finite & (x <= 0), 1 - x, 8.0))
-    large = jnp.maximum(y, _FLOAT32_STIRLING_FROM)
+    # (each branch on harmless inputs where the other is taken, as in _float32_lgamma; a maximum
+    # would halve the derivative at y = 8, where its two operands tie)
+    asymptotic_side = y >= _FLOAT32_STIRLING_FROM
+    large = safe(asymptotic_side, y, _FLOAT32_STIRLING_FROM)
     inverse = reciprocal(large)
     asymptotic = log(large) - 0.5 * inverse - inverse * inverse * polynomial(_DIGAMMA_ASYMPTOTIC, inverse * inverse)
-    # w = y - steps in [1.5, 2.5) from 2.5 (y - k exact), w = y from 0.8, w = y + 1 below 0.8; the
-    # series' arguments w - 1, w - x0, w - 2 formed from y exactly (but for t below 0.23, where its
-    # rounding no longer counts)
-    below = y < 0.8
-    steps = jnp.clip(jnp.floor(y - 1.5), 0, _FLOAT32_STIRLING_FROM - 2)  # (0 to 6)
-    w = y - steps
-    u = jnp.where(below, y, w - 1)
-    t = jnp.where(below, y - const(x, _LOGGAMMA_MINIMUM - 1), w - const(x, _LOGGAMMA_MINIMUM))
-    v = jnp.where(below, y - 1, w - 2)
+    # z = y where the series is taken: w = z - steps in [1.5, 2.5) from 2.5 (z - k exact), w = z
+    # from 0.8, w = z + 1 below 0.8; the series' arguments w - 1, w - x0, w - 2 formed from z
+    # exactly (but for t below 0.23, where its rounding no longer counts)
+    z = safe(~asymptotic_side, y, 2.0)
+    below = z < 0.8
+    steps = jnp.clip(jnp.floor(z - 1.5), 0, _FLOAT32_STIRLING_FROM - 2)  # (0 to 6)
+    w = z - steps
+    u = jnp.where(below, z, w - 1)
+    t = jnp.where(below, z - const(x, _LOGGAMMA_MINIMUM - 1), w - const(x, _LOGGAMMA_MINIMUM))
+    v = jnp.where(below, z - 1, w - 2)
     series = jnp.where(
         t < -0.3,
         polynomial(_DIGAMMA_AT_1, u),
         jnp.where(t < 0.3, polynomial(_DIGAMMA_AT_MINIMUM, t), polynomial(_DIGAMMA_AT_2, v)),
     )
-    series = jnp.where(below, series - reciprocal(y), series)
+    series = jnp.where(below, series - reciprocal(z), series)
     for k in range(1, int(_FLOAT32_STIRLING_FROM) - 1):
-        series = series + jnp.where(k <= steps, reciprocal(y - k), const(x, 0.0))
-    value = jnp.where(y < _FLOAT32_STIRLING_FROM, series, asymptotic)
+        series = series + jnp.where(k <= steps, reciprocal(safe(k <= steps, z - k, 1.0)), const(x, 0.0))
+    value = jnp.where(asymptotic_side, asymptotic, series)
     xr = safe(finite & (x <= 0), x, -0.5)
     sine, cosine = _real_sin_pi(xr), _real_sin_pi(xr + 0.5)  # (cos(pi x) = sin(pi (x + 1/2)), exact shift)
     reflection = jnp.where(sine == 0, const(x, np.nan), value - const(x, np.pi) * cosine / sine)
@@ -362,10 +381,22 @@ def _reduced_pi_multiple(x: Any) -> tuple[Any, Any]:
     return sign, (x - n) * const(x, np.pi)
 
 
+@jax.custom_jvp
 def _rgamma(x: Any) -> Any:
     # 1/gamma(x), which is 0 at the poles of gamma (where JAX's gamma is NaN)
     pole = is_nonpositive_integer(x)
     return jnp.where(pole, const(x, 0.0), 1 / _gamma(safe(~pole, x, 0.5)))
+
+
+@_rgamma.defjvp
+def _rgamma_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    # (1/gamma)' = -psi / gamma, and (-1)**n n! at the pole -n: the quotient rule's -gamma' / gamma**2
+    # is inf / inf (NaN) where gamma overflows, and a pole's 0 would have slope 0
+    (x,), (dx,) = primals, tangents
+    value = _rgamma(x)
+    pole = is_nonpositive_integer(x)
+    at_pole = jnp.where(jnp.mod(x, 2) == 0, const(x, 1.0), const(x, -1.0)) * _gamma(1 - safe(pole, x, 0.0))
+    return value, jnp.where(pole, at_pole, -digamma(safe(~pole, x, 0.5)) * value) * dx
 
 
 def _psi(x: Any) -> Any:

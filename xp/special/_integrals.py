@@ -329,16 +329,22 @@ def _hyp1f1(a: Any, b: Any, x: Any) -> Any:
     lower = safe(valid, b, 1.0)
     z = jnp.abs(x)
     near = z < 100
-    # the series (NaN where its terms have not died out), and from 100 on the asymptotic expansion
-    # where it reaches the dtype's precision
-    series = _hyp1f1_series(upper, lower, safe(valid, z, 0.0))
+    # from 100 on the asymptotic expansion where it reaches the dtype's precision, else the series
+    # (NaN where its terms have not died out). Each gets harmless inputs where the other is taken
+    # (1F1(1; 12; 100) is finite in float32): an infinite value there, and its NaN derivative times
+    # the zero cotangent, made the derivative NaN (float32's in a and b, 1F1(0.125; 2.09; 5.1))
+    far_side = valid & ~near
+    far = safe(far_side, z, 100.0)
+    asymptotic, converged = _hyp1f1_asymptotic(
+        safe(far_side, upper, 1.0), safe(far_side, lower, 12.0), far, jnp.where(kummer, -far, 0)
+    )
+    series_side = near | ~converged
+    series = _hyp1f1_series(upper, lower, safe(valid & series_side, z, 0.0))
     # (where e**x is below float32's normal range, from its logarithm: 1F1(20; 30; -100) = 3.6e-16)
     # (1F1 of a negative x is at most 1 there: an infinite series overflowed, NaN)
     scaled = jnp.where(x < -80, exp(x + log(jnp.maximum(series, 0))), exp(x) * series)
     series = jnp.where(kummer, jnp.where(jnp.isinf(series), const(x, np.nan), scaled), series)
-    far = safe(valid & ~near, z, 100.0)
-    asymptotic, converged = _hyp1f1_asymptotic(upper, lower, far, jnp.where(kummer, -far, 0))
-    value = jnp.where(near | ~converged, series, asymptotic)
+    value = jnp.where(series_side, series, asymptotic)
     return jnp.where(valid, value, const(x, np.nan))
 
 
@@ -382,21 +388,38 @@ def _float32_spence(x: Any) -> Any:
     return jnp.where(defined, value, const(x, np.nan))
 
 
+@jax.custom_jvp
+def _float64_spence(x: Any) -> Any:
+    """JAX's spence, with :func:`_spence_slope` as its derivative (JAX's own is NaN on (1, 2] and
+    0 at 1)."""
+    return jss.spence(x)
+
+
+def _spence_slope(x: Any) -> Any:
+    # d/dx Li2(1 - x) = log(x) / (1 - x), -1 at x = 1
+    return jnp.where(x == 1, const(x, -1.0), log(x) / (1 - safe(x != 1, x, 0.0)))
+
+
 @_float32_spence.defjvp
 def _float32_spence_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
-    # d/dx Li2(1 - x) = log(x) / (1 - x), -1 at x = 1
     (x,), (dx,) = primals, tangents
-    slope = jnp.where(x == 1, const(x, -1.0), log(x) / (1 - safe(x != 1, x, 0.0)))
-    return _float32_spence(x), dx * slope
+    return _float32_spence(x), dx * _spence_slope(x)
+
+
+@_float64_spence.defjvp
+def _float64_spence_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (x,), (dx,) = primals, tangents
+    return _float64_spence(x), dx * _spence_slope(x)
 
 
 def _spence(x: Any) -> Any:
-    return _float32_spence(x) if x.dtype == np.float32 else jss.spence(x)
+    return _float32_spence(x) if x.dtype == np.float32 else _float64_spence(x)
 
 
 SPENCE = Kernel("spence", ("z",), _spence, real_only_reason="JAX's spence is real-valued")
 
 
+@jax.custom_jvp
 def _i0(x: Any) -> Any:
     # exp(|x|) i0e(x), as JAX's, with xp's exponential (XLA's i0e asks for no exponential)
     return exp(jnp.abs(x)) * jss.i0e(x)
@@ -404,6 +427,13 @@ def _i0(x: Any) -> Any:
 
 def _i1(x: Any) -> Any:
     return exp(jnp.abs(x)) * jss.i1e(x)
+
+
+@_i0.defjvp
+def _i0_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    # i0' = i1 (the product rule through |x| gave 1 at 0, where i0 has its minimum)
+    (x,), (dx,) = primals, tangents
+    return _i0(x), _i1(x) * dx
 
 
 I0 = Kernel("i0", ("x",), _i0)

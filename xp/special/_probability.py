@@ -221,6 +221,13 @@ lower_incomplete_gamma32.defjvp(_lower_jvp, symbolic_zeros=True)
 upper_incomplete_gamma32.defjvp(_upper_jvp, symbolic_zeros=True)
 
 
+def _probability(value: Any) -> Any:
+    """``value`` clipped into [0, 1] (rounding in a series must not leave it), with ``value``'s own
+    derivative: the clip corrects rounding, and a clip's derivative is half the slope where the
+    value equals a bound (a maximum's at a tie), as float32's tails round to exactly 0 or 1."""
+    return value + lax.stop_gradient(jnp.clip(value, 0, 1) - value)
+
+
 def _gammainc(a: Any, x: Any) -> Any:
     large = _large_a(a, x)
     out = _lower(safe(~large, a, 1.0), safe(~large, x, 1.0))
@@ -230,8 +237,7 @@ def _gammainc(a: Any, x: Any) -> Any:
     out = jnp.where((a == 0) & inside, const(x, 1.0), out)
     out = jnp.where((a == np.inf) & inside, const(x, 0.0), out)
     out = jnp.where((a == np.inf) & (x == np.inf), const(x, np.nan), out)
-    # a probability: rounding in JAX's series must not leave [0, 1]
-    return jnp.clip(out, 0, 1)
+    return _probability(out)
 
 
 # Q(a, x) for a below this and 0 < x <= 1 by _small_a_q: JAX takes it as 1 - P(a, x) there,
@@ -267,7 +273,7 @@ def _gammaincc(a: Any, x: Any) -> Any:
     inside = (x > 0) & (x < np.inf)
     out = jnp.where((a == np.inf) & inside, const(x, 1.0), out)
     out = jnp.where((a == np.inf) & (x == np.inf), const(x, np.nan), out)
-    return jnp.clip(out, 0, 1)
+    return _probability(out)
 
 
 # The incomplete beta function is JAX's method (the continued fraction of DLMF 8.17.22, by the
