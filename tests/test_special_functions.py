@@ -1233,7 +1233,10 @@ def test_float32_incomplete_gamma_derivatives_where_the_value_rounds_to_a_bound(
         down = [a.astype(np.float64) for a in arrays]
         up[argnum], down[argnum] = up[argnum] + h, down[argnum] - h
         want = (getattr(sp, name)(*up) - getattr(sp, name)(*down)) / (2 * h)
-        np.testing.assert_allclose(got, want, rtol=1e-3, err_msg=f"{name}, argument {argnum}")
+        # (the derivative in the shape parameter is JAX's lax.igamma_grad_a: 3e-3 off on a TPU,
+        # on XLA:TPU's approximate exponentials; the fault this test is for is a factor of 2)
+        shape = argnum == (1 if name in ("gdtr", "gdtrc") else 0)
+        np.testing.assert_allclose(got, want, rtol=1e-2 if shape else 1e-3, err_msg=f"{name}, argument {argnum}")
 
 
 def test_float32_erfcx_s_derivative_keeps_its_digits_for_large_x():
