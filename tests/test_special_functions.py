@@ -1271,6 +1271,8 @@ SPECIAL_POINTS = {  # name: (arguments, the argument differentiated)
     "inv_boxcox1p": (([0.0, -1.19, 1.5], [0.257, 0.0, 0.2]), 1),
     # JAX's spence (float64): 0 at 1, NaN on (1, 2]
     "spence": (([1.0, 1.5, 2.0, 0.5],), 0),
+    # (cos(pi x) - sinc(x)) / x, jax.numpy's rule, cancels near 0
+    "sinc": (([0.0, 1e-4, 2e-3, -0.2, 0.3, 1.0],), 0),
     # the asymptotic expansion at x = 100 of the elements the series takes: inf in float32, whose
     # derivative in a and b is NaN
     "hyp1f1": (([0.125, 0.25, 1.0], [2.09, 1.7, 1.556], [5.1, 0.93, 9.67]), 0),
