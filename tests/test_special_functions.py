@@ -1164,6 +1164,14 @@ def _slopes(function, *args, argnum=0):
     return np.asarray(jax.jit(jax.vmap(derivative))(*args), np.float64)
 
 
+def _scipy_slopes(name, args, argnum, step):
+    """SciPy's central differences in float64 at ``args``, over ``step`` (an array) either side."""
+    point = [np.asarray(a, np.float64) for a in args]
+    up, down = list(point), list(point)
+    up[argnum], down[argnum] = point[argnum] + step, point[argnum] - step
+    return (getattr(sp, name)(*up) - getattr(sp, name)(*down)) / (2 * step)
+
+
 def test_float32_log_gamma_derivatives_far_from_their_series():
     # float32 gammaln, loggamma and digamma evaluate their series for every element and take
     # Stirling's form from 8 on: far from 8 the series overflow, and the zero cotangent of the
@@ -1228,11 +1236,7 @@ def test_float32_incomplete_gamma_derivatives_where_the_value_rounds_to_a_bound(
         if name in ("pdtr", "pdtrc") and argnum == 0:
             continue  # (k enters as floor(k): no slope)
         got = _slopes(function, *arrays, argnum=argnum)
-        h = 1e-4 * np.abs(arrays[argnum].astype(np.float64))
-        up = [a.astype(np.float64) for a in arrays]
-        down = [a.astype(np.float64) for a in arrays]
-        up[argnum], down[argnum] = up[argnum] + h, down[argnum] - h
-        want = (getattr(sp, name)(*up) - getattr(sp, name)(*down)) / (2 * h)
+        want = _scipy_slopes(name, arrays, argnum, 1e-4 * np.abs(arrays[argnum].astype(np.float64)))
         # (the derivative in the shape parameter is JAX's lax.igamma_grad_a: 3e-3 off on a TPU,
         # on XLA:TPU's approximate exponentials; the fault this test is for is a factor of 2)
         shape = argnum == (1 if name in ("gdtr", "gdtrc") else 0)
@@ -1285,11 +1289,7 @@ def test_derivatives_where_the_value_is_a_limit_or_a_constant(name, dtype):
     args, argnum = SPECIAL_POINTS[name]
     arrays = [np.asarray(a, dtype) for a in args]
     got = _slopes(getattr(xp.special, name), *arrays, argnum=argnum)
-    point = [a.astype(np.float64) for a in arrays]
-    h = 1e-6 * np.maximum(1.0, np.abs(point[argnum]))
-    up, down = list(point), list(point)
-    up[argnum], down[argnum] = point[argnum] + h, point[argnum] - h
-    want = (getattr(sp, name)(*up) - getattr(sp, name)(*down)) / (2 * h)
+    want = _scipy_slopes(name, arrays, argnum, 1e-6 * np.maximum(1.0, np.abs(arrays[argnum].astype(np.float64))))
     np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float64 else 1e-4, atol=1e-9)
 
 

@@ -37,7 +37,7 @@ def _exprel(x: Any) -> Any:
     return jnp.where(x == np.inf, const(x, np.inf), value)
 
 
-_EXPREL_SLOPE_SERIES = tuple(float((k + 1) / np.prod(np.arange(1, k + 3, dtype=float))) for k in range(16))
+_EXPREL_SLOPE_SERIES = tuple((k + 1) / math.factorial(k + 2) for k in range(16))
 """exprel'(x) = sum of (k + 1) x**k / (k + 2)! over k: for |x| < 1/2, where it is used, the terms
 left out are below 1e-17 of it."""
 

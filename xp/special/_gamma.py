@@ -138,21 +138,22 @@ def _float32_gamma(x: Any) -> Any:
     ``sign * exp(lgamma(x))``, as JAX's."""
     finite_positive = jnp.isfinite(x) & (x > 0)
     y = safe(finite_positive, x, 2.0)
-    small = _float32_gamma_below_stirling(safe(y < _FLOAT32_STIRLING_FROM, y, 2.0))  # (as in _float32_lgamma)
+    small = _float32_gamma_below_stirling(y)
     ys = safe(finite_positive & (y >= _FLOAT32_STIRLING_FROM) & (y < _FLOAT32_GAMMA_OVERFLOW), y, 8.0)
     power = pow(ys, ys / 2 - 0.25)  # (ys / 2 - 1/4 exact for ys >= 1)
     large = power * (power * exp(-ys)) * (const(x, np.sqrt(2 * np.pi)) * exp(stirling_correction(ys)))
     value = jnp.where(y >= _FLOAT32_STIRLING_FROM, large, small)
     value = jnp.where(y >= _FLOAT32_GAMMA_OVERFLOW, const(x, np.inf), value)
-    positive = finite_positive | (x == np.inf)
-    xn = safe(~positive, x, -0.5)
-    return jnp.where(positive, jnp.where(x == np.inf, x, value), jss.gammasgn(xn) * exp(lgamma(xn)))
+    return jnp.where(
+        finite_positive | (x == np.inf), jnp.where(x == np.inf, x, value), jss.gammasgn(x) * exp(lgamma(x))
+    )
 
 
 @_float32_gamma.defjvp
 def _float32_gamma_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     # gamma' = gamma psi (JAX's rule), from the value: the product rule through Stirling's p (p e**-x)
-    # overflows to inf - inf (NaN) near float32's largest gamma, and inf past it
+    # overflows to inf - inf (NaN) near float32's largest gamma, and inf past it; and no branch of
+    # the value is differentiated, so none needs harmless inputs
     (x,), (dx,) = primals, tangents
     value = _float32_gamma(x)
     return value, value * digamma(x) * dx
